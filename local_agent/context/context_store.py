@@ -1,0 +1,205 @@
+"""ContextJournal: the short-term window per scope, behind a storage port.
+
+Read returns an empty window when the stored preference revision differs from the user's
+current one, or when the window is older than the sliding TTL (900 s; every write refreshes it).
+``assert_current`` refuses to write back a window derived from a stale snapshot. Time comes in
+through an injected clock; storage through a port with a transactional ``update``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from .errors import ScopeError, StaleContextError
+from .projection import SafeTurn
+from .window import DEFAULT_MAX_TURNS, EMPTY_WINDOW, ContextWindow
+
+TTL_SECONDS = 900.0
+SOURCE_TYPES = ("user", "group", "room")
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeKey:
+    """Whose context this is: channel destination + source type + source id + user id.
+
+    A group chat and a 1:1 chat of the same user are different scopes, and so are two users
+    in one group.
+    """
+
+    destination: str
+    source_type: str
+    source_id: str
+    user_id: str
+
+    def __post_init__(self) -> None:
+        if self.source_type not in SOURCE_TYPES:
+            raise ScopeError("source type must be user, group or room")
+        for name in ("destination", "source_id", "user_id"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value or len(value) > 200:
+                raise ScopeError(f"{name} must be a non-empty string of at most 200 characters")
+        if self.source_type == "user" and self.source_id != self.user_id:
+            raise ScopeError("a 1:1 scope's source id is its user id")
+
+    @classmethod
+    def for_user(cls, user_id: str, destination: str = "local") -> ScopeKey:
+        return cls(destination, "user", user_id, user_id)
+
+    @property
+    def storage_id(self) -> str:
+        """A stable id safe for any backend (no slashes, fixed length)."""
+        raw = json.dumps([self.destination, self.source_type, self.source_id, self.user_id])
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:40]
+
+
+@dataclass(frozen=True, slots=True)
+class JournalRecord:
+    window: ContextWindow
+    preference_revision: int
+    updated_at: float
+    version: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "window": self.window.to_dict(),
+            "preference_revision": self.preference_revision,
+            "updated_at": self.updated_at,
+            "version": self.version,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> JournalRecord:
+        return cls(
+            ContextWindow.from_dict(data.get("window")),
+            int(data["preference_revision"]),
+            float(data["updated_at"]),
+            int(data.get("version", 0)),
+        )
+
+
+Mutation = Callable[[JournalRecord | None], JournalRecord | None]
+
+
+class JournalStorage(Protocol):
+    """Storage port. ``update`` applies a pure mutation atomically (a transaction or a
+    compare-and-set retried on conflict) and returns what was stored (``None`` = deleted)."""
+
+    def load(self, scope_id: str) -> JournalRecord | None: ...
+
+    def update(self, scope_id: str, mutate: Mutation) -> JournalRecord | None: ...
+
+    def delete(self, scope_id: str) -> None: ...
+
+
+class MemoryJournalStorage:
+    """In-process storage for tests and the demo's comparisons. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, JournalRecord] = {}
+        self._lock = threading.Lock()
+
+    def load(self, scope_id: str) -> JournalRecord | None:
+        with self._lock:
+            return self._rows.get(scope_id)
+
+    def update(self, scope_id: str, mutate: Mutation) -> JournalRecord | None:
+        with self._lock:
+            new = mutate(self._rows.get(scope_id))
+            if new is None:
+                self._rows.pop(scope_id, None)
+            else:
+                self._rows[scope_id] = new
+            return new
+
+    def delete(self, scope_id: str) -> None:
+        with self._lock:
+            self._rows.pop(scope_id, None)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+@dataclass(frozen=True, slots=True)
+class JournalSnapshot:
+    """What a turn read: the usable window and the revision it was read under."""
+
+    scope: ScopeKey
+    window: ContextWindow
+    revision: int
+    status: str  # "fresh" | "empty" | "expired" | "revision_mismatch"
+    read_at: float
+
+
+class ContextJournal:
+    def __init__(
+        self,
+        storage: JournalStorage,
+        *,
+        clock: Clock,
+        ttl_seconds: float = TTL_SECONDS,
+        max_turns: int = DEFAULT_MAX_TURNS,
+    ) -> None:
+        self.storage, self.clock, self.ttl, self.max_turns = storage, clock, ttl_seconds, max_turns
+
+    def _usable(self, record: JournalRecord | None, revision: int, now: float) -> tuple[ContextWindow, str]:
+        if record is None:
+            return EMPTY_WINDOW, "empty"
+        if record.preference_revision != revision:
+            return EMPTY_WINDOW, "revision_mismatch"
+        if now - record.updated_at > self.ttl:
+            return EMPTY_WINDOW, "expired"
+        return record.window, "fresh"
+
+    def read(self, scope: ScopeKey, current_revision: int) -> JournalSnapshot:
+        now = self.clock()
+        window, status = self._usable(self.storage.load(scope.storage_id), current_revision, now)
+        return JournalSnapshot(scope, window, current_revision, status, now)
+
+    @staticmethod
+    def assert_current(snapshot: JournalSnapshot, current_revision: int) -> None:
+        if snapshot.revision != current_revision:
+            raise StaleContextError(snapshot_revision=snapshot.revision, current_revision=current_revision)
+
+    def append(self, snapshot: JournalSnapshot, turn: SafeTurn, *, current_revision: int) -> JournalRecord:
+        """Append ``turn`` under the revision the turn read at its start.
+
+        Refuses when the preference revision moved since (``StaleContextError``). Inside the
+        storage transaction, the stored window is reused only if it is still usable for this
+        revision; a newer-revision record is never overwritten by an older turn.
+        """
+        self.assert_current(snapshot, current_revision)
+        revision = snapshot.revision
+
+        def mutate(record: JournalRecord | None) -> JournalRecord:
+            now = self.clock()
+            if record is not None and record.preference_revision > revision:
+                raise StaleContextError(snapshot_revision=revision, current_revision=record.preference_revision)
+            base, _ = self._usable(record, revision, now)
+            version = (record.version + 1) if record is not None else 1
+            return JournalRecord(base.append(turn, self.max_turns), revision, now, version)
+
+        stored = self.storage.update(snapshot.scope.storage_id, mutate)
+        assert stored is not None
+        return stored
+
+    def clear(self, scope: ScopeKey) -> None:
+        self.storage.delete(scope.storage_id)
+
+    def state(self, scope: ScopeKey, current_revision: int) -> dict:
+        """The scope's journal as the replay prints it: usable turns, summary, revision."""
+        snap = self.read(scope, current_revision)
+        return {
+            "turns": snap.window.labels(),
+            "summary": snap.window.summary.to_dict() if not snap.window.summary.is_empty else None,
+            "preference_revision": current_revision,
+            "status": snap.status,
+        }
+
+

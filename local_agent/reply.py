@@ -1,0 +1,67 @@
+"""A channel-neutral reply: what one turn answers, before any LINE type exists.
+
+The LINE edge turns it into a TextMessage (+ QuickReply) and a Flex carousel; the terminal chat
+and the replay render the very same object without LINE types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MAX_TEXT_UTF16 = 5000      # LINE text message limit, in UTF-16 code units
+MAX_CARDS = 12             # bubbles in one Flex carousel
+MAX_CHOICES = 13           # quick-reply items
+MAX_CHOICE_LABEL = 20      # quick-reply action label, characters
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def clip_utf16(text: str, limit: int = MAX_TEXT_UTF16) -> str:
+    """Cut ``text`` to at most ``limit`` UTF-16 units without splitting a surrogate pair."""
+    if utf16_len(text) <= limit:
+        return text
+    out: list[str] = []
+    used = 0
+    for ch in text:
+        size = 2 if ord(ch) > 0xFFFF else 1
+        if used + size > limit - 1:
+            break
+        out.append(ch)
+        used += size
+    return "".join(out) + "…"
+
+
+@dataclass(frozen=True)
+class Card:
+    """One place or event, shown as a Flex bubble on LINE."""
+
+    title: str
+    subtitle: str = ""
+    lines: tuple[str, ...] = ()
+    kind: str = "place"  # "place" | "event"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A quick-reply choice. ``data`` is the postback data the service reads back."""
+
+    label: str
+    data: str
+    display_text: str = ""
+
+
+@dataclass(frozen=True)
+class Reply:
+    texts: tuple[str, ...] = ()
+    cards: tuple[Card, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    alt_text: str = ""
+    error_code: str | None = None
+    meta: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "texts", tuple(clip_utf16(t) for t in self.texts if t))
+        object.__setattr__(self, "cards", tuple(self.cards[:MAX_CARDS]))
+        object.__setattr__(self, "choices", tuple(self.choices[:MAX_CHOICES]))
