@@ -1,0 +1,255 @@
+"""SQLite adapters (stdlib ``sqlite3``) for every store port: journal, preferences, audit,
+per-turn snapshots and webhook dedupe.
+
+WAL mode, every value bound with ``?``, one ``BEGIN IMMEDIATE`` transaction per logical write,
+so concurrent writers (threads or processes sharing the file) serialize instead of losing updates.
+No raw user text is ever written here: the rows hold projections, counts, hashes and arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .context.context_store import JournalRecord, Mutation
+from .context.errors import StoreError
+from .ports import (
+    DEDUPE_TTL_SECONDS,
+    AuditRow,
+    PreferenceState,
+    TurnSnapshot,
+    next_preference,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal (
+    scope_id TEXT PRIMARY KEY,
+    record TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS preferences (
+    user_id TEXT PRIMARY KEY,
+    dietary_type TEXT,
+    consent TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    scope_id TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    proposed_arguments TEXT NOT NULL,
+    memory_revision INTEGER NOT NULL,
+    effective_arguments TEXT NOT NULL,
+    preference_origin TEXT NOT NULL,
+    status TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_scope ON audit (scope_id, id);
+CREATE TABLE IF NOT EXISTS snapshots (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    scope_id TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    at REAL NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS snapshots_scope ON snapshots (scope_id, id);
+CREATE TABLE IF NOT EXISTS webhook_events (
+    event_id TEXT PRIMARY KEY,
+    expire_at REAL NOT NULL
+);
+"""
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+class SqliteStore:
+    """All LOCAL stores in one SQLite file. Safe to share between threads and processes."""
+
+    backend = "sqlite"
+
+    def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30000) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._busy = busy_timeout_ms
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        try:
+            self._conn().executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise StoreError(operation="init", backend=self.backend) from exc
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=self._busy / 1000, isolation_level=None,
+                                   check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def _tx(self, operation: str, *, write: bool = True) -> Iterator[sqlite3.Connection]:
+        try:
+            db = self._conn()
+            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        except sqlite3.Error as exc:
+            raise StoreError(operation=operation, backend=self.backend) from exc
+        try:
+            yield db
+        except sqlite3.Error as exc:
+            self._rollback(db)
+            raise StoreError(operation=operation, backend=self.backend) from exc
+        except BaseException:
+            self._rollback(db)
+            raise
+        else:
+            try:
+                db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback(db)
+                raise StoreError(operation=operation, backend=self.backend) from exc
+
+    @staticmethod
+    def _rollback(db: sqlite3.Connection) -> None:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    # -- journal (JournalStorage) ---------------------------------------------------------
+    def load(self, scope_id: str) -> JournalRecord | None:
+        with self._tx("journal.load", write=False) as db:
+            row = db.execute("SELECT record FROM journal WHERE scope_id = ?", (scope_id,)).fetchone()
+        return JournalRecord.from_dict(json.loads(row[0])) if row else None
+
+    def update(self, scope_id: str, mutate: Mutation) -> JournalRecord | None:
+        with self._tx("journal.update") as db:
+            row = db.execute("SELECT record FROM journal WHERE scope_id = ?", (scope_id,)).fetchone()
+            new = mutate(JournalRecord.from_dict(json.loads(row[0])) if row else None)
+            if new is None:
+                db.execute("DELETE FROM journal WHERE scope_id = ?", (scope_id,))
+            else:
+                db.execute(
+                    "INSERT INTO journal (scope_id, record) VALUES (?, ?) "
+                    "ON CONFLICT(scope_id) DO UPDATE SET record = excluded.record",
+                    (scope_id, _dumps(new.to_dict())),
+                )
+        return new
+
+    def delete(self, scope_id: str) -> None:
+        with self._tx("journal.delete") as db:
+            db.execute("DELETE FROM journal WHERE scope_id = ?", (scope_id,))
+
+    def journal_rows(self) -> dict[str, dict]:
+        with self._tx("journal.dump", write=False) as db:
+            rows = db.execute("SELECT scope_id, record FROM journal ORDER BY scope_id").fetchall()
+        return {scope: json.loads(record) for scope, record in rows}
+
+    # -- preferences (PreferenceStore) ----------------------------------------------------
+    @staticmethod
+    def _pref_row(db: sqlite3.Connection, user_id: str) -> PreferenceState:
+        row = db.execute(
+            "SELECT dietary_type, consent, revision, updated_at FROM preferences WHERE user_id = ?", (user_id,)
+        ).fetchone()
+        if row is None:
+            return PreferenceState(user_id)
+        return PreferenceState(user_id, row[0], row[1], int(row[2]), float(row[3]))
+
+    def get(self, user_id: str) -> PreferenceState:
+        with self._tx("preferences.get", write=False) as db:
+            return self._pref_row(db, user_id)
+
+    def set_consent(self, user_id: str, *, consent: str, dietary_type: str | None, now: float) -> PreferenceState:
+        with self._tx("preferences.set_consent") as db:
+            new = next_preference(self._pref_row(db, user_id), consent=consent, dietary_type=dietary_type, now=now)
+            db.execute(
+                "INSERT INTO preferences (user_id, dietary_type, consent, revision, updated_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(user_id) DO UPDATE SET dietary_type = excluded.dietary_type, "
+                "consent = excluded.consent, revision = excluded.revision, updated_at = excluded.updated_at",
+                (user_id, new.dietary_type, new.consent, new.revision, new.updated_at),
+            )
+        return new
+
+    def preference_rows(self) -> list[dict]:
+        with self._tx("preferences.dump", write=False) as db:
+            rows = db.execute(
+                "SELECT user_id, dietary_type, consent, revision, updated_at FROM preferences ORDER BY user_id"
+            ).fetchall()
+        return [PreferenceState(r[0], r[1], r[2], int(r[3]), float(r[4])).to_dict() for r in rows]
+
+    # -- audit (AuditStore) ---------------------------------------------------------------
+    def append_audit(self, row: AuditRow) -> None:
+        with self._tx("audit.append") as db:
+            db.execute(
+                "INSERT INTO audit (scope_id, turn_id, tool, proposed_arguments, memory_revision, "
+                "effective_arguments, preference_origin, status, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.scope_id, row.turn_id, row.tool, _dumps(row.proposed_arguments), row.memory_revision,
+                 _dumps(row.effective_arguments), row.preference_origin, row.status, row.at),
+            )
+
+    def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
+        sql = ("SELECT scope_id, turn_id, tool, proposed_arguments, memory_revision, effective_arguments, "
+               "preference_origin, status, at FROM audit")
+        args: tuple = ()
+        if scope_id is not None:
+            sql += " WHERE scope_id = ?"
+            args = (scope_id,)
+        with self._tx("audit.read", write=False) as db:
+            rows = db.execute(sql + " ORDER BY id", args).fetchall()
+        return [
+            AuditRow(scope_id=r[0], turn_id=r[1], tool=r[2], proposed_arguments=json.loads(r[3]),
+                     memory_revision=int(r[4]), effective_arguments=json.loads(r[5]),
+                     preference_origin=r[6], status=r[7], at=float(r[8]))
+            for r in rows
+        ]
+
+    # -- snapshots (SnapshotStore) --------------------------------------------------------
+    def append_snapshot(self, snap: TurnSnapshot) -> None:
+        with self._tx("snapshots.append") as db:
+            db.execute(
+                "INSERT INTO snapshots (scope_id, turn_id, at, data) VALUES (?, ?, ?, ?)",
+                (snap.scope_id, snap.turn_id, snap.at, _dumps(snap.data)),
+            )
+
+    def snapshots(self, scope_id: str | None = None) -> list[TurnSnapshot]:
+        sql = "SELECT scope_id, turn_id, at, data FROM snapshots"
+        args: tuple = ()
+        if scope_id is not None:
+            sql += " WHERE scope_id = ?"
+            args = (scope_id,)
+        with self._tx("snapshots.read", write=False) as db:
+            rows = db.execute(sql + " ORDER BY id", args).fetchall()
+        return [TurnSnapshot(r[0], r[1], float(r[2]), json.loads(r[3])) for r in rows]
+
+    # -- webhook dedupe (DedupeStore) -----------------------------------------------------
+    def claim_event(self, event_id: str, *, now: float, ttl: float = DEDUPE_TTL_SECONDS) -> bool:
+        with self._tx("dedupe.claim") as db:
+            row = db.execute("SELECT expire_at FROM webhook_events WHERE event_id = ?", (event_id,)).fetchone()
+            if row is not None and float(row[0]) > now:
+                return False
+            db.execute(
+                "INSERT INTO webhook_events (event_id, expire_at) VALUES (?, ?) "
+                "ON CONFLICT(event_id) DO UPDATE SET expire_at = excluded.expire_at",
+                (event_id, now + ttl),
+            )
+            db.execute("DELETE FROM webhook_events WHERE expire_at <= ? AND event_id != ?", (now, event_id))
+            return True

@@ -1,0 +1,25 @@
+"""Shared fixtures. The Firestore emulator plugin lives in firestore_emulator.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from firestore_emulator import *  # noqa: F401,F403  (fixtures: firestore_emulator, firestore_project)
+
+
+class FakeClock:
+    """A settable clock: tests move time instead of sleeping."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
