@@ -1,0 +1,263 @@
+"""The Gemini side of LOCAL: the ADK model, its generation config and a token measure.
+
+* ``build_gemini_llm`` returns an ADK ``Gemini`` model for ``GEMINI_MODEL`` whose google-genai
+  ``Client`` is built from explicit settings (API key or Vertex project/location, optional
+  ``base_url``) instead of the process environment, so tests can point it at
+  ``local_agent.testing.fake_gemini.FakeGemini``.
+* ``generate_config`` is the agent's ``generate_content_config``: thinking level LOW, temperature 0.
+* ``GeminiTokenMeasure`` counts a whole canonical request (rules + tool contract + contents) with
+  the server's ``countTokens``; it satisfies ``local_agent.context.session_budget.Measure`` with
+  ``unit = "tokens"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any
+
+import pydantic
+from google.adk.models.google_llm import Gemini
+from google.genai import Client, types
+from pydantic import Field
+
+from .context.session_budget import canonical_json
+
+GEMINI_MODEL = "gemini-3.8-flash"
+
+__all__ = [
+    "GEMINI_MODEL",
+    "GeminiTokenMeasure",
+    "LocalGemini",
+    "build_count_tokens_request",
+    "build_gemini_llm",
+    "generate_config",
+    "make_genai_client",
+]
+
+
+def make_genai_client(
+    *,
+    api_key: str | None,
+    use_vertexai: bool,
+    project: str | None,
+    location: str | None,
+    base_url: str | None,
+    credentials: Any = None,
+    headers: Mapping[str, str] | None = None,
+    retry_options: types.HttpRetryOptions | None = None,
+    api_version: str | None = None,
+) -> Client:
+    """A google-genai ``Client`` from explicit settings.
+
+    Developer API (``use_vertexai=False``): ``api_key`` authenticates; ``project``/``location``
+    are ignored (the SDK refuses them on that path). Vertex (``use_vertexai=True``): ``project`` +
+    ``location`` with ``credentials`` (``google.auth`` credentials; ADC is looked up lazily on the
+    first request when ``None``), or an ``api_key`` for Vertex express mode. ``base_url`` replaces
+    the Google endpoint; request paths keep their usual form under it.
+    """
+    http_kwargs: dict[str, Any] = {}
+    if base_url:
+        http_kwargs["base_url"] = base_url
+    if headers:
+        http_kwargs["headers"] = dict(headers)
+    if retry_options is not None:
+        http_kwargs["retry_options"] = retry_options
+    if api_version:
+        http_kwargs["api_version"] = api_version
+    http_options = types.HttpOptions(**http_kwargs) if http_kwargs else None
+    if use_vertexai:
+        return Client(
+            vertexai=True,
+            api_key=api_key or None,
+            credentials=credentials,
+            project=project or None,
+            location=location or None,
+            http_options=http_options,
+        )
+    return Client(vertexai=False, api_key=api_key or None, http_options=http_options)
+
+
+class LocalGemini(Gemini):
+    """ADK ``Gemini`` whose ``api_client`` comes from explicit settings, not the environment.
+
+    ADK 2.9.1 documents overriding the ``api_client`` cached property as the way to customise the
+    google-genai ``Client``; this keeps ADK's tracking headers, ``retry_options`` and
+    ``api_version`` and adds backend, credentials and ``base_url``. A ``client`` passed explicitly
+    still wins, as in the base class. The Live (bidi) client is not used by LOCAL and is left as
+    ADK builds it.
+    """
+
+    api_key: str | None = Field(default=None, exclude=True, repr=False)
+    use_vertexai: bool = False
+    project: str | None = None
+    location: str | None = None
+    credentials: Any = Field(default=None, exclude=True, repr=False)
+
+    @cached_property
+    def api_client(self) -> Client:
+        if self.client is not None:
+            return self.client
+        # Same base_url / api_version resolution as the base class (a version suffix on a
+        # *.googleapis.com base_url is split off; other URLs are used as given).
+        base_url, api_version = self._base_url_and_api_version
+        return make_genai_client(
+            api_key=self.api_key,
+            use_vertexai=self.use_vertexai,
+            project=self.project,
+            location=self.location,
+            base_url=base_url,
+            credentials=self.credentials,
+            headers=self._tracking_headers(),
+            retry_options=self.retry_options,
+            api_version=api_version or self._configured_api_version(),
+        )
+
+
+def build_gemini_llm(
+    *,
+    api_key: str | None,
+    use_vertexai: bool,
+    project: str | None,
+    location: str | None,
+    base_url: str | None,
+    credentials: Any = None,
+    model: str = GEMINI_MODEL,
+) -> LocalGemini:
+    """The ADK model LOCAL's agent runs on (``gemini-3.8-flash`` unless told otherwise).
+
+    The ``Client`` is built lazily, on the first request. ``credentials`` (optional) are
+    ``google.auth`` credentials for Vertex; without them Vertex uses Application Default
+    Credentials, looked up when the first request is sent.
+    """
+    return LocalGemini(
+        model=model,
+        api_key=api_key,
+        use_vertexai=use_vertexai,
+        project=project,
+        location=location,
+        base_url=base_url or None,
+        credentials=credentials,
+    )
+
+
+def generate_config() -> types.GenerateContentConfig:
+    """The agent's ``generate_content_config``: thinking level LOW, temperature 0."""
+    return types.GenerateContentConfig(
+        temperature=0.0,
+        thinking_config=types.ThinkingConfig(thinking_level=types.ThinkingLevel.LOW),
+    )
+
+
+# --- token counting -----------------------------------------------------------------------------
+
+
+def _function_declaration(decl: Mapping[str, Any]) -> types.FunctionDeclaration:
+    """A canonical tool dict as a ``FunctionDeclaration``.
+
+    A dict in the SDK's own shape (``parameters`` as a ``Schema``) is taken as is; one whose
+    ``parameters`` is plain JSON schema the ``Schema`` type refuses goes in as
+    ``parameters_json_schema`` instead, unchanged.
+    """
+    try:
+        return types.FunctionDeclaration.model_validate(dict(decl))
+    except pydantic.ValidationError:
+        rest = {k: v for k, v in decl.items() if k != "parameters"}
+        fd = types.FunctionDeclaration.model_validate(rest)
+        if decl.get("parameters") is not None:
+            fd.parameters_json_schema = decl["parameters"]
+        return fd
+
+
+def _contents(request: Mapping[str, Any]) -> list[types.Content]:
+    return [types.Content.model_validate(dict(c)) for c in request.get("contents") or ()]
+
+
+def build_count_tokens_request(
+    request: Mapping[str, Any], *, vertexai: bool
+) -> tuple[list[types.Content], types.CountTokensConfig | None]:
+    """``(contents, config)`` for ONE ``models.count_tokens`` call that counts the whole request.
+
+    ``request`` is the canonical request dict: ``system_instruction`` (str), ``tools`` (list of
+    FunctionDeclaration JSON dicts), ``contents`` (``[{"role", "parts": [{"text"}]}]``).
+
+    * Vertex: the real contents, with ``system_instruction`` and
+      ``tools=[Tool(function_declarations=...)]`` in ``CountTokensConfig`` — the server counts
+      them exactly as it would in ``generateContent``.
+    * Gemini Developer API: google-genai refuses ``system_instruction``/``tools`` in
+      ``count_tokens`` there, so they are carried as text instead: one leading ``user`` content
+      whose parts are the system instruction and the canonical JSON of the tool declarations
+      (sorted keys, no spaces, non-ASCII as is — the same text ``ByteMeasure`` counts), followed
+      by the real contents; ``config`` is ``None``. This counts the same bytes of information as
+      text. It is an approximation of how the server counts a system instruction and tool
+      declarations, on the high side for tools (JSON punctuation and key names are counted as
+      text), plus a few tokens for the extra turn's framing.
+    """
+    system_instruction = request.get("system_instruction") or ""
+    tools = list(request.get("tools") or ())
+    contents = _contents(request)
+    if vertexai:
+        config = types.CountTokensConfig(
+            system_instruction=system_instruction or None,
+            tools=[types.Tool(function_declarations=[_function_declaration(d) for d in tools])]
+            if tools
+            else None,
+        )
+        return contents, config
+    lead: list[types.Part] = []
+    if system_instruction:
+        lead.append(types.Part(text=system_instruction))
+    if tools:
+        lead.append(types.Part(text=canonical_json({"tools": tools})))
+    if lead:
+        contents = [types.Content(role="user", parts=lead), *contents]
+    return contents, None
+
+
+class GeminiTokenMeasure:
+    """Counts a whole canonical request in Gemini tokens with one ``countTokens`` call.
+
+    Satisfies ``session_budget.Measure``. On Vertex (``client.vertexai``) the system instruction
+    and tools go in ``CountTokensConfig``; on the Gemini Developer API they are counted as leading
+    user text (see ``build_count_tokens_request``). Errors from the API (``google.genai.errors``)
+    propagate.
+    """
+
+    unit = "tokens"
+
+    def __init__(self, client: Client, model: str = GEMINI_MODEL) -> None:
+        self.client = client
+        self.model = model
+
+    @classmethod
+    def from_settings(
+        cls,
+        *,
+        api_key: str | None,
+        use_vertexai: bool,
+        project: str | None,
+        location: str | None,
+        base_url: str | None,
+        credentials: Any = None,
+        model: str = GEMINI_MODEL,
+    ) -> GeminiTokenMeasure:
+        """Same settings as ``build_gemini_llm``."""
+        client = make_genai_client(
+            api_key=api_key, use_vertexai=use_vertexai, project=project, location=location,
+            base_url=base_url, credentials=credentials,
+        )
+        return cls(client, model)
+
+    @property
+    def vertexai(self) -> bool:
+        return bool(self.client.vertexai)
+
+    async def __call__(self, request: Mapping[str, Any]) -> int:
+        contents, config = build_count_tokens_request(request, vertexai=self.vertexai)
+        response = await self.client.aio.models.count_tokens(
+            model=self.model, contents=contents, config=config
+        )
+        total = response.total_tokens
+        if total is None:
+            raise ValueError("countTokens answered without totalTokens")
+        return int(total)

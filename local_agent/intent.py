@@ -1,0 +1,101 @@
+"""The offline model's rules (a stand-in for Gemini, stdlib only).
+
+``propose`` reads only the request it is given (its contents) and proposes one tool call or a
+short text. References such as 剛才那個鄉鎮 are resolved from the projected turns and the
+summary *in the request*: if the budget layer dropped the clue, resolution fails and it asks
+「請問是哪個鄉鎮？」. That is what keeps the offline evaluation honest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import catalogue
+from .context.projection import SUMMARY_MARKER, USER_PROJECTION_PREFIX
+from .context.townships import canonical_township, find_townships
+
+ASK_TOWNSHIP = "請問是哪個鄉鎮？"
+CAPABILITIES = ("我目前可以幫您找彰化縣各鄉鎮的店家和活動（教學快照）。"
+                "停車、公車這類資訊還查不到，請見諒。可以說「花壇有什麼好吃的」試試看。")
+
+PLACE_WORDS = ("吃", "餐", "店", "飯", "麵", "小吃", "美食", "素食", "蔬食", "早餐", "午餐", "晚餐", "肉圓",
+               "便當", "咖啡", "點心", "館")
+EVENT_WORDS = ("活動", "展覽", "市集", "表演", "節慶", "祭", "廟會", "步道", "好玩", "走走", "演出", "音樂會")
+REFERENCE_WORDS = ("剛才", "剛剛", "那個鄉鎮", "那個地方", "那裡", "那邊", "同一個地方", "同一個", "同個地方",
+                   "上次", "一樣的地方", "原來的地方")
+EXTRA_KEYWORDS = ("步道",)
+
+_PROJECTION_AREA = re.compile(re.escape(USER_PROJECTION_PREFIX) + r"([^：]+)：")
+
+
+def _text_of(content: Mapping[str, Any]) -> str:
+    parts = content.get("parts") or []
+    return "".join(str(p.get("text", "")) for p in parts if isinstance(p, Mapping))
+
+
+def context_area(contents: Sequence[Mapping[str, Any]]) -> str | None:
+    """The most recent township in the projected turns, else the summary's area, else None."""
+    history = contents[:-1]
+    for content in reversed(history):
+        if content.get("role") != "user":
+            continue
+        text = _text_of(content)
+        match = _PROJECTION_AREA.match(text)
+        if match and canonical_township(match.group(1)):
+            return canonical_township(match.group(1))
+    for content in history:
+        text = _text_of(content)
+        if content.get("role") == "user" and text.startswith(SUMMARY_MARKER):
+            try:
+                summary = json.loads(text[len(SUMMARY_MARKER):])
+            except ValueError:
+                continue
+            area = canonical_township(summary.get("area")) if isinstance(summary, dict) else None
+            if area:
+                return area
+    return None
+
+
+def classify(text: str) -> str | None:
+    if any(w in text for w in EVENT_WORDS):
+        return "events"
+    if any(w in text for w in PLACE_WORDS):
+        return "places"
+    return None
+
+
+def find_keyword(text: str) -> str:
+    for word in sorted(set(catalogue.KEYWORD_VOCABULARY) | set(EXTRA_KEYWORDS), key=lambda w: (-len(w), w)):
+        if not word or word not in text:
+            continue
+        if catalogue.normalize_dietary_type(word) not in (None, catalogue.INVALID):
+            continue  # a dietary word is the dietary_type argument, not a keyword
+        return word
+    return ""
+
+
+def propose(contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = ()) -> dict[str, Any]:
+    """``{"function_call": {"name", "args"}}`` or ``{"text": ...}`` from the request's contents."""
+    if not contents:
+        return {"text": CAPABILITIES}
+    current = _text_of(contents[-1])
+    goal = classify(current)
+    if goal is None:
+        return {"text": CAPABILITIES}
+    tool = "search_local_places" if goal == "places" else "search_local_events"
+    if tool_names and tool not in tool_names:
+        return {"text": CAPABILITIES}
+    named = find_townships(current)
+    area = named[0] if named else context_area(contents)
+    if area is None:
+        return {"text": ASK_TOWNSHIP}
+    keyword = find_keyword(current)
+    if goal == "places":
+        diet = catalogue.find_dietary_type(current) or ""
+        args = {"area": area, "dietary_type": diet, "keyword": keyword}
+    else:
+        args = {"area": area, "keyword": keyword}
+    return {"function_call": {"name": tool, "args": args}}

@@ -1,0 +1,259 @@
+"""The async LINE Messaging API gateway: reply, push (idempotent), loading animation, delivery.
+
+``linebot.v3``'s ``AsyncApiClient`` opens an ``aiohttp.ClientSession`` when it is built, so the
+gateway must be created inside the running event loop that will use it::
+
+    async with await LineGateway.open(token) as line:        # or: line = await LineGateway.open(...)
+        await line.show_loading(user_id)
+        await line.deliver(reply_token, user_id, to_line_messages(reply),
+                           retry_key=retry_key_for(event.webhook_event_id),
+                           token_received_at=received_at)
+
+Delivery policy (``deliver``):
+
+* reply while the reply token is younger than ``reply_token_max_age`` (default 50 s; LINE's
+  tokens expire), else push directly;
+* a reply answered 400 "Invalid reply token" (used or expired) falls back to push;
+* a push carries ``X-Line-Retry-Key`` (a UUID); a 409 "retry key already accepted" means the
+  message was delivered before, so it counts as success;
+* 429 (except the monthly-quota 429), 5xx, timeouts and connection errors are retried at most
+  ``max_retries`` times with a short, capped exponential backoff; anything else raises at once.
+
+Errors are :class:`LineDeliveryError` with the HTTP status and whether a later retry may help;
+their text never contains message text, tokens or user ids.
+
+Caveat: a reply that times out or answers 5xx may still have been delivered; its retry then
+finds the token used and falls back to push, so the user can see the message twice. LINE gives
+no way to tell; a duplicate is preferred to silence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+import aiohttp
+from linebot.v3.messaging import (
+    ApiException,
+    AsyncApiClient,
+    AsyncMessagingApi,
+    Configuration,
+    Message,
+    PushMessageRequest,
+    ReplyMessageRequest,
+    ShowLoadingAnimationRequest,
+)
+
+from local_agent.context.errors import LocalError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = 10.0              # seconds per HTTP request
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_BACKOFF = 0.5               # first retry delay; doubles, capped at DEFAULT_MAX_BACKOFF
+DEFAULT_MAX_BACKOFF = 2.0
+DEFAULT_REPLY_TOKEN_MAX_AGE = 50.0  # seconds; LINE reply tokens expire shortly after the webhook
+
+_RETRY_KEY_NAMESPACE = uuid.UUID("7a1f3c52-9a51-4b8e-8f0e-6c0a2d1e4b37")
+
+T = TypeVar("T")
+
+
+class LineDeliveryError(LocalError):
+    """A LINE API call failed. ``status`` is the HTTP status, or ``None`` when no answer came
+    (timeout, connection error). ``retryable``: a later attempt may succeed.
+    ``reason`` is a fixed machine word: ``http``, ``invalid_reply_token``, ``monthly_limit``,
+    ``timeout``, ``connection``."""
+
+    code = "LINE_DELIVERY_FAILED"
+
+    def __init__(self, status: int | None, retryable: bool, *, operation: str = "", reason: str = "http") -> None:
+        self.status, self.retryable, self.operation, self.reason = status, retryable, operation, reason
+        super().__init__(
+            f"{operation or 'call'} failed: status={status} reason={reason} retryable={retryable}"
+        )
+
+
+def new_retry_key() -> str:
+    """A fresh ``X-Line-Retry-Key`` (LINE requires a UUID)."""
+    return str(uuid.uuid4())
+
+
+def retry_key_for(event_id: str) -> str:
+    """A stable retry key for one webhook event, so a redelivered webhook cannot push twice."""
+    return str(uuid.uuid5(_RETRY_KEY_NAMESPACE, event_id))
+
+
+def _error_message(exc: ApiException) -> str:
+    body = exc.body
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    try:
+        parsed = json.loads(body) if body else {}
+    except ValueError:
+        return ""
+    return str(parsed.get("message", "")) if isinstance(parsed, dict) else ""
+
+
+def _classify(exc: ApiException, operation: str) -> LineDeliveryError:
+    status = exc.status or None
+    message = _error_message(exc).lower()
+    if status == 400 and "reply token" in message:
+        return LineDeliveryError(400, False, operation=operation, reason="invalid_reply_token")
+    if status == 429 and "monthly limit" in message:
+        return LineDeliveryError(429, False, operation=operation, reason="monthly_limit")
+    retryable = status is None or status == 429 or status >= 500
+    return LineDeliveryError(status, retryable, operation=operation, reason="http")
+
+
+class LineGateway:
+    """Async wrapper around ``AsyncMessagingApi``. Build it with :meth:`open` inside the running
+    loop (the constructor works too, but only when called inside the loop); ``close()`` it there."""
+
+    def __init__(
+        self,
+        access_token: str,
+        host: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        backoff: float = DEFAULT_BACKOFF,
+        max_backoff: float = DEFAULT_MAX_BACKOFF,
+        reply_token_max_age: float = DEFAULT_REPLY_TOKEN_MAX_AGE,
+    ) -> None:
+        asyncio.get_running_loop()  # raises RuntimeError outside a loop, before aiohttp warns
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.reply_token_max_age = reply_token_max_age
+        # host=None keeps the SDK's default (https://api.line.me)
+        self._client = AsyncApiClient(Configuration(access_token=access_token, host=host))
+        self._api = AsyncMessagingApi(self._client)
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls,
+        access_token: str,
+        host: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        backoff: float = DEFAULT_BACKOFF,
+        max_backoff: float = DEFAULT_MAX_BACKOFF,
+        reply_token_max_age: float = DEFAULT_REPLY_TOKEN_MAX_AGE,
+    ) -> LineGateway:
+        return cls(
+            access_token,
+            host,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            reply_token_max_age=reply_token_max_age,
+        )
+
+    async def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            await self._client.close()
+
+    async def __aenter__(self) -> LineGateway:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    async def _call(self, operation: str, send: Callable[[], Awaitable[T]], retries: int | None = None) -> T:
+        retries = self.max_retries if retries is None else retries
+        attempt = 0
+        while True:
+            try:
+                return await send()
+            except ApiException as exc:
+                error = _classify(exc, operation)
+            except asyncio.TimeoutError:
+                error = LineDeliveryError(None, True, operation=operation, reason="timeout")
+            except aiohttp.ClientError:
+                error = LineDeliveryError(None, True, operation=operation, reason="connection")
+            if not error.retryable or attempt >= retries:
+                log.warning("LINE %s gave up after %d attempt(s): %s", operation, attempt + 1, error)
+                raise error
+            delay = min(self.max_backoff, self.backoff * (2**attempt))
+            attempt += 1
+            log.info("LINE %s retry %d in %.2fs: status=%s reason=%s",
+                     operation, attempt, delay, error.status, error.reason)
+            await asyncio.sleep(delay)
+
+    # -- API -------------------------------------------------------------------------------
+
+    async def reply(self, reply_token: str, messages: Sequence[Message]) -> None:
+        request = ReplyMessageRequest(replyToken=reply_token, messages=list(messages))
+        await self._call(
+            "reply", lambda: self._api.reply_message(request, _request_timeout=self.timeout)
+        )
+
+    async def push(self, to: str, messages: Sequence[Message], retry_key: str) -> None:
+        """Push with ``X-Line-Retry-Key``; retries reuse the key, and a 409 (key already accepted)
+        counts as delivered."""
+        try:
+            uuid.UUID(retry_key)
+        except (TypeError, ValueError, AttributeError):
+            raise ValueError("retry_key must be a UUID string") from None
+        request = PushMessageRequest(to=to, messages=list(messages))
+        try:
+            await self._call(
+                "push",
+                lambda: self._api.push_message(request, x_line_retry_key=retry_key, _request_timeout=self.timeout),
+            )
+        except LineDeliveryError as error:
+            if error.status != 409:
+                raise
+            log.info("LINE push: retry key already accepted; treating as delivered")
+
+    async def show_loading(self, chat_id: str, seconds: int = 20) -> None:
+        """Show the loading animation in a one-on-one chat. ``seconds`` is rounded up to a
+        multiple of 5 within 5..60. Not retried: a late animation is worse than none."""
+        seconds = min(60, max(5, -(-int(seconds) // 5) * 5))
+        request = ShowLoadingAnimationRequest(chatId=chat_id, loadingSeconds=seconds)
+        await self._call(
+            "loading",
+            lambda: self._api.show_loading_animation(request, _request_timeout=self.timeout),
+            retries=0,
+        )
+
+    async def deliver(
+        self,
+        reply_token: str | None,
+        to: str,
+        messages: Sequence[Message],
+        retry_key: str,
+        token_received_at: float,
+        now: float | None = None,
+    ) -> str:
+        """Reply if the token is fresh, else (or if LINE rejects the token) push with ``retry_key``.
+
+        ``token_received_at`` and ``now`` are seconds on the same clock (``now`` defaults to
+        ``time.time()``). Returns ``"reply"`` or ``"push"``: the way the messages went out.
+        """
+        now = time.time() if now is None else now
+        if reply_token and now - token_received_at < self.reply_token_max_age:
+            try:
+                await self.reply(reply_token, messages)
+                return "reply"
+            except LineDeliveryError as error:
+                if error.reason != "invalid_reply_token":
+                    raise
+                log.info("LINE reply token rejected; falling back to push")
+        await self.push(to, messages, retry_key)
+        return "push"

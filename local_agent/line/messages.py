@@ -1,0 +1,175 @@
+"""Turn a channel-neutral :class:`~local_agent.reply.Reply` into LINE messages, and back.
+
+    to_line_messages(reply)        -> list[linebot.v3.messaging.Message]   (what the gateway sends)
+    to_wire(reply)                 -> list[dict]                           (the JSON the SDK sends)
+    summarize_wire_messages(dicts) -> list[dict]                           (the replay's compact form)
+
+Layout of one turn, within LINE's limits (≤ 5 message objects per request):
+
+* each text becomes a ``TextMessage`` (≤ 5000 UTF-16 units, already clipped by ``Reply``);
+  texts that do not fit in the 5 slots are joined into the last text slot;
+* the cards become one ``FlexMessage`` with a carousel of ≤ 12 bubbles, after the texts;
+* the choices become a ``QuickReply`` (≤ 13 postback items, labels ≤ 20 characters) on the
+  **last** message object: LINE only shows the quick reply of the last message it receives, so
+  when the turn ends with the carousel, the carousel carries it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from linebot.v3.messaging import (
+    FlexBox,
+    FlexBubble,
+    FlexCarousel,
+    FlexMessage,
+    FlexText,
+    Message,
+    PostbackAction,
+    QuickReply,
+    QuickReplyItem,
+    TextMessage,
+)
+
+from local_agent.reply import (
+    MAX_CARDS,
+    MAX_CHOICE_LABEL,
+    MAX_CHOICES,
+    MAX_TEXT_UTF16,
+    Card,
+    Choice,
+    Reply,
+    clip_utf16,
+)
+
+MAX_MESSAGES = 5            # message objects per reply/push request
+MAX_ALT_TEXT = 400          # Flex altText, characters
+MAX_POSTBACK_DATA = 300     # postback data, characters
+MAX_DISPLAY_TEXT = 300      # postback displayText, characters
+MAX_CARD_TITLE = 100        # our own bound, keeps one bubble well under LINE's 30 KB
+MAX_CARD_LINE = 500
+MAX_CARD_LINES = 10
+CHOICES_ONLY_TEXT = "請選擇："  # shown when a turn has choices but nothing else to attach them to
+
+
+def _clip_chars(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _quick_reply(choices: Iterable[Choice]) -> QuickReply | None:
+    items = []
+    for choice in list(choices)[:MAX_CHOICES]:
+        if len(choice.data) > MAX_POSTBACK_DATA:
+            # truncating postback data would silently change what the service reads back
+            raise ValueError(f"postback data is {len(choice.data)} characters, limit {MAX_POSTBACK_DATA}")
+        label = _clip_chars(choice.label, MAX_CHOICE_LABEL) or "…"
+        display = _clip_chars(choice.display_text or choice.label, MAX_DISPLAY_TEXT) or None
+        items.append(QuickReplyItem(action=PostbackAction(label=label, data=choice.data, displayText=display)))
+    return QuickReply(items=items) if items else None
+
+
+def _bubble(card: Card) -> FlexBubble:
+    contents: list = [FlexText(text=_clip_chars(card.title, MAX_CARD_TITLE) or "—", weight="bold", size="md", wrap=True)]
+    if card.subtitle:
+        contents.append(
+            FlexText(text=_clip_chars(card.subtitle, MAX_CARD_LINE), size="sm", color="#888888", wrap=True)
+        )
+    for line in card.lines[:MAX_CARD_LINES]:
+        if line:
+            contents.append(FlexText(text=_clip_chars(line, MAX_CARD_LINE), size="sm", wrap=True, margin="sm"))
+    return FlexBubble(body=FlexBox(layout="vertical", spacing="sm", contents=contents))
+
+
+def default_alt_text(cards: Iterable[Card]) -> str:
+    """The Flex alt text when the reply has none: the card titles, clipped to 400 characters."""
+    titles = [c.title for c in cards if c.title]
+    return _clip_chars("、".join(titles) or "—", MAX_ALT_TEXT)
+
+
+def to_line_messages(reply: Reply) -> list[Message]:
+    """LINE messages for one turn: texts, then one Flex carousel; quick reply on the last message.
+
+    Returns ``[]`` for a reply with nothing to show.
+    """
+    cards = list(reply.cards[:MAX_CARDS])
+    texts = list(reply.texts)
+    text_slots = MAX_MESSAGES - (1 if cards else 0)
+    if len(texts) > text_slots:
+        texts = texts[: text_slots - 1] + [clip_utf16("\n\n".join(texts[text_slots - 1:]), MAX_TEXT_UTF16)]
+    quick_reply = _quick_reply(reply.choices)
+    if quick_reply is not None and not texts and not cards:
+        texts = [clip_utf16(reply.alt_text or CHOICES_ONLY_TEXT, MAX_TEXT_UTF16)]
+
+    messages: list[Message] = [TextMessage(text=t) for t in texts]
+    if cards:
+        alt_text = _clip_chars(reply.alt_text, MAX_ALT_TEXT) if reply.alt_text else default_alt_text(cards)
+        carousel = FlexCarousel(contents=[_bubble(c) for c in cards])
+        messages.append(FlexMessage(altText=alt_text, contents=carousel))
+    if quick_reply is not None and messages:
+        messages[-1].quick_reply = quick_reply
+    return messages
+
+
+def to_wire(reply: Reply) -> list[dict]:
+    """The JSON message objects the SDK puts on the wire for ``reply``."""
+    return [m.to_dict() for m in to_line_messages(reply)]
+
+
+def _first_text(component: object) -> str | None:
+    """The first text of a Flex component tree (a bubble's title, as we build them)."""
+    if not isinstance(component, dict):
+        return None
+    if component.get("type") == "text" and isinstance(component.get("text"), str):
+        return component["text"]
+    for child in component.get("contents") or []:
+        found = _first_text(child)
+        if found is not None:
+            return found
+    return None
+
+
+def _bubble_title(bubble: object) -> str:
+    if not isinstance(bubble, dict):
+        return ""
+    for part in ("header", "body"):
+        found = _first_text(bubble.get(part))
+        if found is not None:
+            return found
+    return ""
+
+
+def _quick_reply_labels(message: dict) -> list[str]:
+    items = (message.get("quickReply") or {}).get("items") or []
+    return [str((item.get("action") or {}).get("label", "")) for item in items if isinstance(item, dict)]
+
+
+def summarize_wire_messages(messages: Iterable[dict]) -> list[dict]:
+    """Recorded wire messages -> the replay's compact form.
+
+    ``{"type": "text", "text": ..., "quick_replies": [labels]}`` and
+    ``{"type": "flex", "alt_text": ..., "titles": [bubble titles], "quick_replies": [labels]}``;
+    ``quick_replies`` is omitted when the message has none. Other types give ``{"type": ...}``.
+    """
+    out: list[dict] = []
+    for message in messages:
+        kind = message.get("type")
+        if kind == "text":
+            item: dict = {"type": "text", "text": message.get("text", "")}
+        elif kind == "flex":
+            contents = message.get("contents") or {}
+            if contents.get("type") == "carousel":
+                bubbles = contents.get("contents") or []
+            else:
+                bubbles = [contents]
+            item = {
+                "type": "flex",
+                "alt_text": message.get("altText", ""),
+                "titles": [_bubble_title(b) for b in bubbles],
+            }
+        else:
+            item = {"type": kind}
+        labels = _quick_reply_labels(message)
+        if labels:
+            item["quick_replies"] = labels
+        out.append(item)
+    return out

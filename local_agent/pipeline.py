@@ -1,0 +1,130 @@
+"""The context pipeline of one turn, shared by the ADK router, the offline demo and the benchmarks.
+
+    begin()    read the preference revision, then the journal under it
+    prepare()  assemble and measure the whole request within the budget
+    tools()    TurnTools bound to this turn (consented memory read at execution time)
+    finish()   project the turn, append it under the revision read in begin(), store a snapshot
+
+Stdlib only. No raw user text leaves this module except inside the live request itself: the
+snapshot keeps the current text's SHA-256 and length.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .context.context_store import ContextJournal, JournalSnapshot, ScopeKey
+from .context.errors import StaleContextError
+from .context.projection import SafeTurn
+from .context.session_budget import BudgetResult, Measure, SessionBudget
+from .ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
+from .tools import TurnTools
+
+
+def text_fingerprint(text: str) -> dict[str, Any]:
+    return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "length": len(text)}
+
+
+def redact_current(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The contents as sent, with the last (current) user text replaced by its hash and length."""
+    out = [{"role": c["role"], "text": "".join(p.get("text", "") for p in c["parts"])} for c in contents[:-1]]
+    if contents:
+        last = contents[-1]
+        out.append({"role": last["role"],
+                    "current_text": text_fingerprint("".join(p.get("text", "") for p in last["parts"]))})
+    return out
+
+
+@dataclass
+class TurnState:
+    scope: ScopeKey
+    current: str
+    turn_id: str
+    revision: int
+    snapshot: JournalSnapshot
+    budget: BudgetResult | None = None
+    tools: TurnTools | None = None
+    error_code: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def last_execution(self):
+        return self.tools.executions[-1] if self.tools and self.tools.executions else None
+
+
+class ContextPipeline:
+    def __init__(
+        self,
+        *,
+        journal: ContextJournal,
+        preferences: PreferenceStore,
+        audit: AuditStore,
+        snapshots: SnapshotStore,
+        budget: SessionBudget,
+        clock: Callable[[], float],
+    ) -> None:
+        self.journal, self.preferences, self.audit, self.snapshots = journal, preferences, audit, snapshots
+        self.budget, self.clock = budget, clock
+
+    def begin(self, scope: ScopeKey, current: str, *, turn_id: str | None = None) -> TurnState:
+        revision = self.preferences.get(scope.user_id).revision
+        snapshot = self.journal.read(scope, revision)
+        return TurnState(scope, current, turn_id or uuid.uuid4().hex, revision, snapshot)
+
+    async def prepare(self, state: TurnState, envelope: Mapping[str, Any], measure: Measure) -> BudgetResult:
+        state.budget = await self.budget.prepare(state.snapshot.window, state.current, envelope, measure)
+        return state.budget
+
+    def tools(self, state: TurnState) -> TurnTools:
+        if state.tools is None:
+            state.tools = TurnTools(
+                preferences=self.preferences, audit=self.audit, clock=self.clock, user_id=state.scope.user_id,
+                scope_id=state.scope.storage_id, turn_id=state.turn_id,
+            )
+        return state.tools
+
+    def projection(self, state: TurnState) -> SafeTurn:
+        execution = state.last_execution
+        if execution is None:
+            return SafeTurn()
+        ok = execution.result.get("status") == "ok"
+        return SafeTurn.from_tool(execution.tool, execution.effective_arguments.get("area"), ok=ok)
+
+    def finish(self, state: TurnState) -> SafeTurn:
+        """Append the projected turn and store the snapshot. A forget that landed during the
+        turn makes the append refuse (the window would be stale); the snapshot is still kept."""
+        turn = self.projection(state)
+        current_revision = self.preferences.get(state.scope.user_id).revision
+        written = True
+        try:
+            self.journal.append(state.snapshot, turn, current_revision=current_revision)
+        except StaleContextError:
+            written = False
+        self.snapshots.append_snapshot(self.snapshot_of(state, turn, journal_written=written))
+        return turn
+
+    def snapshot_of(self, state: TurnState, turn: SafeTurn, *, journal_written: bool) -> TurnSnapshot:
+        execution = state.last_execution
+        data: dict[str, Any] = {
+            "preference_revision": state.revision,
+            "journal_status": state.snapshot.status,
+            "window_read": state.snapshot.window.labels(),
+            "projection": turn.label,
+            "journal_written": journal_written,
+            "tool": execution.tool if execution else None,
+            "preference_origin": execution.preference_origin if execution else None,
+            "error_code": state.error_code,
+        }
+        if state.budget is not None:
+            data.update({
+                "contents": redact_current(state.budget.contents),
+                "count": state.budget.count, "unit": state.budget.unit, "counts": list(state.budget.counts),
+                "dropped_turns": state.budget.dropped_turns, "summary_dropped": state.budget.summary_dropped,
+            })
+        else:
+            data["current_text"] = text_fingerprint(state.current)
+        return TurnSnapshot(state.scope.storage_id, state.turn_id, self.clock(), data)

@@ -1,0 +1,66 @@
+"""Replies written by code from tool results (the model never rewrites them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import catalogue
+from .reply import MAX_CARDS, Card, Choice, Reply
+
+HELP_TEXT = (
+    "您好，我是 LOCAL 彰化在地小幫手。\n"
+    "・問「花壇有什麼好吃的？」找店家\n"
+    "・問「鹿港這週有什麼活動？」查活動\n"
+    "・說「記住我吃素」，同意後找店家會先套用\n"
+    "・說「忘記我的飲食偏好」就會刪除\n"
+    "資料是教學快照，出發前請再確認。"
+)
+POLITE_FAILURE = "抱歉，系統剛剛忙不過來，這一句沒有處理到。請稍後再說一次。"
+BUDGET_REFUSAL = "這一段話太長了，我沒辦法一次處理。請分成短一點的句子再說一次。"
+
+
+def _place_card(item: dict[str, Any]) -> Card:
+    diets = "、".join(catalogue.dietary_label(d) for d in item.get("dietary", [])) or "一般"
+    lines = tuple(x for x in (f"飲食：{diets}", str(item.get("address_hint", "")), str(item.get("note", ""))) if x)
+    return Card(title=str(item["name"]), subtitle=f"{item['township']}・{item.get('category', '')}", lines=lines,
+                kind="place")
+
+
+def _event_card(item: dict[str, Any]) -> Card:
+    lines = tuple(x for x in (str(item.get("when", "")), str(item.get("venue", "")), str(item.get("note", ""))) if x)
+    return Card(title=str(item["name"]), subtitle=f"{item['township']}・{item.get('category', '')}", lines=lines,
+                kind="event")
+
+
+def render_tool_result(result: dict[str, Any]) -> Reply:
+    if result.get("status") != "ok":
+        return Reply(texts=(str(result.get("message") or "請再說一次。"),), error_code=result.get("code"))
+    items = list(result.get("items") or [])
+    area = result["area"]
+    if result.get("tool") == "search_local_places":
+        diet = result.get("dietary_type", catalogue.ANY)
+        cond = "" if diet == catalogue.ANY else f"（{catalogue.dietary_label(diet)}）"
+        if result.get("preference_origin") == "consented_memory" and cond:
+            cond += "，已套用您同意記住的偏好"
+        if not items:
+            text = f"{area}{cond}目前的教學快照裡沒有找到符合的店家。"
+        else:
+            text = f"{area}{cond}找到 {len(items)} 家店家："
+        cards = tuple(_place_card(i) for i in items[:MAX_CARDS])
+        alt = f"{area}店家：" + "、".join(c.title for c in cards)
+    else:
+        if not items:
+            text = f"{area}目前的教學快照裡沒有找到對應的活動。"
+        else:
+            text = f"{area}找到 {len(items)} 個活動："
+        cards = tuple(_event_card(i) for i in items[:MAX_CARDS])
+        alt = f"{area}活動：" + "、".join(c.title for c in cards)
+    text += "\n" + str(result.get("notice") or catalogue.SNAPSHOT_NOTICE)
+    return Reply(texts=(text,), cards=cards, alt_text=alt[:400] if cards else "")
+
+
+def consent_choices(dietary_type: str) -> tuple[Choice, ...]:
+    return (
+        Choice("同意", f"local:consent:yes:{dietary_type}", "同意"),
+        Choice("不同意", f"local:consent:no:{dietary_type}", "不同意"),
+    )

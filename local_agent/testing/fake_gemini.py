@@ -1,0 +1,366 @@
+"""A local fake Gemini HTTP endpoint for tests: stdlib ``ThreadingHTTPServer`` on 127.0.0.1.
+
+It answers the REST paths google-genai 2.23.0 sends (``google/genai/models.py`` builds
+``{model}:generateContent`` / ``{model}:streamGenerateContent?alt=sse`` / ``{model}:countTokens``
+and ``_api_client.BaseApiClient._build_request`` prefixes the API version and, on Vertex, the
+project and location):
+
+* Gemini Developer API: ``POST /{api_version}/models/{model}:{action}`` (default ``v1beta``)
+* Vertex AI: ``POST /{api_version}/projects/{p}/locations/{l}/publishers/google/models/{model}:{action}``
+  (default ``v1beta1``), and the express-mode form without ``projects/{p}/locations/{l}/``.
+
+Every request is recorded (path, lower-cased headers, JSON body, what was answered), thread-safely.
+``generateContent`` answers from a script, then from ``responder``, then with the text "好的";
+``countTokens`` answers ``{"totalTokens": fake_token_count(body)}``. ``fail_next`` injects errors
+in Google's error JSON shape.
+
+    with FakeGemini(script=[{"function_call": {"name": "f", "args": {}}}, {"text": "done"}]) as fake:
+        client = genai.Client(api_key="k", http_options={"base_url": fake.base_url})
+        ...
+        fake.generate_requests[0].body["systemInstruction"]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+__all__ = ["DEFAULT_TEXT", "FakeGemini", "RecordedRequest", "fake_token_count"]
+
+DEFAULT_TEXT = "好的"
+
+GENERATE_ACTIONS = ("generateContent", "streamGenerateContent")
+COUNT_ACTION = "countTokens"
+
+_DEVELOPER_PATH = re.compile(r"^/(?P<api_version>v[^/]+)/models/(?P<model>[^/:]+):(?P<action>[A-Za-z]+)$")
+_VERTEX_PATH = re.compile(
+    r"^/(?P<api_version>v[^/]+)/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
+    r"/publishers/google/models/(?P<model>[^/:]+):(?P<action>[A-Za-z]+)$"
+)
+_VERTEX_EXPRESS_PATH = re.compile(
+    r"^/(?P<api_version>v[^/]+)/publishers/google/models/(?P<model>[^/:]+):(?P<action>[A-Za-z]+)$"
+)
+
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    501: "NOT_IMPLEMENTED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+Responder = Callable[[Any], Mapping[str, Any]]
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def fake_token_count(body: Any) -> int:
+    """The fake's deterministic "token" count: UTF-8 bytes of the canonical JSON // 4, at least 1.
+
+    Canonical JSON = sorted keys, no spaces, non-ASCII as is; so the count does not depend on how
+    the client happened to serialise the body.
+    """
+    return max(1, len(_canonical(body).encode("utf-8")) // 4)
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the fake received and what it answered."""
+
+    method: str
+    path: str  # without the query string
+    query: dict[str, list[str]]
+    headers: dict[str, str]  # names lower-cased
+    body: Any  # parsed JSON, or None (empty / not JSON: see ``raw``)
+    raw: bytes
+    action: str | None  # "generateContent" | "streamGenerateContent" | "countTokens" | None
+    model: str | None
+    api_version: str | None
+    vertex: bool
+    project: str | None
+    location: str | None
+    status: int = 200
+    response: Any = field(default=None)  # the JSON answered (error JSON on a fault)
+
+
+def _check_item(item: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(item, Mapping):
+        raise TypeError(f"script item must be a mapping, got {type(item).__name__}")
+    keys = set(item) & {"function_call", "text"}
+    if len(keys) != 1:
+        raise ValueError(f"script item needs exactly one of 'function_call' or 'text': {item!r}")
+    if "function_call" in item:
+        call = item["function_call"]
+        if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+            raise ValueError(f"function_call needs a name: {item!r}")
+    elif not isinstance(item["text"], str):
+        raise ValueError(f"text must be a str: {item!r}")
+    return dict(item)
+
+
+def _part(item: Mapping[str, Any]) -> dict[str, Any]:
+    if "function_call" in item:
+        call = item["function_call"]
+        wire: dict[str, Any] = {"name": call["name"], "args": dict(call.get("args") or {})}
+        if call.get("id"):
+            wire["id"] = call["id"]
+        return {"functionCall": wire}
+    return {"text": item["text"]}
+
+
+class FakeGemini:
+    """A scripted Gemini endpoint on ``127.0.0.1`` (free port), served from a daemon thread.
+
+    ``script``: items answered in order by generateContent / streamGenerateContent, each either
+    ``{"function_call": {"name": ..., "args": {...}}}`` or ``{"text": "..."}``. When the script is
+    used up, ``responder(body)`` (if given) returns the next item, else the text ``DEFAULT_TEXT``.
+    """
+
+    def __init__(
+        self,
+        script: Iterable[Mapping[str, Any]] = (),
+        *,
+        responder: Responder | None = None,
+        host: str = "127.0.0.1",
+    ) -> None:
+        self._lock = threading.Lock()
+        self._script: deque[dict[str, Any]] = deque(_check_item(i) for i in script)
+        self._faults: deque[tuple[int, str | None]] = deque()
+        self._records: list[RecordedRequest] = []
+        self._responder = responder
+        self._host = host
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._served = 0
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def start(self) -> FakeGemini:
+        if self._server is not None:
+            return self
+        server = ThreadingHTTPServer((self._host, 0), _make_handler(self))
+        server.daemon_threads = True
+        thread = threading.Thread(target=server.serve_forever, name="fake-gemini", daemon=True)
+        thread.start()
+        self._server, self._thread = server, thread
+        return self
+
+    def stop(self) -> None:
+        server, thread = self._server, self._thread
+        self._server = self._thread = None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if thread is not None:
+            thread.join(timeout=5)
+
+    def __enter__(self) -> FakeGemini:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("FakeGemini is not running")
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:{port}/`` — give it to google-genai as ``HttpOptions.base_url``."""
+        return f"http://{self._host}:{self.port}/"
+
+    # --- script and faults ------------------------------------------------------------------
+
+    def push(self, *items: Mapping[str, Any]) -> None:
+        """Append items to the script."""
+        checked = [_check_item(i) for i in items]
+        with self._lock:
+            self._script.extend(checked)
+
+    @property
+    def script_remaining(self) -> int:
+        with self._lock:
+            return len(self._script)
+
+    def fail_next(self, status: int, times: int = 1, message: str | None = None) -> None:
+        """The next ``times`` model requests (any action) answer ``status`` with Google's error JSON."""
+        if not 400 <= status <= 599:
+            raise ValueError("status must be an HTTP error status (400-599)")
+        if times < 1:
+            raise ValueError("times must be >= 1")
+        with self._lock:
+            self._faults.extend([(status, message)] * times)
+
+    # --- what was received ------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._records)
+
+    @property
+    def generate_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.action in GENERATE_ACTIONS]
+
+    @property
+    def count_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.action == COUNT_ACTION]
+
+    def clear(self) -> None:
+        """Forget recorded requests (the script and pending faults stay)."""
+        with self._lock:
+            self._records.clear()
+
+    # --- answering (called from handler threads) --------------------------------------------
+
+    def _next_item(self, body: Any) -> dict[str, Any]:
+        with self._lock:
+            if self._script:
+                return self._script.popleft()
+        if self._responder is not None:
+            return _check_item(self._responder(body))
+        return {"text": DEFAULT_TEXT}
+
+    def _take_fault(self) -> tuple[int, str | None] | None:
+        with self._lock:
+            return self._faults.popleft() if self._faults else None
+
+    def _record(self, rec: RecordedRequest) -> None:
+        with self._lock:
+            self._records.append(rec)
+
+    def _generate_response(self, model: str, body: Any) -> dict[str, Any]:
+        part = _part(self._next_item(body))
+        with self._lock:
+            self._served += 1
+            n = self._served
+        prompt = fake_token_count(body)
+        out = fake_token_count(part)
+        return {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [part]},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {
+                "promptTokenCount": prompt,
+                "candidatesTokenCount": out,
+                "totalTokenCount": prompt + out,
+            },
+            "modelVersion": model,
+            "responseId": f"fake-{n}",
+        }
+
+
+def _error_json(status: int, message: str | None) -> dict[str, Any]:
+    return {
+        "error": {
+            "code": status,
+            "message": message or f"fake gemini: injected {status}",
+            "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+        }
+    }
+
+
+def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "FakeGemini/1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            return
+
+        def do_GET(self) -> None:
+            self._handle()
+
+        def do_POST(self) -> None:
+            self._handle()
+
+        def _send(self, status: int, payload: Any, *, sse: bool = False) -> None:
+            if sse:
+                data = ("data: " + json.dumps(payload, ensure_ascii=False) + "\r\n\r\n").encode("utf-8")
+                ctype = "text/event-stream"
+            else:
+                data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+                ctype = "application/json; charset=UTF-8"
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _handle(self) -> None:
+            split = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError:
+                body = None
+            match = None
+            vertex = False
+            for pattern, is_vertex in ((_VERTEX_PATH, True), (_VERTEX_EXPRESS_PATH, True), (_DEVELOPER_PATH, False)):
+                match = pattern.match(split.path)
+                if match:
+                    vertex = is_vertex
+                    break
+            groups = match.groupdict() if match else {}
+            action = groups.get("action")
+            model = groups.get("model")
+
+            status, payload, sse = 200, None, False
+            known = self.command == "POST" and action in (*GENERATE_ACTIONS, COUNT_ACTION)
+            if not known:
+                status, payload = 404, _error_json(404, f"fake gemini: no route for {self.command} {split.path}")
+            elif (fault := fake._take_fault()) is not None:
+                status, payload = fault[0], _error_json(*fault)
+            elif body is None or not isinstance(body, dict):
+                status, payload = 400, _error_json(400, "fake gemini: body must be a JSON object")
+            elif action == COUNT_ACTION:
+                payload = {"totalTokens": fake_token_count(body)}
+            else:
+                try:
+                    payload = fake._generate_response(model or "", body)
+                except Exception as exc:  # a broken responder is a test bug: answer 500, keep serving
+                    status, payload = 500, _error_json(500, f"fake gemini responder failed: {exc!r}")
+                sse = status == 200 and action == "streamGenerateContent"
+
+            fake._record(
+                RecordedRequest(
+                    method=self.command,
+                    path=split.path,
+                    query=parse_qs(split.query),
+                    headers={k.lower(): v for k, v in self.headers.items()},
+                    body=body,
+                    raw=raw,
+                    action=action,
+                    model=model,
+                    api_version=groups.get("api_version"),
+                    vertex=vertex,
+                    project=groups.get("project"),
+                    location=groups.get("location"),
+                    status=status,
+                    response=payload,
+                )
+            )
+            self._send(status, payload, sse=sse)
+
+    return Handler

@@ -1,0 +1,206 @@
+"""TurnTools: the two search tools, with consented memory injected at execution time.
+
+Effective arguments: an explicit value in the call > the consented preference read from the
+store at this moment > ``any``. Every execution writes an audit row. Bad input returns a
+structured error the caller can show; these functions do not raise for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import catalogue
+from .context.townships import canonical_township
+from .ports import AuditRow, AuditStore, PreferenceStore
+
+TOOL_NAMES = ("search_local_places", "search_local_events")
+MAX_KEYWORD_CHARS = 30
+RESULT_LIMIT = 10
+
+# What the model is told about the tools (the canonical declarations the bytes measure counts,
+# and what the offline demo sends). The ADK side derives its declarations from the same names.
+TOOL_DECLARATIONS: list[dict[str, Any]] = [
+    {
+        "name": "search_local_places",
+        "description": "查彰化縣某鄉鎮市的店家（教學快照）。area 用鄉鎮全名；dietary_type 只有使用者在本句明說時才填，否則留空。",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "area": {"type": "string", "description": "鄉鎮市全名，例如 花壇鄉"},
+                "dietary_type": {"type": "string", "description": "本句明說的素別代碼，或空字串"},
+                "keyword": {"type": "string", "description": "店家類型關鍵字，或空字串"},
+            },
+            "required": ["area"],
+        },
+    },
+    {
+        "name": "search_local_events",
+        "description": "查彰化縣某鄉鎮市的活動（教學快照）。area 用鄉鎮全名。",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "area": {"type": "string", "description": "鄉鎮市全名，例如 花壇鄉"},
+                "keyword": {"type": "string", "description": "活動類型關鍵字，或空字串"},
+            },
+            "required": ["area"],
+        },
+    },
+]
+
+
+def keyword_for_audit(keyword: str) -> str:
+    """Keywords from the catalogue's vocabulary are kept; anything else may be the user's own
+    words, so the audit row keeps only its hash and length."""
+    if not keyword or keyword in catalogue.KEYWORD_VOCABULARY:
+        return keyword
+    digest = hashlib.sha256(keyword.encode("utf-8")).hexdigest()[:16]
+    return f"#sha256:{digest}/len={len(keyword)}"
+
+
+def _redact(arguments: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in arguments.items():
+        if key == "keyword":
+            out[key] = keyword_for_audit(value) if isinstance(value, str) else "#invalid"
+        elif key == "area":
+            out[key] = value if (value == "" or canonical_township(value)) else "#unrecognised"
+        elif key == "dietary_type":
+            ok = isinstance(value, str) and (value == "" or catalogue.normalize_dietary_type(value) != catalogue.INVALID)
+            out[key] = value if ok else "#invalid"
+        else:
+            out[key] = "#unexpected"
+    return out
+
+
+@dataclass
+class ToolExecution:
+    tool: str
+    proposed_arguments: dict[str, Any]
+    effective_arguments: dict[str, Any]
+    memory_revision: int
+    preference_origin: str
+    result: dict[str, Any]
+    audit: AuditRow | None = None
+
+
+def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"status": "error", "code": code, "message": message, **extra}
+
+
+@dataclass
+class TurnTools:
+    """The tools of one turn, bound to its user and scope."""
+
+    preferences: PreferenceStore
+    audit: AuditStore
+    clock: Callable[[], float]
+    user_id: str
+    scope_id: str
+    turn_id: str = ""
+    executions: list[ToolExecution] = field(default_factory=list)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _record(self, tool: str, proposed: dict, effective: dict, revision: int, origin: str,
+                result: dict) -> dict:
+        row = AuditRow(
+            scope_id=self.scope_id, turn_id=self.turn_id, tool=tool, proposed_arguments=_redact(proposed),
+            effective_arguments=_redact(effective) if effective else {}, memory_revision=revision,
+            preference_origin=origin, status=result["status"], at=self.clock(),
+        )
+        self.audit.append_audit(row)
+        self.executions.append(ToolExecution(tool, proposed, effective, revision, origin, result, row))
+        return result
+
+    @staticmethod
+    def _text_arg(name: str, value: Any) -> tuple[str | None, dict | None]:
+        if value is None:
+            return "", None
+        if not isinstance(value, str):
+            return None, _error("INVALID_ARGUMENT", f"{name} 必須是文字。", argument=name)
+        return value.strip(), None
+
+    # -- tools -----------------------------------------------------------------------------
+    def search_local_places(self, area: Any = "", dietary_type: Any = "", keyword: Any = "") -> dict[str, Any]:
+        tool = "search_local_places"
+        proposed = {"area": area, "dietary_type": dietary_type, "keyword": keyword}
+        pref = self.preferences.get(self.user_id)
+        revision = pref.revision
+        for name, value in proposed.items():
+            _, err = self._text_arg(name, value)
+            if err:
+                return self._record(tool, proposed, {}, revision, "none", err)
+        township, err = self._township(area)
+        if err:
+            return self._record(tool, proposed, {}, revision, "none", err)
+        kw = (keyword or "").strip()
+        if len(kw) > MAX_KEYWORD_CHARS:
+            return self._record(tool, proposed, {}, revision, "none",
+                                _error("INVALID_ARGUMENT", "關鍵字太長了，請說短一點。", argument="keyword"))
+        explicit = catalogue.normalize_dietary_type(dietary_type or "")
+        if explicit == catalogue.INVALID:
+            return self._record(tool, proposed, {}, revision, "none",
+                                _error("INVALID_DIETARY_TYPE", "這個飲食類型我還不認得。", argument="dietary_type",
+                                       choices=sorted(catalogue.DIETARY_TYPES)))
+        if explicit:
+            diet, origin = explicit, "explicit"
+        elif pref.consent == "granted" and pref.dietary_type:
+            diet, origin = pref.dietary_type, "consented_memory"
+        else:
+            diet, origin = catalogue.ANY, "none"
+        effective = {"area": township, "dietary_type": diet, "keyword": kw}
+        items = [catalogue.place_to_dict(p) for p in catalogue.search_places(township, diet, kw, limit=RESULT_LIMIT)]
+        result = {
+            "status": "ok", "tool": tool, "area": township, "dietary_type": diet, "keyword": kw,
+            "preference_origin": origin, "memory_revision": revision, "items": items,
+            "notice": catalogue.SNAPSHOT_NOTICE,
+        }
+        return self._record(tool, proposed, effective, revision, origin, result)
+
+    def search_local_events(self, area: Any = "", keyword: Any = "") -> dict[str, Any]:
+        tool = "search_local_events"
+        proposed = {"area": area, "keyword": keyword}
+        revision = self.preferences.get(self.user_id).revision
+        for name, value in proposed.items():
+            _, err = self._text_arg(name, value)
+            if err:
+                return self._record(tool, proposed, {}, revision, "none", err)
+        township, err = self._township(area)
+        if err:
+            return self._record(tool, proposed, {}, revision, "none", err)
+        kw = (keyword or "").strip()
+        if len(kw) > MAX_KEYWORD_CHARS:
+            return self._record(tool, proposed, {}, revision, "none",
+                                _error("INVALID_ARGUMENT", "關鍵字太長了，請說短一點。", argument="keyword"))
+        effective = {"area": township, "keyword": kw}
+        items = [catalogue.event_to_dict(e) for e in catalogue.search_events(township, kw, limit=RESULT_LIMIT)]
+        result = {
+            "status": "ok", "tool": tool, "area": township, "keyword": kw, "preference_origin": "none",
+            "memory_revision": revision, "items": items, "notice": catalogue.SNAPSHOT_NOTICE,
+        }
+        return self._record(tool, proposed, effective, revision, "none", result)
+
+    @staticmethod
+    def _township(area: Any) -> tuple[str | None, dict | None]:
+        if not isinstance(area, str) or not area.strip():
+            return None, _error("AREA_REQUIRED", "請問是哪個鄉鎮？", argument="area")
+        township = canonical_township(area)
+        if township is None:
+            return None, _error("UNKNOWN_TOWNSHIP", "彰化縣沒有這個鄉鎮，請再說一次鄉鎮名稱。", argument="area")
+        return township, None
+
+    def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Dispatch by name (what a model's function call names). Unknown tools are an error result."""
+        if name == "search_local_places":
+            allowed = {"area", "dietary_type", "keyword"}
+            fn = self.search_local_places
+        elif name == "search_local_events":
+            allowed = {"area", "keyword"}
+            fn = self.search_local_events
+        else:
+            return _error("UNKNOWN_TOOL", "這個功能目前沒有。")
+        if not isinstance(args, dict) or set(args) - allowed:
+            return _error("INVALID_ARGUMENT", "工具參數不正確。")
+        return fn(**args)
