@@ -186,7 +186,10 @@ class LineGateway:
                 error = LineDeliveryError(None, True, operation=operation, reason="timeout")
             except aiohttp.ClientError:
                 error = LineDeliveryError(None, True, operation=operation, reason="connection")
-            if not error.retryable or attempt >= retries:
+            if not error.retryable:
+                log.info("LINE %s failed: %s", operation, error)
+                raise error
+            if attempt >= retries:
                 log.warning("LINE %s gave up after %d attempt(s): %s", operation, attempt + 1, error)
                 raise error
             delay = min(self.max_backoff, self.backoff * (2**attempt))

@@ -155,7 +155,9 @@ class FakeGemini:
             return self
         server = ThreadingHTTPServer((self._host, 0), _make_handler(self))
         server.daemon_threads = True
-        thread = threading.Thread(target=server.serve_forever, name="fake-gemini", daemon=True)
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-gemini", daemon=True
+        )
         thread.start()
         self._server, self._thread = server, thread
         return self

@@ -1,0 +1,48 @@
+"""The offline model: an ADK ``BaseLlm`` standing in for Gemini (DESIGN §8).
+
+Deterministic. It reads only the ``LlmRequest`` it is handed — the contents the budget layer
+assembled and the tool declarations — and proposes one tool call or a short text using the
+rules in ``local_agent.intent``. It never sees the journal, the store or earlier raw text, so a
+reference the budget dropped cannot be resolved. It is a stand-in, and says so in its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+from . import intent
+
+OFFLINE_MODEL_NAME = "local-offline-standin"
+
+
+def request_contents(llm_request: LlmRequest) -> list[dict[str, Any]]:
+    """The request's contents as plain dicts (text parts only)."""
+    out: list[dict[str, Any]] = []
+    for content in llm_request.contents:
+        texts = [p.text for p in (content.parts or []) if p.text]
+        out.append({"role": content.role or "user", "parts": [{"text": "".join(texts)}]})
+    return out
+
+
+class OfflineModel(BaseLlm):
+    """Deterministic stand-in for Gemini; see the module docstring."""
+
+    model: str = OFFLINE_MODEL_NAME
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        tool_names = sorted(llm_request.tools_dict)
+        proposal = intent.propose(request_contents(llm_request), tool_names)
+        if "function_call" in proposal:
+            call = proposal["function_call"]
+            part = types.Part(function_call=types.FunctionCall(name=call["name"], args=dict(call["args"])))
+        else:
+            part = types.Part(text=proposal["text"])
+        yield LlmResponse(content=types.Content(role="model", parts=[part]), turn_complete=True)
