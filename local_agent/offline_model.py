@@ -45,4 +45,9 @@ class OfflineModel(BaseLlm):
             part = types.Part(function_call=types.FunctionCall(name=call["name"], args=dict(call["args"])))
         else:
             part = types.Part(text=proposal["text"])
-        yield LlmResponse(content=types.Content(role="model", parts=[part]), turn_complete=True)
+        # Usage in UTF-8 bytes of the text it read: the stand-in has no tokenizer, and says so by name.
+        read = sum(len(c["parts"][0]["text"].encode("utf-8")) for c in request_contents(llm_request))
+        usage = types.GenerateContentResponseUsageMetadata(prompt_token_count=read, candidates_token_count=0,
+                                                           total_token_count=read)
+        yield LlmResponse(content=types.Content(role="model", parts=[part]), turn_complete=True,
+                          usage_metadata=usage)

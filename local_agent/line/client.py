@@ -182,7 +182,7 @@ class LineGateway:
                 return await send()
             except ApiException as exc:
                 error = _classify(exc, operation)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 error = LineDeliveryError(None, True, operation=operation, reason="timeout")
             except aiohttp.ClientError:
                 error = LineDeliveryError(None, True, operation=operation, reason="connection")

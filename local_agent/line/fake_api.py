@@ -203,7 +203,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "FakeLineApi/1.0"
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: object) -> None:
         return  # keep test output quiet
 
     def _dispatch(self) -> None:

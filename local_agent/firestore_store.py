@@ -1,0 +1,329 @@
+"""Firestore adapters for every store port: journal, preferences, audit, per-turn snapshots and
+webhook dedupe. Behaves like ``SqliteStore``; the conformance suite runs both.
+
+``google-cloud-firestore`` is an optional extra (``pip install 'local-agent[firestore]'``) and is
+imported here only, when a store is built, never at module import.
+
+Layout (``<p>`` is ``collection_prefix``, default ``local``)::
+
+    <p>_journal/<scope>          {scope_id, record: JournalRecord.to_dict(), expire_at}
+    <p>_preferences/<user>       PreferenceState.to_dict()
+    <p>_audit/<seq>-<rand>       AuditRow columns, arguments as canonical JSON text, seq
+    <p>_snapshots/<seq>-<rand>   {scope_id, turn_id, at, data: canonical JSON text, seq}
+    <p>_webhook_events/<event>   {event_id, expire_at, expire_at_epoch}
+
+* Every read-modify-write (journal ``update``, ``set_consent``, taking over an expired dedupe
+  claim) is one Firestore transaction (``@firestore.transactional``). Firestore may run the
+  body more than once on contention; the journal mutation is pure, so that is harmless.
+  Exceptions raised by the mutation (e.g. ``StaleContextError``) propagate unchanged.
+* ``expire_at`` is a timezone-aware datetime for a Firestore TTL policy (journal: updated_at +
+  900 s; dedupe: claim time + ttl). TTL deletion is lazy (up to a day late), so readers check
+  expiry themselves: ``ContextJournal`` checks ``updated_at``; ``claim_event`` checks
+  ``expire_at_epoch``. Configure the policies with e.g.
+  ``gcloud firestore fields ttls update expire_at --collection-group=local_journal --enable-ttl``
+  (and the same for ``local_webhook_events``).
+* Audit and snapshot rows are ordered by ``seq``: a per-process strictly increasing nanosecond
+  counter (``max(time.time_ns(), last + 1)``), so reads return insertion order like SQLite's
+  ``ORDER BY id``. Across processes the order is by wall clock. Reads filter by ``scope_id``
+  with an equality filter only and sort client-side, so no composite index is needed.
+* Document ids: keys made of ``[A-Za-z0-9_-]`` (at most 256 characters) are used as they are;
+  any other key is stored under ``~`` + its SHA-256, and the key itself is a field.
+* Failures from ``google.api_core`` / ``google.auth`` (ServiceUnavailable, DeadlineExceeded,
+  RetryError, transactions aborted more than ``max_attempts`` times, ...) become
+  ``StoreError(operation=..., backend="firestore")``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+
+from .context.context_store import TTL_SECONDS, JournalRecord, Mutation
+from .context.errors import StoreError
+from .ports import (
+    DEDUPE_TTL_SECONDS,
+    AuditRow,
+    PreferenceState,
+    TurnSnapshot,
+    next_preference,
+)
+
+T = TypeVar("T")
+
+JOURNAL_TTL_SECONDS = TTL_SECONDS
+DEFAULT_DATABASE = "(default)"
+DEFAULT_MAX_ATTEMPTS = 10
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,256}")
+_SAFE_PREFIX = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+_seq_lock = threading.Lock()
+_last_seq = 0
+
+
+def _next_seq() -> int:
+    """Strictly increasing within this process, close to wall-clock nanoseconds."""
+    global _last_seq
+    with _seq_lock:
+        _last_seq = max(time.time_ns(), _last_seq + 1)
+        return _last_seq
+
+
+def _dumps(value: object) -> str:
+    # Same canonical JSON as the SQLite adapter, so free-form dicts round-trip identically
+    # (and nested lists, which Firestore arrays cannot hold, are no problem).
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _doc_id(key: str) -> str:
+    if _SAFE_ID.fullmatch(key) and not (key.startswith("__") and key.endswith("__")):
+        return key
+    return "~" + hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _utc(epoch_seconds: float) -> datetime:
+    return datetime.fromtimestamp(epoch_seconds, tz=timezone.utc)
+
+
+def _import_firestore() -> tuple[Any, Any, Any]:
+    try:
+        from google.api_core import exceptions as api_exceptions
+        from google.auth import exceptions as auth_exceptions
+        from google.cloud import firestore
+    except ImportError as exc:  # pragma: no cover - depends on the installed extras
+        raise ImportError(
+            "FirestoreStore needs google-cloud-firestore: pip install 'local-agent[firestore]'"
+        ) from exc
+    return firestore, api_exceptions, auth_exceptions
+
+
+class FirestoreStore:
+    """All LOCAL stores in one Firestore database. Safe to share between threads."""
+
+    backend = "firestore"
+
+    def __init__(
+        self,
+        *,
+        project: str | None,
+        database: str = DEFAULT_DATABASE,
+        client: Any = None,
+        collection_prefix: str = "local",
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    ) -> None:
+        if not _SAFE_PREFIX.fullmatch(collection_prefix):
+            raise ValueError("collection_prefix must be 1-100 characters of [A-Za-z0-9_-]")
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be >= 1")
+        self._firestore, self._api_exc, self._auth_exc = _import_firestore()
+        self.database = database or DEFAULT_DATABASE
+        self.collection_prefix = collection_prefix
+        self.max_attempts = max_attempts
+        self._lock = threading.Lock()
+        self._owns_client = client is None
+        self._client = client
+        self.project = project
+        if client is None:
+            self._client = self._new_client()
+        self.project = getattr(self._client, "project", project)
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _new_client(self) -> Any:
+        with self._guard("init"):
+            return self._firestore.Client(project=self.project, database=self.database)
+
+    def _db(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = self._new_client()
+            return self._client
+
+    def _col(self, name: str) -> Any:
+        return self._db().collection(f"{self.collection_prefix}_{name}")
+
+    @contextmanager
+    def _guard(self, operation: str) -> Iterator[None]:
+        api, auth = self._api_exc, self._auth_exc
+        try:
+            yield
+        except (api.GoogleAPIError, auth.GoogleAuthError) as exc:
+            # GoogleAPICallError (ServiceUnavailable, DeadlineExceeded, Aborted, ...) and
+            # RetryError both derive from GoogleAPIError.
+            raise StoreError(operation=operation, backend=self.backend) from exc
+        except ValueError as exc:
+            # ``@transactional`` reports "Failed to commit transaction in N attempts." as a
+            # ValueError caused by the last Aborted; a ValueError of our own has no such cause.
+            if isinstance(exc.__cause__, api.GoogleAPIError):
+                raise StoreError(operation=operation, backend=self.backend) from exc
+            raise
+
+    def _transaction(self, operation: str, body: Callable[[Any], T]) -> T:
+        """Run ``body(transaction)`` in a Firestore transaction, retried on contention."""
+        with self._guard(operation):
+            client = self._db()
+            run = self._firestore.transactional(body)
+            return run(client.transaction(max_attempts=self.max_attempts))
+
+    def close(self) -> None:
+        """Close the gRPC channel of a client this store created. Later calls reconnect."""
+        with self._lock:
+            if not self._owns_client or self._client is None:
+                return
+            client, self._client = self._client, None
+        api = getattr(client, "_firestore_api_internal", None)
+        if api is not None:
+            api.transport.close()
+
+    # -- journal (JournalStorage) ---------------------------------------------------------
+    def _journal_doc(self, scope_id: str, record: JournalRecord) -> dict[str, Any]:
+        return {
+            "scope_id": scope_id,
+            "record": record.to_dict(),
+            "expire_at": _utc(record.updated_at + JOURNAL_TTL_SECONDS),
+        }
+
+    def load(self, scope_id: str) -> JournalRecord | None:
+        with self._guard("journal.load"):
+            snap = self._col("journal").document(_doc_id(scope_id)).get()
+        return JournalRecord.from_dict(snap.get("record")) if snap.exists else None
+
+    def update(self, scope_id: str, mutate: Mutation) -> JournalRecord | None:
+        ref = self._col("journal").document(_doc_id(scope_id))
+
+        def body(tx: Any) -> JournalRecord | None:
+            snap = ref.get(transaction=tx)
+            new = mutate(JournalRecord.from_dict(snap.get("record")) if snap.exists else None)
+            if new is None:
+                if snap.exists:
+                    tx.delete(ref)
+            else:
+                tx.set(ref, self._journal_doc(scope_id, new))
+            return new
+
+        return self._transaction("journal.update", body)
+
+    def delete(self, scope_id: str) -> None:
+        with self._guard("journal.delete"):
+            self._col("journal").document(_doc_id(scope_id)).delete()
+
+    def journal_rows(self) -> dict[str, dict]:
+        with self._guard("journal.dump"):
+            docs = [d.to_dict() for d in self._col("journal").stream()]
+        return {d["scope_id"]: d["record"] for d in sorted(docs, key=lambda d: d["scope_id"])}
+
+    # -- preferences (PreferenceStore) ----------------------------------------------------
+    @staticmethod
+    def _pref(user_id: str, data: dict[str, Any] | None) -> PreferenceState:
+        if data is None:
+            return PreferenceState(user_id)
+        return PreferenceState(user_id, data.get("dietary_type"), data["consent"], int(data["revision"]),
+                               float(data["updated_at"]))
+
+    def get(self, user_id: str) -> PreferenceState:
+        with self._guard("preferences.get"):
+            snap = self._col("preferences").document(_doc_id(user_id)).get()
+        return self._pref(user_id, snap.to_dict() if snap.exists else None)
+
+    def set_consent(self, user_id: str, *, consent: str, dietary_type: str | None, now: float) -> PreferenceState:
+        ref = self._col("preferences").document(_doc_id(user_id))
+
+        def body(tx: Any) -> PreferenceState:
+            snap = ref.get(transaction=tx)
+            current = self._pref(user_id, snap.to_dict() if snap.exists else None)
+            new = next_preference(current, consent=consent, dietary_type=dietary_type, now=now)
+            tx.set(ref, new.to_dict())
+            return new
+
+        return self._transaction("preferences.set_consent", body)
+
+    def preference_rows(self) -> list[dict]:
+        with self._guard("preferences.dump"):
+            docs = [d.to_dict() for d in self._col("preferences").stream()]
+        docs.sort(key=lambda d: d["user_id"])
+        return [self._pref(d["user_id"], d).to_dict() for d in docs]
+
+    # -- ordered rows (audit, snapshots) --------------------------------------------------
+    def _append_row(self, name: str, operation: str, data: dict[str, Any]) -> None:
+        seq = _next_seq()
+        data = {**data, "seq": seq}
+        with self._guard(operation):
+            self._col(name).document(f"{seq:020d}-{uuid.uuid4().hex[:12]}").create(data)
+
+    def _rows(self, name: str, operation: str, scope_id: str | None) -> list[dict[str, Any]]:
+        query = self._col(name)
+        if scope_id is not None:
+            query = query.where(filter=self._firestore.FieldFilter("scope_id", "==", scope_id))
+        with self._guard(operation):
+            docs = [(d.id, d.to_dict()) for d in query.stream()]
+        docs.sort(key=lambda item: (int(item[1]["seq"]), item[0]))
+        return [data for _, data in docs]
+
+    # -- audit (AuditStore) ---------------------------------------------------------------
+    def append_audit(self, row: AuditRow) -> None:
+        self._append_row("audit", "audit.append", {
+            "scope_id": row.scope_id, "turn_id": row.turn_id, "tool": row.tool,
+            "proposed_arguments": _dumps(row.proposed_arguments), "memory_revision": int(row.memory_revision),
+            "effective_arguments": _dumps(row.effective_arguments), "preference_origin": row.preference_origin,
+            "status": row.status, "at": float(row.at),
+        })
+
+    def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
+        return [
+            AuditRow(scope_id=r["scope_id"], turn_id=r["turn_id"], tool=r["tool"],
+                     proposed_arguments=json.loads(r["proposed_arguments"]),
+                     memory_revision=int(r["memory_revision"]),
+                     effective_arguments=json.loads(r["effective_arguments"]),
+                     preference_origin=r["preference_origin"], status=r["status"], at=float(r["at"]))
+            for r in self._rows("audit", "audit.read", scope_id)
+        ]
+
+    # -- snapshots (SnapshotStore) --------------------------------------------------------
+    def append_snapshot(self, snap: TurnSnapshot) -> None:
+        self._append_row("snapshots", "snapshots.append", {
+            "scope_id": snap.scope_id, "turn_id": snap.turn_id, "at": float(snap.at), "data": _dumps(snap.data),
+        })
+
+    def snapshots(self, scope_id: str | None = None) -> list[TurnSnapshot]:
+        return [
+            TurnSnapshot(r["scope_id"], r["turn_id"], float(r["at"]), json.loads(r["data"]))
+            for r in self._rows("snapshots", "snapshots.read", scope_id)
+        ]
+
+    # -- webhook dedupe (DedupeStore) -----------------------------------------------------
+    def claim_event(self, event_id: str, *, now: float, ttl: float = DEDUPE_TTL_SECONDS) -> bool:
+        expire = float(now + ttl)
+        data = {"event_id": event_id, "expire_at": _utc(expire), "expire_at_epoch": expire}
+        ref = self._col("webhook_events").document(_doc_id(event_id))
+        with self._guard("dedupe.claim"):
+            try:
+                ref.create(data)
+                return True
+            except self._api_exc.AlreadyExists:
+                pass
+
+        # A record exists: it blocks the claim unless it has expired (TTL deletion lags).
+        def body(tx: Any) -> bool:
+            snap = ref.get(transaction=tx)
+            if snap.exists and float(snap.get("expire_at_epoch")) > now:
+                return False
+            tx.set(ref, data)
+            return True
+
+        return self._transaction("dedupe.claim", body)
+
+
+def open_firestore_store(project: str | None = None, database: str | None = None) -> FirestoreStore:
+    """A ``FirestoreStore`` for ``project`` (default: ``$GOOGLE_CLOUD_PROJECT``, else whatever
+    project the client library infers from the credentials) and ``database`` (default
+    ``(default)``)."""
+    project = project or os.environ.get("GOOGLE_CLOUD_PROJECT") or None
+    return FirestoreStore(project=project, database=database or DEFAULT_DATABASE)

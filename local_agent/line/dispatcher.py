@@ -1,0 +1,90 @@
+"""Background work after the webhook has answered 200: in order per scope, bounded overall.
+
+Each scope gets a queue and at most one worker, which exits when its queue is empty (so 10,000
+idle scopes cost nothing). A global semaphore bounds concurrent turns. ``drain`` waits for
+in-flight and queued work at shutdown. A job that raises is logged and never kills the worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger("local_agent.dispatcher")
+
+Job = Callable[[], Awaitable[None]]
+
+
+class ScopeDispatcher:
+    def __init__(self, *, max_concurrent: int = 32) -> None:
+        self._queues: dict[str, asyncio.Queue[Job]] = {}
+        self._workers: dict[str, asyncio.Task] = {}
+        self._slots = asyncio.Semaphore(max_concurrent)
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._pending = 0
+        self._closed = False
+        self.failures = 0
+        self.completed = 0
+
+    def submit(self, scope: str, job: Job) -> bool:
+        if self._closed:
+            return False
+        queue = self._queues.get(scope)
+        if queue is None:
+            queue = self._queues[scope] = asyncio.Queue()
+        queue.put_nowait(job)
+        self._pending += 1
+        self._idle.clear()
+        if scope not in self._workers:
+            self._workers[scope] = asyncio.create_task(self._work(scope, queue))
+        return True
+
+    async def _work(self, scope: str, queue: asyncio.Queue[Job]) -> None:
+        try:
+            while not queue.empty():
+                job = queue.get_nowait()
+                try:
+                    async with self._slots:
+                        await job()
+                    self.completed += 1
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    self.failures += 1
+                    log.exception("background job failed", extra={"code": "JOB_FAILED"})
+                finally:
+                    self._pending -= 1
+                    if self._pending == 0:
+                        self._idle.set()
+        finally:
+            self._workers.pop(scope, None)
+            if queue.empty():
+                self._queues.pop(scope, None)
+
+    @property
+    def pending(self) -> int:
+        return self._pending
+
+    @property
+    def active_scopes(self) -> int:
+        return len(self._workers)
+
+    async def wait_idle(self, timeout: float | None = None) -> bool:
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+
+    async def drain(self, timeout: float = 25.0) -> bool:
+        """Stop taking work and wait for what was accepted; cancel what is left after ``timeout``."""
+        self._closed = True
+        done = await self.wait_idle(timeout)
+        if not done:
+            for task in list(self._workers.values()):
+                task.cancel()
+            await asyncio.gather(*self._workers.values(), return_exceptions=True)
+            log.warning("shutdown dropped unfinished turns", extra={"count": self._pending})
+        return done

@@ -1,0 +1,59 @@
+"""Turn handling, channel-neutral: commands first (no model), otherwise the ADK router.
+
+A turn in, a ``TurnOutcome`` out. The LINE edge and the terminal chat both call this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from .adk_router import AdkRouter, TurnOutcome
+from .commands import Commands
+from .context.context_store import ContextJournal, ScopeKey
+from .context.errors import StoreError
+from .render import HELP_TEXT, POLITE_FAILURE
+from .reply import Reply
+
+log = logging.getLogger("local_agent.service")
+
+MAX_INPUT_CHARS = 5000  # LINE's own limit for a text message
+
+
+class LocalService:
+    def __init__(self, *, router: AdkRouter, commands: Commands, journal: ContextJournal, preferences,
+                 clock: Callable[[], float]) -> None:
+        self.router, self.commands, self.journal = router, commands, journal
+        self.preferences, self.clock = preferences, clock
+
+    async def handle_text(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:
+        text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
+        if not text.strip():
+            return TurnOutcome(Reply(texts=(HELP_TEXT,)), command="help")
+        try:
+            result = await asyncio.to_thread(self.commands.handle_text, scope, text)
+        except StoreError as exc:
+            return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
+        if result is not None:
+            return TurnOutcome(result.reply, command=result.command)
+        return await self.router.run_turn(scope, text, turn_id=turn_id)
+
+    async def handle_postback(self, scope: ScopeKey, data: str) -> TurnOutcome | None:
+        try:
+            result = await asyncio.to_thread(self.commands.handle_postback, scope, data)
+        except StoreError as exc:
+            return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
+        if result is None:
+            return None
+        return TurnOutcome(result.reply, command=result.command)
+
+    def greeting(self) -> TurnOutcome:
+        return TurnOutcome(Reply(texts=(HELP_TEXT,)), command="greeting")
+
+    def journal_state(self, scope: ScopeKey) -> dict[str, Any]:
+        revision = self.preferences.get(scope.user_id).revision
+        state = self.journal.state(scope, revision)
+        state.pop("status", None)
+        return state

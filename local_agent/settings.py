@@ -1,0 +1,79 @@
+"""Settings, read from the environment (and ``.env``) by the app factory — never at import."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PLACEHOLDERS = {"", "changeme", "change-me", "your-channel-secret", "your-channel-access-token", "xxx", "TODO"}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
+                                      populate_by_name=True)
+
+    line_channel_secret: str = Field(alias="LINE_CHANNEL_SECRET")
+    line_channel_access_token: str = Field(alias="LINE_CHANNEL_ACCESS_TOKEN")
+    line_api_host: str | None = Field(default=None, alias="LINE_API_HOST")
+
+    local_store: Literal["sqlite", "firestore"] = Field(default="sqlite", alias="LOCAL_STORE")
+    local_sqlite_path: str = Field(default="var/local.sqlite3", alias="LOCAL_SQLITE_PATH")
+    local_model: Literal["offline", "gemini-3.8-flash"] = Field(default="offline", alias="LOCAL_MODEL")
+    local_approve_count_tokens: bool = Field(default=False, alias="LOCAL_APPROVE_COUNT_TOKENS")
+    local_input_budget: int | None = Field(default=None, alias="LOCAL_INPUT_BUDGET", ge=1)
+    local_firestore_database: str = Field(default="(default)", alias="LOCAL_FIRESTORE_DATABASE")
+    local_gemini_base_url: str | None = Field(default=None, alias="LOCAL_GEMINI_BASE_URL")
+    local_max_concurrent_turns: int = Field(default=32, alias="LOCAL_MAX_CONCURRENT_TURNS", ge=1, le=1024)
+    local_log_level: str = Field(default="INFO", alias="LOCAL_LOG_LEVEL")
+
+    google_api_key: str | None = Field(default=None, alias="GOOGLE_API_KEY")
+    google_genai_use_vertexai: bool = Field(default=False, alias="GOOGLE_GENAI_USE_VERTEXAI")
+    google_cloud_project: str | None = Field(default=None, alias="GOOGLE_CLOUD_PROJECT")
+    google_cloud_location: str = Field(default="asia-east1", alias="GOOGLE_CLOUD_LOCATION")
+    firestore_emulator_host: str | None = Field(default=None, alias="FIRESTORE_EMULATOR_HOST")
+
+    @field_validator("local_approve_count_tokens", "google_genai_use_vertexai", mode="before")
+    @classmethod
+    def _yes_no(cls, value: object) -> object:
+        if isinstance(value, str):
+            v = value.strip().lower()
+            if v in {"yes", "true", "1", "on"}:
+                return True
+            if v in {"no", "false", "0", "off", ""}:
+                return False
+            raise ValueError("use yes or no")
+        return value
+
+    @field_validator("line_channel_secret", "line_channel_access_token")
+    @classmethod
+    def _no_placeholder(cls, value: str) -> str:
+        if value.strip() in PLACEHOLDERS:
+            raise ValueError("set a real value (this looks like a placeholder)")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        if self.local_model != "offline" and not self.google_genai_use_vertexai and not self.google_api_key:
+            raise ValueError("LOCAL_MODEL=gemini-3.8-flash needs GOOGLE_API_KEY or GOOGLE_GENAI_USE_VERTEXAI=yes")
+        if self.google_genai_use_vertexai and self.local_model != "offline" and not self.google_cloud_project:
+            raise ValueError("GOOGLE_GENAI_USE_VERTEXAI=yes needs GOOGLE_CLOUD_PROJECT")
+        if self.local_store == "firestore" and not self.google_cloud_project:
+            raise ValueError("LOCAL_STORE=firestore needs GOOGLE_CLOUD_PROJECT")
+        return self
+
+    @property
+    def budget_unit(self) -> str:
+        return "tokens" if self.counts_tokens else "bytes"
+
+    @property
+    def counts_tokens(self) -> bool:
+        return self.local_model != "offline" and self.local_approve_count_tokens
+
+    @property
+    def input_budget(self) -> int:
+        """8,192 tokens in production; offline, the same order in bytes of canonical JSON."""
+        if self.local_input_budget is not None:
+            return self.local_input_budget
+        return 8192 if self.counts_tokens else 16384
