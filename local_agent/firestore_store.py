@@ -44,7 +44,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from .context.context_store import TTL_SECONDS, JournalRecord, Mutation
@@ -91,7 +91,7 @@ def _doc_id(key: str) -> str:
 
 
 def _utc(epoch_seconds: float) -> datetime:
-    return datetime.fromtimestamp(epoch_seconds, tz=timezone.utc)
+    return datetime.fromtimestamp(epoch_seconds, tz=UTC)
 
 
 def _import_firestore() -> tuple[Any, Any, Any]:

@@ -107,7 +107,8 @@ def _classify(exc: ApiException, operation: str) -> LineDeliveryError:
         return LineDeliveryError(400, False, operation=operation, reason="invalid_reply_token")
     if status == 429 and "monthly limit" in message:
         return LineDeliveryError(429, False, operation=operation, reason="monthly_limit")
-    retryable = status is None or status == 429 or status >= 500
+    # status None here = the SDK refused to build the request: a bug, not a transient failure
+    retryable = status is not None and (status == 429 or status >= 500)
     return LineDeliveryError(status, retryable, operation=operation, reason="http")
 
 

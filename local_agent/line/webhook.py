@@ -1,15 +1,19 @@
 """The LINE webhook: ``POST /callback`` and ``GET /healthz``, built by ``create_app``.
 
-Order of work on a request: verify ``X-Line-Signature`` over the raw body (bad or missing → 400,
-nothing processed), parse with the SDK (malformed → 400, never 500), hand each event to the
-per-scope dispatcher and answer 200 at once. The dispatcher drops duplicates by
-``webhookEventId`` (store-backed), runs the turn, and replies with the reply token or falls back
-to push with an ``X-Line-Retry-Key``. The LINE client is built in the lifespan, inside the loop.
+Order of work on a request: refuse a body over 256 KiB without reading it all (413), verify
+``X-Line-Signature`` over the raw body (bad or missing → 400, nothing processed), check the JSON
+shape and parse with the SDK (malformed → 400, never 500), hand each event to the per-scope
+dispatcher and answer 200 at once. Unknown event types, non-text messages and postbacks that are
+not ours are answered 200 and ignored. The dispatcher drops duplicates by ``webhookEventId``
+(store-backed), runs the turn, and replies with the reply token or falls back to push with an
+``X-Line-Retry-Key``. A turn that fails unexpectedly still answers with a polite apology. The
+LINE client is built in the lifespan, inside the loop; shutdown finishes accepted turns first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 import uuid
@@ -32,11 +36,14 @@ from linebot.v3.webhooks import (
     TextMessageContent,
     UserSource,
 )
+from starlette.requests import ClientDisconnect
 
 from ..adk_router import TurnOutcome
 from ..context.context_store import ScopeKey
 from ..context.errors import LocalError, ScopeError, StoreError
 from ..logs import configure_logging
+from ..render import POLITE_FAILURE
+from ..reply import Reply
 from ..settings import Settings
 from ..wiring import build_service
 from .client import LineDeliveryError, LineGateway, retry_key_for
@@ -46,6 +53,40 @@ from .messages import to_line_messages
 log = logging.getLogger("local_agent.webhook")
 
 MAX_BODY_BYTES = 256 * 1024
+INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The raw body, refusing (``_BodyTooLarge``) as soon as it passes ``limit`` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise _BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _well_shaped(body: str) -> bool:
+    """A webhook body is an object whose ``events`` is a list of objects each with a string
+    ``type``, and whose ``destination`` (if present) is a string. The SDK assumes as much."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(data, dict) or not isinstance(data.get("events"), list):
+        return False
+    if "destination" in data and not isinstance(data["destination"], str):
+        return False
+    return all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in data["events"])
 
 
 @dataclass(frozen=True)
@@ -129,8 +170,40 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
     app.state.observers = observers
     app.state.settings = settings
 
+    async def turn(event: InboundEvent) -> TurnOutcome | None:
+        service, gateway = app.state.wiring.service, app.state.gateway
+        if event.kind == "follow":
+            return service.greeting()
+        if event.kind == "postback":
+            outcome = await service.handle_postback(event.scope, event.data)
+            if outcome is None:
+                log.info("postback not ours ignored", extra={"kind": "postback"})
+            return outcome
+        if event.scope.source_type == "user":  # LINE shows the loading animation in 1:1 chats only
+            try:
+                await gateway.show_loading(event.scope.user_id)
+            except LineDeliveryError as exc:
+                log.info("loading animation not shown", extra={"status": exc.status})
+        return await service.handle_text(event.scope, event.text, turn_id=event.event_id)
+
+    async def deliver(event: InboundEvent, outcome: TurnOutcome, started: float) -> None:
+        messages = to_line_messages(outcome.reply)
+        if not messages:
+            return
+        retry_key = retry_key_for(event.event_id) if event.event_id else str(uuid.uuid4())
+        try:
+            how = await app.state.gateway.deliver(event.reply_token, event.reply_to, messages, retry_key,
+                                                  token_received_at=event.received_at, now=time.time())
+        except LineDeliveryError as exc:
+            log.warning("reply not delivered", extra={"status": exc.status, "code": exc.code})
+            return
+        log.info("turn done", extra={
+            "kind": event.kind, "source_type": event.scope.source_type, "delivery": how,
+            "code": outcome.error_code, "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+        })
+
     async def process(event: InboundEvent) -> None:
-        wiring, gateway = app.state.wiring, app.state.gateway
+        wiring = app.state.wiring
         if event.event_id:
             try:
                 first = await asyncio.to_thread(wiring.store.claim_event, event.event_id, now=clock())
@@ -141,41 +214,30 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
                 log.info("duplicate event dropped", extra={"kind": event.kind})
                 return
         started = time.perf_counter()
-        service = wiring.service
-        if event.kind == "follow":
-            outcome = service.greeting()
-        elif event.kind == "postback":
-            outcome = await service.handle_postback(event.scope, event.data)
-            if outcome is None:
-                log.info("postback not ours ignored", extra={"kind": "postback"})
-                return
-        else:
-            if event.scope.source_type == "user":
-                try:
-                    await gateway.show_loading(event.scope.user_id)
-                except LineDeliveryError as exc:
-                    log.info("loading animation not shown", extra={"status": exc.status})
-            outcome = await service.handle_text(event.scope, event.text, turn_id=event.event_id)
-        for observer in list(app.state.observers):
-            observer(event, outcome)
-        messages = to_line_messages(outcome.reply)
-        if not messages:
-            return
-        retry_key = retry_key_for(event.event_id) if event.event_id else str(uuid.uuid4())
         try:
-            how = await gateway.deliver(event.reply_token, event.reply_to, messages, retry_key,
-                                        token_received_at=event.received_at, now=time.time())
-        except LineDeliveryError as exc:
-            log.warning("reply not delivered", extra={"status": exc.status, "code": exc.code})
+            outcome = await turn(event)
+        except Exception:
+            # A bug, not a handled failure: the user still gets an apology; the dispatcher logs
+            # the exception (class name only) and counts it.
+            await deliver(event, TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=INTERNAL_ERROR), started)
+            raise
+        if outcome is None:
             return
-        log.info("turn done", extra={
-            "kind": event.kind, "source_type": event.scope.source_type, "delivery": how,
-            "code": outcome.error_code, "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-        })
+        for observer in list(app.state.observers):
+            try:
+                observer(event, outcome)
+            except Exception:
+                log.exception("observer failed", extra={"code": "OBSERVER_FAILED"})
+        await deliver(event, outcome, started)
 
     @app.post("/callback")
     async def callback(request: Request) -> JSONResponse:
-        raw = await request.body()
+        try:
+            raw = await _read_body(request)
+        except _BodyTooLarge:
+            return JSONResponse({"error": "body too large"}, status_code=413)
+        except ClientDisconnect:
+            return JSONResponse({"error": "client disconnected"}, status_code=400)
         signature = request.headers.get("x-line-signature")
         if not signature:
             return JSONResponse({"error": "missing signature"}, status_code=400)
@@ -189,27 +251,35 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
             valid = False
         if not valid:
             return JSONResponse({"error": "invalid signature"}, status_code=400)
-        if len(raw) > MAX_BODY_BYTES:
-            return JSONResponse({"error": "body too large"}, status_code=413)
+        if not _well_shaped(body):
+            return JSONResponse({"error": "malformed webhook body"}, status_code=400)
         try:
             payload = parser.parse(body, signature, as_payload=True)
         except InvalidSignatureError:
             return JSONResponse({"error": "invalid signature"}, status_code=400)
         except Exception:
             return JSONResponse({"error": "malformed webhook body"}, status_code=400)
+        dispatcher: ScopeDispatcher | None = getattr(request.app.state, "dispatcher", None)
+        if dispatcher is None:
+            return JSONResponse({"error": "not started"}, status_code=503)
         destination = payload.destination or "unknown"
         received_at = time.time()
-        dispatcher: ScopeDispatcher = request.app.state.dispatcher
-        accepted = 0
+        events: list[InboundEvent] = []
         for sdk_event in payload.events or []:
-            event = to_inbound(sdk_event, destination, received_at)
+            try:
+                event = to_inbound(sdk_event, destination, received_at)
+            except Exception:  # an SDK shape we did not foresee: ignore that event, never 500
+                log.warning("event not understood", extra={"code": "EVENT_IGNORED"})
+                event = None
             if event is None:
                 log.info("event ignored", extra={"event_type": str(getattr(sdk_event, "type", "unknown"))[:40]})
                 continue
-            if dispatcher.submit(event.scope.storage_id, lambda e=event: process(e)):
-                accepted += 1
-            else:
+            events.append(event)
+        accepted = 0
+        for event in events:
+            if not dispatcher.submit(event.scope.storage_id, lambda e=event: process(e)):
                 return JSONResponse({"error": "shutting down"}, status_code=503)
+            accepted += 1
         return JSONResponse({"status": "ok", "accepted": accepted})
 
     @app.get("/healthz")

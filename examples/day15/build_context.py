@@ -1,0 +1,156 @@
+"""Export the Cloud Build context: only whitelisted files, with a SHA-256 manifest.
+
+    python3 -m examples.day15.build_context --out out/day15/cloud-context
+
+Copies the files the service needs (and nothing else) into ``--out`` and writes
+``SOURCE_MANIFEST.json`` (path, size, SHA-256 of each file, the entry point, the pinned
+versions). Refuses ``.git``, ``.env*``, keys, ``out/``, caches and anything off the whitelist;
+fails with a clear message if a whitelisted file is missing. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import hashlib
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ENTRY_POINT = "examples.day15.main:app"
+
+# Exact files, and directories whose *.py files are taken (recursively) minus the exclusions.
+WHITELIST_FILES: tuple[str, ...] = (
+    "Dockerfile",
+    ".dockerignore",
+    "requirements.txt",
+    "examples/__init__.py",
+    "examples/day15/__init__.py",
+    "examples/day15/main.py",
+)
+WHITELIST_PACKAGES: tuple[str, ...] = ("local_agent",)
+EXCLUDED_PACKAGES: tuple[str, ...] = ("local_agent/testing",)  # fakes for tests stay out of the image
+REQUIRED_IN_PACKAGES: tuple[str, ...] = (
+    "local_agent/__init__.py",
+    "local_agent/context/__init__.py",
+    "local_agent/line/webhook.py",
+    "local_agent/adk_router.py",
+)
+FORBIDDEN_PATTERNS: tuple[str, ...] = (
+    ".git", ".git/*", "*/.git/*", ".env", ".env.*", "*/.env", "*/.env.*", "*.pem", "*.key", "*.p12",
+    "*credentials*.json", "*service-account*.json", "out/*", "var/*", "*__pycache__*", "*.pyc",
+    ".venv/*", ".pytest_cache/*", ".ruff_cache/*", ".hypothesis/*", "*.sqlite3*", "*.db",
+)
+PINNED = ("google-adk", "google-genai")
+
+
+class ExportError(Exception):
+    pass
+
+
+def forbidden(rel: str) -> bool:
+    return any(fnmatch.fnmatch(rel, pattern) for pattern in FORBIDDEN_PATTERNS)
+
+
+def collect(root: Path = ROOT) -> list[str]:
+    files: list[str] = []
+    for rel in WHITELIST_FILES:
+        if not (root / rel).is_file():
+            raise ExportError(f"whitelisted file is missing: {rel}")
+        files.append(rel)
+    for package in WHITELIST_PACKAGES:
+        base = root / package
+        if not base.is_dir():
+            raise ExportError(f"whitelisted package is missing: {package}/")
+        for path in sorted(base.rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if any(rel == ex or rel.startswith(ex + "/") for ex in EXCLUDED_PACKAGES) or forbidden(rel):
+                continue
+            files.append(rel)
+    for rel in REQUIRED_IN_PACKAGES:
+        if rel not in files:
+            raise ExportError(f"whitelisted file is missing: {rel}")
+    for rel in files:
+        if forbidden(rel):
+            raise ExportError(f"refusing to export a forbidden path: {rel}")
+    return sorted(set(files))
+
+
+def pinned_versions(root: Path = ROOT) -> dict[str, str]:
+    text = (root / "requirements.txt").read_text(encoding="utf-8")
+    found = {m.group(1): m.group(2) for m in re.finditer(r"^([A-Za-z0-9_.-]+)==([^\s#]+)", text, re.M)}
+    missing = [name for name in PINNED if name not in found]
+    if missing:
+        raise ExportError(f"requirements.txt must pin {', '.join(missing)}")
+    return {name: found[name] for name in PINNED}
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def export(out: Path, root: Path = ROOT) -> dict:
+    out = out.resolve()
+    if out == root or root in out.parents and not str(out.relative_to(root)).startswith("out"):
+        raise ExportError("--out must be outside the source tree or under out/")
+    files = collect(root)
+    versions = pinned_versions(root)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    entries = []
+    for rel in files:
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / rel, target)
+        entries.append({"path": rel, "size": target.stat().st_size, "sha256": sha256_of(target)})
+    manifest = {
+        "entry_point": ENTRY_POINT,
+        "pinned_versions": versions,
+        "file_count": len(entries),
+        "files": entries,
+    }
+    text = json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    (out / "SOURCE_MANIFEST.json").write_text(text, encoding="utf-8")
+    manifest["manifest_sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return manifest
+
+
+def verify(out: Path) -> list[str]:
+    """Problems found re-hashing an export (empty when it is intact and has nothing extra)."""
+    manifest = json.loads((out / "SOURCE_MANIFEST.json").read_text(encoding="utf-8"))
+    problems = []
+    listed = {e["path"] for e in manifest["files"]}
+    for entry in manifest["files"]:
+        path = out / entry["path"]
+        if not path.is_file():
+            problems.append(f"missing: {entry['path']}")
+        elif path.stat().st_size != entry["size"] or sha256_of(path) != entry["sha256"]:
+            problems.append(f"changed: {entry['path']}")
+    for path in out.rglob("*"):
+        rel = path.relative_to(out).as_posix()
+        if path.is_file() and rel != "SOURCE_MANIFEST.json" and rel not in listed:
+            problems.append(f"not in manifest: {rel}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, type=Path, help="directory to (re)create")
+    args = parser.parse_args(argv)
+    try:
+        manifest = export(args.out)
+    except ExportError as exc:
+        print(f"build_context: {exc}", file=sys.stderr)
+        return 2
+    print(f"exported {manifest['file_count']} files to {args.out}")
+    print(f"entry point {manifest['entry_point']}; pinned {manifest['pinned_versions']}")
+    print(f"SOURCE_MANIFEST.json sha256 {manifest['manifest_sha256']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

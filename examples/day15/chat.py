@@ -1,0 +1,190 @@
+"""A terminal chat with the real LOCAL app, for a newcomer without a LINE channel.
+
+    python -m examples.day15.chat [--user U1] [--group G1] [--budget-bytes N]
+
+Same in-process setup as the replay (``examples.day15.replay.ReplayDriver``): a fake LINE API on
+127.0.0.1, the real FastAPI app, signed webhook requests. Type a line and press Enter; the
+bot's reply is printed. Place and event cards (Flex carousels on LINE) are shown as text cards;
+quick replies are shown as numbered choices — type the number to tap one.
+
+    /debug           toggle showing what the model was sent and the tool calls (last turn, then every turn)
+    /advance SECONDS move the service clock forward (e.g. /advance 901 to let the context expire)
+    /help            these commands
+    /quit            leave (so does end of input, Ctrl-D)
+
+The model is the offline stand-in for Gemini unless LOCAL_MODEL says otherwise; settings are
+read from the environment as for the replay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import TextIO
+
+from examples.day15.replay import EventResult, ReplayDriver, StartupError, positive_int
+
+BOT = "LOCAL"
+COMMANDS_HELP = ("指令：/debug 顯示送給模型的內容與工具呼叫（開／關），/advance 秒數 讓時間往前走，"
+                 "/help 說明，/quit 離開。輸入選項前的數字可以點選快速回覆。")
+
+
+def _card_lines(title: str, subtitle: str, lines: list[str]) -> list[str]:
+    out = [f"  ┌ {title}"]
+    if subtitle:
+        out.append(f"  │ {subtitle}")
+    out.extend(f"  │ {line}" for line in lines if line)
+    out.append("  └")
+    return out
+
+
+def _wire_cards(message: dict) -> list[tuple[str, str, list[str]]]:
+    """Cards from a Flex message as LOCAL lays it out (bold title, grey subtitle, lines)."""
+    contents = message.get("contents") or {}
+    bubbles = (contents.get("contents") or []) if contents.get("type") == "carousel" else [contents]
+    cards = []
+    for bubble in bubbles:
+        texts = [c for c in ((bubble.get("body") or {}).get("contents") or [])
+                 if isinstance(c, dict) and c.get("type") == "text"]
+        title = texts[0].get("text", "") if texts else ""
+        rest = texts[1:]
+        subtitle = rest[0].get("text", "") if rest and rest[0].get("color") else ""
+        if subtitle:
+            rest = rest[1:]
+        cards.append((title, subtitle, [str(c.get("text", "")) for c in rest]))
+    return cards
+
+
+def render(result: EventResult) -> list[str]:
+    """What the user sees for one event, as terminal lines (the delivered LINE messages)."""
+    out: list[str] = []
+    reply = result.outcome.reply if result.outcome is not None else None
+    for message in result.messages:
+        kind = message.get("type")
+        if kind == "text":
+            text = str(message.get("text", ""))
+            out.append(f"{BOT}> " + text.replace("\n", "\n       "))
+        elif kind == "flex":
+            if reply is not None and reply.cards:
+                cards = [(c.title, c.subtitle, list(c.lines)) for c in reply.cards]
+            else:
+                cards = _wire_cards(message)
+            out.append(f"{BOT}> [卡片 {len(cards)} 張]")
+            for card in cards:
+                out.extend(_card_lines(*card))
+        else:
+            out.append(f"{BOT}> [{kind} 訊息]")
+    if not result.messages:
+        out.append(f"{BOT}> （這一句沒有回覆）")
+    choices = [a.get("label", "") for a in result.quick_replies]
+    if choices:
+        out.append("  選項：" + "  ".join(f"{i}) {label}" for i, label in enumerate(choices, 1)))
+    return out
+
+
+def render_debug(result: EventResult | None) -> list[str]:
+    if result is None:
+        return ["[debug] 還沒有回合。"]
+    out = []
+    requests = result.model_requests
+    if not requests:
+        out.append("[debug] 這一回合沒有呼叫模型（指令或被預算擋下）。")
+    for req in requests:
+        out.append(f"[debug] 送給模型的內容（{req['count']} {req['unit']}，捨棄 {req['dropped_turns']} 回合，"
+                   f"摘要{'已捨棄' if req['summary_dropped'] else '保留'}）：")
+        for c in req["contents"]:
+            out.append(f"[debug]   {c['role']}: {c['text']}")
+    for call in result.tool_calls:
+        out.append("[debug] 工具呼叫：" + json.dumps(call, ensure_ascii=False))
+    if result.error_code:
+        out.append(f"[debug] error_code: {result.error_code}")
+    if result.journal is not None:
+        out.append("[debug] journal：" + json.dumps(result.journal, ensure_ascii=False))
+    return out
+
+
+async def chat(user: str, group: str | None, *, budget_bytes: int | None = None,
+               stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    interactive = stdin.isatty()
+
+    def say(lines: list[str] | str) -> None:
+        for line in [lines] if isinstance(lines, str) else lines:
+            print(line, file=stdout, flush=True)
+
+    where = f"群組 {group}（{user}）" if group else f"{user} 的一對一聊天"
+    say(f"LOCAL 終端機聊天：{where}。離線模型是 Gemini 的替身；資料是教學快照。輸入 /help 看指令。")
+    debug = False
+    last: EventResult | None = None
+    async with ReplayDriver.open(budget_bytes=budget_bytes) as driver:
+        while True:
+            if interactive:
+                print("你> ", end="", file=stdout, flush=True)
+            line = await asyncio.to_thread(stdin.readline)
+            if not line:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if text == "/quit":
+                break
+            if text == "/help":
+                say(COMMANDS_HELP)
+                continue
+            if text == "/debug":
+                debug = not debug
+                say(f"[debug] {'開' if debug else '關'}")
+                if debug:
+                    say(render_debug(last))
+                continue
+            if text.startswith("/advance"):
+                try:
+                    seconds = float(text.split(maxsplit=1)[1])
+                    if seconds < 0:
+                        raise ValueError
+                except (IndexError, ValueError):
+                    say("用法：/advance 秒數，例如 /advance 901")
+                    continue
+                driver.advance(seconds)
+                say(f"（時間往前走了 {seconds:g} 秒）")
+                continue
+            previous = driver.last_result(user, group)
+            choices = [a.get("label", "") for a in previous.quick_replies] if previous else []
+            if text.isdigit() and 1 <= int(text) <= len(choices):
+                label = choices[int(text) - 1]
+                result = await driver.tap(user, label, group)
+                if not interactive:
+                    say(f"你> {text}")
+                say(f"（點選「{label}」）你> {result.display_text or label}")
+            else:
+                if not interactive:
+                    say(f"你> {text}")
+                result = await driver.send_text(user, text, group)
+            last = result
+            say(render(result))
+            if debug:
+                say(render_debug(result))
+    say("再見！")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m examples.day15.chat",
+                                     description="Chat with the LOCAL app in the terminal (no LINE channel needed).")
+    parser.add_argument("--user", default="U1", help="your LINE user id in this chat (default U1)")
+    parser.add_argument("--group", default=None, help="talk inside this group id instead of a 1:1 chat")
+    parser.add_argument("--budget-bytes", type=positive_int, default=None, metavar="N",
+                        help="override the input budget (UTF-8 bytes of the whole model request)")
+    args = parser.parse_args(argv)
+    try:
+        return asyncio.run(chat(args.user, args.group, budget_bytes=args.budget_bytes))
+    except StartupError as exc:
+        print(f"chat: cannot start the app: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

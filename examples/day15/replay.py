@@ -1,0 +1,451 @@
+"""Replay a scripted conversation through the real LOCAL app, offline, one JSON line per event.
+
+    python -m examples.day15.replay examples/day15/scripts/five_turns.json [--budget-bytes N]
+
+No LINE channel and no key are needed. The replay starts a fake LINE Messaging API on 127.0.0.1
+(``local_agent.line.fake_api``), builds the real FastAPI app with ``create_app`` and posts
+**signed** webhook bodies to ``/callback`` in-process (httpx ``ASGITransport``). It waits for the
+background turn, then prints what the user would have seen (the reply/push bodies the fake
+recorded), what the model was sent (captured live from the ``TurnOutcome``, not read back from
+the store), the tool calls, and the scope's journal after the event.
+
+Script format (``{"events": [...]}``), one of these shapes per event, no other keys:
+
+    {"user": "U1", "text": "花壇有什麼好吃的？"}              a text message in the 1:1 chat
+    {"user": "U2", "group": "G1", "text": "..."}            a text message in group G1
+    {"user": "U1", "tap": "同意"}                            tap the quick-reply item labelled 同意
+    {"user": "U1", "group": "G1", "tap": "同意"}             ... in the last reply of that group chat
+    {"advance_seconds": 901}                                move the service clock forward
+
+A tap looks for the label in the quick replies of the **last reply delivered in that
+conversation** (1:1 chat of the user, or the group when ``group`` is given) and sends a postback
+event with that item's postback data. (LINE's postback webhook carries only ``data``; the item's
+``displayText`` is what the chat shows as the user's bubble, so it is not part of the webhook.)
+
+Output, one object per event (``ensure_ascii=False``). For a text or tap::
+
+    {"index": 0, "user": "U1", "input": {...},
+     "replies": [{"type": "text", "text": "...", "quick_replies": ["同意", "不同意"]},
+                 {"type": "flex", "alt_text": "...", "titles": ["..."]}],
+     "model_requests": [{"contents": [{"role": "user", "text": "..."}], "count": 812, "unit": "bytes",
+                         "dropped_turns": 0, "summary_dropped": false}],
+     "tool_calls": [{"tool": "...", "proposed_arguments": {...}, "effective_arguments": {...},
+                     "memory_revision": 1, "preference_origin": "consented_memory"}],
+     "journal": {"turns": ["花壇鄉：找店家"], "summary": {"goal": "places", "area": "花壇鄉"},
+                 "preference_revision": 1},
+     "error_code": null}
+
+For ``advance_seconds`` the same keys are present, empty where they mean nothing, plus
+``advanced_seconds``::
+
+    {"index": 3, "user": null, "input": {"advance_seconds": 901}, "replies": [], "model_requests": [],
+     "tool_calls": [], "journal": null, "error_code": null, "advanced_seconds": 901}
+
+Settings come from the environment like the app's (``LOCAL_STORE``, ``LOCAL_MODEL``,
+``LOCAL_INPUT_BUDGET``, ...), except that the replay supplies ``LINE_CHANNEL_SECRET``,
+``LINE_CHANNEL_ACCESS_TOKEN`` (random) and ``LINE_API_HOST`` (the fake) itself, and uses a fresh
+temporary SQLite file unless ``LOCAL_SQLITE_PATH`` is set in the environment. ``--budget-bytes N``
+overrides the input budget. The webhook destination is fixed, so scope keys are stable.
+
+Exit status: 0 done; 2 malformed script (the message on stderr names the event index; lines for
+the events before it have already been printed); 1 the app could not start (bad settings).
+A top-level ``"description"`` string is allowed (and ignored) for notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import secrets
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONTRACT_TOOL_KEYS = ("tool", "proposed_arguments", "effective_arguments", "memory_revision", "preference_origin")
+EVENT_KEYS = {
+    "text": ({"user", "text"}, {"group"}),
+    "tap": ({"user", "tap"}, {"group"}),
+    "advance_seconds": ({"advance_seconds"}, set()),
+}
+MAX_TEXT_CHARS = 5000
+TURN_TIMEOUT = 30.0
+
+
+class ScriptError(ValueError):
+    """A malformed script. ``index`` is the bad event's index (None: the script as a whole)."""
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index
+
+    def __str__(self) -> str:
+        base = super().__str__()
+        return base if self.index is None else f"event {self.index}: {base}"
+
+
+# -- script ------------------------------------------------------------------------------------
+
+def _check_id(event: dict, key: str, index: int) -> None:
+    value = event[key]
+    if not isinstance(value, str) or not value.strip() or len(value) > 200:
+        raise ScriptError(f"{key!r} must be a non-empty string of at most 200 characters", index)
+
+
+def validate_event(event: Any, index: int) -> dict:
+    if not isinstance(event, dict):
+        raise ScriptError("an event must be a JSON object", index)
+    kinds = [k for k in EVENT_KEYS if k in event]
+    if len(kinds) != 1:
+        raise ScriptError('an event needs exactly one of "text", "tap" or "advance_seconds"', index)
+    kind = kinds[0]
+    required, optional = EVENT_KEYS[kind]
+    missing = sorted(required - event.keys())
+    if missing:
+        raise ScriptError(f"{kind} event is missing {', '.join(map(repr, missing))}", index)
+    unknown = sorted(event.keys() - required - optional)
+    if unknown:
+        raise ScriptError(f"unknown key(s) {', '.join(map(repr, unknown))}", index)
+    if kind == "advance_seconds":
+        seconds = event["advance_seconds"]
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not math.isfinite(seconds) \
+                or seconds < 0:
+            raise ScriptError('"advance_seconds" must be a non-negative number', index)
+        return event
+    _check_id(event, "user", index)
+    if "group" in event:
+        _check_id(event, "group", index)
+    value = event[kind]
+    if not isinstance(value, str) or not value.strip():
+        raise ScriptError(f'"{kind}" must be a non-empty string', index)
+    if len(value) > MAX_TEXT_CHARS:
+        raise ScriptError(f'"{kind}" is longer than {MAX_TEXT_CHARS} characters', index)
+    return event
+
+
+def parse_script(raw: str) -> list[dict]:
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise ScriptError(f"not JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("events"), list):
+        raise ScriptError('the script must be an object with an "events" list')
+    unknown = sorted(set(data) - {"events", "description"})
+    if unknown:
+        raise ScriptError(f"unknown top-level key(s) {', '.join(map(repr, unknown))}")
+    return [validate_event(e, i) for i, e in enumerate(data["events"])]
+
+
+def load_script(path: str | Path) -> list[dict]:
+    try:
+        raw = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScriptError(f"cannot read {path}: {exc}") from None
+    return parse_script(raw)
+
+
+# -- the driver ----------------------------------------------------------------------------------
+
+class ShiftableClock:
+    """The service clock: wall time plus an offset the script can move forward."""
+
+    def __init__(self, base: Callable[[], float] = time.time) -> None:
+        self._base = base
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return self._base() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+@dataclass
+class EventResult:
+    """What one inbound event produced."""
+
+    scope: Any  # ScopeKey
+    messages: list[dict] = field(default_factory=list)  # wire message objects delivered (reply or push)
+    outcome: Any = None  # TurnOutcome, or None (nothing observed, e.g. a postback that is not ours)
+    journal: dict | None = None
+    display_text: str | None = None  # for a tap: what LINE shows as the user's bubble
+
+    @property
+    def replies(self) -> list[dict]:
+        from local_agent.line.messages import summarize_wire_messages
+
+        return summarize_wire_messages(self.messages)
+
+    @property
+    def model_requests(self) -> list[dict]:
+        return list(self.outcome.model_requests) if self.outcome is not None else []
+
+    @property
+    def tool_calls(self) -> list[dict]:
+        if self.outcome is None:
+            return []
+        return [{k: call.get(k) for k in CONTRACT_TOOL_KEYS} for call in self.outcome.tool_calls]
+
+    @property
+    def error_code(self) -> str | None:
+        return self.outcome.error_code if self.outcome is not None else None
+
+    @property
+    def quick_replies(self) -> list[dict]:
+        """The postback actions of the quick replies in these messages (LINE shows the last one's)."""
+        actions: list[dict] = []
+        for message in self.messages:
+            for item in (message.get("quickReply") or {}).get("items") or []:
+                action = item.get("action") if isinstance(item, dict) else None
+                if isinstance(action, dict):
+                    actions.append(action)
+        return actions
+
+
+class NoSuchQuickReply(LookupError):
+    pass
+
+
+class StartupError(RuntimeError):
+    """The app could not be started (bad settings)."""
+
+
+class ReplayDriver:
+    """The real app, in-process, behind a fake LINE API. Used by the replay and the terminal chat.
+
+        async with ReplayDriver.open(budget_bytes=None) as driver:
+            result = await driver.send_text("U1", "花壇有什麼好吃的？")
+            result = await driver.tap("U1", "同意")
+            driver.advance(901)
+    """
+
+    def __init__(self) -> None:
+        self._stack = AsyncExitStack()
+        self.clock = ShiftableClock()
+        self.app: Any = None
+        self.line: Any = None
+        self.client: Any = None
+        self.secret = secrets.token_hex(16)
+        self.token = secrets.token_urlsafe(32)
+        self._observed: list[tuple[Any, Any]] = []
+        self._last: dict[tuple[str, str | None], EventResult] = {}
+
+    @classmethod
+    def open(cls, *, budget_bytes: int | None = None, env: dict[str, str] | None = None) -> _Opener:
+        return _Opener(cls(), budget_bytes, env)
+
+    def settings(self, budget_bytes: int | None, env: dict[str, str] | None) -> Any:
+        from local_agent.settings import Settings
+
+        env = os.environ if env is None else env
+        overrides: dict[str, Any] = {
+            "LINE_CHANNEL_SECRET": self.secret,
+            "LINE_CHANNEL_ACCESS_TOKEN": self.token,
+            "LINE_API_HOST": self.line.base_url,
+        }
+        if not env.get("LOCAL_SQLITE_PATH"):
+            tmp = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="local-replay-"))
+            overrides["LOCAL_SQLITE_PATH"] = str(Path(tmp) / "replay.sqlite3")
+        if budget_bytes is not None:
+            overrides["LOCAL_INPUT_BUDGET"] = budget_bytes
+        return Settings(**overrides)
+
+    async def start(self, budget_bytes: int | None = None, env: dict[str, str] | None = None) -> ReplayDriver:
+        import httpx
+
+        from local_agent.line.fake_api import FakeLineApi
+        from local_agent.line.webhook import create_app
+
+        warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")
+        try:
+            self.line = self._stack.enter_context(FakeLineApi(access_token=self.token).start())
+            try:
+                settings = self.settings(budget_bytes, env)
+            except ValueError as exc:  # pydantic's ValidationError
+                raise StartupError(f"bad settings: {exc}") from None
+            if budget_bytes is not None and settings.budget_unit != "bytes":
+                raise StartupError("--budget-bytes needs a byte budget (this configuration counts tokens)")
+            self.app = create_app(settings, clock=self.clock, configure_logs=False)
+            await self._stack.enter_async_context(self.app.router.lifespan_context(self.app))
+            self.app.state.observers.append(lambda event, outcome: self._observed.append((event, outcome)))
+            transport = httpx.ASGITransport(app=self.app)
+            self.client = await self._stack.enter_async_context(
+                httpx.AsyncClient(transport=transport, base_url="http://replay.local"))
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def close(self) -> None:
+        await self._stack.aclose()
+
+    # -- events --------------------------------------------------------------------------------
+    @staticmethod
+    def scope_for(user: str, group: str | None = None) -> Any:
+        from local_agent.context.context_store import ScopeKey
+        from local_agent.testing.webhooks import DESTINATION
+
+        if group:
+            return ScopeKey(DESTINATION, "group", group, user)
+        return ScopeKey(DESTINATION, "user", user, user)
+
+    def advance(self, seconds: float) -> None:
+        self.clock.advance(seconds)
+
+    def last_result(self, user: str, group: str | None = None) -> EventResult | None:
+        return self._last.get((user, group))
+
+    def find_quick_reply(self, user: str, label: str, group: str | None = None) -> dict:
+        last = self._last.get((user, group))
+        where = f"group {group}" if group else f"the chat with {user}"
+        if last is None or not last.messages:
+            raise NoSuchQuickReply(f"no reply in {where} yet to tap {label!r} in")
+        for action in last.quick_replies:
+            if action.get("label") == label and action.get("type") == "postback":
+                return action
+        labels = [a.get("label") for a in last.quick_replies]
+        raise NoSuchQuickReply(f"the last reply in {where} has no quick reply {label!r} (has {labels})")
+
+    async def send_text(self, user: str, text: str, group: str | None = None) -> EventResult:
+        from local_agent.testing import webhooks as W
+
+        return await self._post(W.text_event(user, text, group=group), user, group)
+
+    async def tap(self, user: str, label: str, group: str | None = None) -> EventResult:
+        """Tap the quick-reply item ``label`` of the last reply in this conversation."""
+        from local_agent.testing import webhooks as W
+
+        action = self.find_quick_reply(user, label, group)
+        result = await self._post(W.postback_event(user, str(action.get("data", "")), group=group), user, group)
+        result.display_text = action.get("displayText") or label
+        return result
+
+    async def _post(self, event: dict, user: str, group: str | None) -> EventResult:
+        from local_agent.testing import webhooks as W
+
+        before = len(self.line.requests)
+        self._observed.clear()
+        body, headers = W.signed(self.secret, event)
+        response = await self.client.post("/callback", content=body, headers=headers)
+        if response.status_code != 200:
+            raise RuntimeError(f"/callback answered {response.status_code}: {response.text[:200]}")
+        if not await self.app.state.dispatcher.wait_idle(TURN_TIMEOUT):
+            raise RuntimeError(f"the turn did not finish within {TURN_TIMEOUT:.0f} s")
+        scope = self.scope_for(user, group)
+        result = EventResult(scope=scope)
+        for req in self.line.requests[before:]:
+            if req.kind in ("reply", "push") and req.accepted:
+                result.messages.extend(m for m in req.body.get("messages") or [] if isinstance(m, dict))
+        wanted = event.get("webhookEventId")
+        for inbound, outcome in self._observed:
+            if inbound.event_id == wanted:
+                result.outcome = outcome
+        self._observed.clear()
+        service = self.app.state.wiring.service
+        journal = await asyncio.to_thread(service.journal_state, scope)
+        result.journal = {"turns": list(journal.get("turns") or []), "summary": journal.get("summary"),
+                          "preference_revision": journal.get("preference_revision")}
+        if result.messages:
+            self._last[(user, group)] = result
+        return result
+
+
+class _Opener:
+    """``async with ReplayDriver.open(...) as driver`` — starts and always closes."""
+
+    def __init__(self, driver: ReplayDriver, budget_bytes: int | None, env: dict[str, str] | None) -> None:
+        self.driver, self.budget_bytes, self.env = driver, budget_bytes, env
+
+    async def __aenter__(self) -> ReplayDriver:
+        return await self.driver.start(self.budget_bytes, self.env)
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.driver.close()
+
+
+# -- the replay ------------------------------------------------------------------------------------
+
+def record_for(index: int, event: dict, result: EventResult) -> dict:
+    return {
+        "index": index,
+        "user": event["user"],
+        "input": event,
+        "replies": result.replies,
+        "model_requests": result.model_requests,
+        "tool_calls": result.tool_calls,
+        "journal": result.journal,
+        "error_code": result.error_code,
+    }
+
+
+def advance_record(index: int, event: dict) -> dict:
+    return {"index": index, "user": None, "input": event, "replies": [], "model_requests": [], "tool_calls": [],
+            "journal": None, "error_code": None, "advanced_seconds": event["advance_seconds"]}
+
+
+def emit(record: dict) -> None:
+    print(json.dumps(record, ensure_ascii=False), flush=True)
+
+
+async def replay(events: list[dict], *, budget_bytes: int | None = None,
+                 out: Callable[[dict], None] = emit) -> None:
+    async with ReplayDriver.open(budget_bytes=budget_bytes) as driver:
+        for index, event in enumerate(events):
+            if "advance_seconds" in event:
+                driver.advance(event["advance_seconds"])
+                out(advance_record(index, event))
+                continue
+            group = event.get("group")
+            if "tap" in event:
+                try:
+                    result = await driver.tap(event["user"], event["tap"], group)
+                except NoSuchQuickReply as exc:
+                    raise ScriptError(str(exc), index) from None
+            else:
+                result = await driver.send_text(event["user"], event["text"], group)
+            out(record_for(index, event, result))
+
+
+def positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a whole number of bytes") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m examples.day15.replay",
+                                     description="Replay a scripted conversation through the LOCAL app, offline.")
+    parser.add_argument("script", help='a JSON file: {"events": [...]}')
+    parser.add_argument("--budget-bytes", type=positive_int, default=None, metavar="N",
+                        help="override the input budget (UTF-8 bytes of the whole model request)")
+    args = parser.parse_args(argv)
+    try:
+        events = load_script(args.script)
+    except ScriptError as exc:
+        print(f"replay: malformed script: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(replay(events, budget_bytes=args.budget_bytes))
+    except ScriptError as exc:
+        print(f"replay: malformed script: {exc}", file=sys.stderr)
+        return 2
+    except StartupError as exc:
+        print(f"replay: cannot start the app: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""The whitelisted export: hashes, refusals, and the Dockerfile's own install + start steps."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+import venv
+from pathlib import Path
+
+import httpx
+import pytest
+
+from examples.day15 import build_context as bc
+from local_agent.line.fake_api import FakeLineApi
+from local_agent.testing import webhooks as W
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_export_copies_only_the_whitelist_and_every_hash_verifies(tmp_path):
+    out = tmp_path / "ctx"
+    manifest = bc.export(out)
+    assert manifest["entry_point"] == "examples.day15.main:app"
+    assert manifest["pinned_versions"] == {"google-adk": "2.9.1", "google-genai": "2.23.0"}
+    paths = {e["path"] for e in manifest["files"]}
+    assert {"Dockerfile", "requirements.txt", "examples/day15/main.py", "local_agent/line/webhook.py"} <= paths
+    assert not any(p.startswith(("tests/", "bench/", "local_agent/testing/", ".git")) for p in paths)
+    assert bc.verify(out) == []
+    (out / "local_agent" / "adk_router.py").write_text("tampered", encoding="utf-8")
+    (out / "stray.txt").write_text("x", encoding="utf-8")
+    problems = bc.verify(out)
+    assert "changed: local_agent/adk_router.py" in problems
+    assert "not in manifest: stray.txt" in problems
+
+
+def _fake_root(tmp_path: Path) -> Path:
+    root = tmp_path / "src"
+    for rel in bc.WHITELIST_FILES + bc.REQUIRED_IN_PACKAGES:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# x\n", encoding="utf-8")
+    (root / "requirements.txt").write_text("google-adk==2.9.1\ngoogle-genai==2.23.0\n", encoding="utf-8")
+    return root
+
+
+def test_secrets_caches_and_unlisted_files_never_leave_the_tree(tmp_path):
+    root = _fake_root(tmp_path)
+    (root / ".env").write_text("LINE_CHANNEL_SECRET=real", encoding="utf-8")
+    (root / "local_agent" / ".env.py").write_text("SECRET = 1", encoding="utf-8")
+    (root / "local_agent" / "__pycache__").mkdir()
+    (root / "local_agent" / "__pycache__" / "x.py").write_text("", encoding="utf-8")
+    (root / "local_agent" / "testing").mkdir()
+    (root / "local_agent" / "testing" / "fake.py").write_text("", encoding="utf-8")
+    (root / "notes.py").write_text("", encoding="utf-8")
+    files = bc.collect(root)
+    assert all(not f.endswith(".env.py") and "__pycache__" not in f and "testing" not in f for f in files)
+    assert "notes.py" not in files and ".env" not in files
+
+
+def test_a_missing_whitelisted_file_fails_with_its_name(tmp_path, capsys):
+    root = _fake_root(tmp_path)
+    (root / "examples" / "day15" / "main.py").unlink()
+    with pytest.raises(bc.ExportError, match="examples/day15/main.py"):
+        bc.collect(root)
+
+
+def test_requirements_match_the_project_dependencies():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = set(project["dependencies"]) | set(project["optional-dependencies"]["firestore"])
+    lines = {line.strip() for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.startswith("#")}
+    assert lines == wanted
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _dockerfile_steps(dockerfile: str) -> tuple[list[str], list[str]]:
+    """The pip install commands (RUN pip ...) and the CMD's shell command, as the image runs them."""
+    installs = [m.group(1) for m in re.finditer(r"^RUN (pip install [^\n]+)$", dockerfile, re.M)]
+    cmd = json.loads(re.search(r"^CMD (\[.*\])$", dockerfile, re.M).group(1))
+    assert cmd[:2] == ["sh", "-c"]
+    return installs, shlex.split(cmd[2].replace("exec ", "", 1))
+
+
+@pytest.mark.slow
+def test_the_export_installs_and_serves_a_signed_webhook_as_the_dockerfile_says(tmp_path):
+    started = time.perf_counter()
+    out = tmp_path / "cloud-context"
+    bc.export(out)
+    assert bc.verify(out) == []
+    dockerfile = (out / "Dockerfile").read_text(encoding="utf-8")
+    assert "FROM python:3.11-slim" in dockerfile and "USER local" in dockerfile
+    assert "PYTHONUNBUFFERED=1" in dockerfile
+    installs, command = _dockerfile_steps(dockerfile)
+    assert installs == ["pip install -r requirements.txt"]
+    assert command[0] == "uvicorn" and command[1] == "examples.day15.main:app"
+
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    for step in installs:
+        subprocess.run([str(py), "-m", *shlex.split(step)], cwd=out, check=True, timeout=900,
+                       stdout=subprocess.DEVNULL)
+    port = _free_port()
+    args = [("127.0.0.1" if a == "0.0.0.0" else a) for a in command[1:]]
+    args = [str(port) if a == "${PORT}" else a for a in args]
+    secret, token = "export-test-secret", "export-test-token"
+    with FakeLineApi(access_token=token).start() as line:
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "PORT": str(port),
+               "LINE_CHANNEL_SECRET": secret, "LINE_CHANNEL_ACCESS_TOKEN": token, "LINE_API_HOST": line.base_url,
+               "LOCAL_SQLITE_PATH": str(tmp_path / "var" / "local.sqlite3"), "NO_PROXY": "127.0.0.1,localhost"}
+        server = subprocess.Popen([str(py), "-m", "uvicorn", *args], cwd=out, env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            else:
+                pytest.fail("the exported service did not start")
+            body, headers = W.signed(secret, W.text_event("Uexport", "花壇有什麼店推薦吃吃看？"))
+            r = httpx.post(f"http://127.0.0.1:{port}/callback", content=body, headers=headers, timeout=10)
+            assert r.status_code == 200
+            assert line.wait_for_count(1, "reply", timeout=30)
+            texts = [m.get("text", "") for m in line.replies()[0].body["messages"]]
+            assert any("花壇鄉" in t for t in texts)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    print(f"\nexport-install test: {time.perf_counter() - started:.1f} s", file=sys.stderr)

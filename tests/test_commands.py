@@ -1,0 +1,175 @@
+"""Deterministic commands (no model): consent prompt and answer, forget, help (DESIGN §2 step 2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.commands import Commands, match_text_command, parse_postback
+from local_agent.context.context_store import ContextJournal, ScopeKey
+from local_agent.context.errors import StoreError
+from local_agent.context.projection import SafeTurn
+from local_agent.render import HELP_TEXT
+from local_agent.sqlite_store import SqliteStore
+
+SCOPE = ScopeKey.for_user("U1")
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SqliteStore(tmp_path / "commands.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def journal(store, clock):
+    return ContextJournal(store, clock=clock)
+
+
+@pytest.fixture
+def commands(store, journal, clock):
+    return Commands(preferences=store, journal=journal, clock=clock)
+
+
+def seed_window(journal: ContextJournal, store: SqliteStore, scope: ScopeKey = SCOPE) -> None:
+    revision = store.get(scope.user_id).revision
+    journal.append(journal.read(scope, revision), SafeTurn("places", "花壇鄉"), current_revision=revision)
+    assert scope.storage_id in store.journal_rows()
+
+
+class ClearFailsJournal:
+    """A journal whose clear() fails like an unavailable store; everything else is delegated."""
+
+    def __init__(self, inner: ContextJournal) -> None:
+        self.inner = inner
+        self.clear_calls = 0
+
+    def clear(self, scope: ScopeKey) -> None:
+        self.clear_calls += 1
+        raise StoreError(operation="journal.delete", backend="test")
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+# -- consent prompt ------------------------------------------------------------------------------------
+
+
+def test_remember_vegetarian_asks_for_consent_with_agree_and_decline_choices(commands, store):
+    result = commands.handle_text(SCOPE, "記住我吃素")
+    assert result is not None and result.command == "consent_prompt"
+    assert "素食" in result.reply.texts[0]
+    assert [c.label for c in result.reply.choices] == ["同意", "不同意"]
+    assert [parse_postback(c.data) for c in result.reply.choices] == [(True, "vegetarian"), (False, "vegetarian")]
+    # Asking changes nothing: consent needs the explicit answer.
+    assert store.get("U1").revision == 0 and store.get("U1").consent == "none"
+
+
+@pytest.mark.parametrize("text,diet", [("幫我記住我吃全素", "vegan"), ("記得我 不吃牛肉", "no_beef"),
+                                       ("記住　我吃蛋奶素", "lacto_ovo")])
+def test_consent_prompt_carries_the_dietary_type_that_was_said(commands, text, diet):
+    result = commands.handle_text(SCOPE, text)
+    assert result.command == "consent_prompt"
+    assert parse_postback(result.reply.choices[0].data) == (True, diet)
+
+
+@pytest.mark.parametrize("text", ["記住我的電話0912345678", "記住我不吃素", "花壇有什麼好吃的", "我吃素"])
+def test_texts_without_a_remember_request_and_a_dietary_word_are_not_commands(commands, text):
+    assert commands.handle_text(SCOPE, text) is None
+
+
+# -- consent answer ------------------------------------------------------------------------------------
+
+
+def test_agreeing_grants_bumps_the_revision_and_clears_the_journal(commands, store, journal):
+    seed_window(journal, store)
+    result = commands.handle_postback(SCOPE, "local:consent:yes:vegetarian")
+    assert result.command == "consent_granted" and result.revision == 1
+    pref = store.get("U1")
+    assert (pref.consent, pref.dietary_type, pref.revision) == ("granted", "vegetarian", 1)
+    assert SCOPE.storage_id not in store.journal_rows()
+
+
+def test_declining_refuses_bumps_the_revision_and_stores_no_dietary_type(commands, store, journal):
+    seed_window(journal, store)
+    result = commands.handle_postback(SCOPE, "local:consent:no:vegan")
+    assert result.command == "consent_refused" and result.revision == 1
+    pref = store.get("U1")
+    assert (pref.consent, pref.dietary_type, pref.revision) == ("refused", None, 1)
+    assert SCOPE.storage_id not in store.journal_rows()
+
+
+def test_each_consent_answer_bumps_the_revision_again(commands, store):
+    revisions = [commands.handle_postback(SCOPE, d).revision
+                 for d in ("local:consent:yes:vegan", "local:consent:no:vegan", "local:consent:yes:vegan")]
+    assert revisions == [1, 2, 3]
+
+
+@pytest.mark.parametrize("data", [
+    "action=buy&itemid=1", "", "local:consent:yes:keto", "local:consent:maybe:vegetarian",
+    "local:consent:yes:vegetarian:extra", "LOCAL:CONSENT:YES:VEGETARIAN", "x local:consent:yes:vegan",
+])
+def test_foreign_postback_data_is_not_ours(commands, store, data):
+    assert parse_postback(data) is None
+    assert commands.handle_postback(SCOPE, data) is None
+    assert store.get("U1").revision == 0
+
+
+# -- forget --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["忘記我的飲食偏好", " 忘記 我的飲食偏好 ", "請刪除我的飲食偏好", "不要記住我吃素"])
+def test_forget_deletes_the_preference_bumps_the_revision_and_clears_the_journal(commands, store, journal, text):
+    commands.handle_postback(SCOPE, "local:consent:yes:vegetarian")
+    seed_window(journal, store)
+    result = commands.handle_text(SCOPE, text)
+    assert result.command == "forget" and result.revision == 2
+    pref = store.get("U1")
+    assert (pref.consent, pref.dietary_type, pref.revision) == ("forgotten", None, 2)
+    assert SCOPE.storage_id not in store.journal_rows()
+
+
+def test_forget_without_any_stored_preference_still_bumps_the_revision(commands, store):
+    assert commands.forget(SCOPE).revision == 1
+    assert store.get("U1").consent == "forgotten"
+
+
+def test_forget_still_succeeds_when_clearing_the_journal_fails(store, journal, clock):
+    commands = Commands(preferences=store, journal=ClearFailsJournal(journal), clock=clock)
+    commands.handle_postback(SCOPE, "local:consent:yes:vegetarian")
+    seed_window(journal, store)                                      # a window under revision 1
+    result = commands.handle_text(SCOPE, "忘記我的飲食偏好")          # must not raise
+    assert result.command == "forget" and result.revision == 2
+    assert commands.journal.clear_calls == 2
+    assert SCOPE.storage_id in store.journal_rows()                  # the clear really failed ...
+    snap = journal.read(SCOPE, store.get("U1").revision)
+    assert snap.status == "revision_mismatch" and snap.window.turns == ()   # ... yet it is never read
+
+
+def test_consent_answer_still_succeeds_when_clearing_the_journal_fails(store, journal, clock):
+    commands = Commands(preferences=store, journal=ClearFailsJournal(journal), clock=clock)
+    result = commands.handle_postback(SCOPE, "local:consent:yes:vegan")
+    assert result.command == "consent_granted" and store.get("U1").dietary_type == "vegan"
+
+
+def test_forget_in_one_scope_does_not_clear_another_users_journal(commands, store, journal):
+    other = ScopeKey.for_user("U2")
+    seed_window(journal, store, other)
+    commands.handle_text(SCOPE, "忘記我的飲食偏好")
+    assert other.storage_id in store.journal_rows()
+    assert store.get("U2").revision == 0
+
+
+# -- help ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["help", "HELP", "幫助", "使用說明", "你會做什麼", " 怎麼用 "])
+def test_help_answers_the_help_text_and_changes_nothing(commands, store, text):
+    result = commands.handle_text(SCOPE, text)
+    assert result.command == "help" and result.reply.texts == (HELP_TEXT,)
+    assert store.get("U1").revision == 0
+
+
+def test_match_text_command_prefers_forget_over_remember():
+    assert match_text_command("不要記住我吃素") == "forget"
+    assert match_text_command("記住我吃素") == "consent_prompt"
