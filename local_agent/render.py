@@ -41,9 +41,10 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
         diet = result.get("dietary_type", catalogue.ANY)
         cond = "" if diet == catalogue.ANY else f"（{catalogue.dietary_label(diet)}）"
         if result.get("preference_origin") == "consented_memory" and cond:
-            cond += "，已套用您同意記住的偏好"
+            cond = f"（{catalogue.dietary_label(diet)}，已套用您同意記住的偏好）"
         if not items:
-            text = f"{area}{cond}目前的教學快照裡沒有找到符合的店家。"
+            text = f"{area}{cond}：目前的教學快照裡沒有找到符合的店家。" if cond else \
+                f"{area}目前的教學快照裡沒有找到符合的店家。"
         else:
             text = f"{area}{cond}找到 {len(items)} 家店家："
         cards = tuple(_place_card(i) for i in items[:MAX_CARDS])

@@ -357,7 +357,7 @@ class Demo:
             turn.result = self.pipeline.tools(turn.state).call(call["name"], dict(call["args"]))
             reply = render_tool_result(turn.result)
             titles = "、".join(card.title for card in reply.cards)
-            turn.reply = reply.texts[0].split("\n")[0] + (f" {titles}" if titles else "")
+            turn.reply = reply.texts[0].split("\n")[0] + titles
         else:
             turn.reply = str(turn.proposal.get("text", ""))
         return turn
