@@ -22,8 +22,8 @@ Layout (``<p>`` is ``collection_prefix``, default ``local``)::
   ``expire_at_epoch``. Configure the policies with e.g.
   ``gcloud firestore fields ttls update expire_at --collection-group=local_journal --enable-ttl``
   (and the same for ``local_webhook_events``).
-* Audit and snapshot rows are ordered by ``seq``: a per-process strictly increasing nanosecond
-  counter (``max(time.time_ns(), last + 1)``), so reads return insertion order like SQLite's
+* Audit and snapshot rows are ordered by ``seq``: a per-process strictly increasing microsecond
+  counter (``max(time.time_ns() // 1000, last + 1)``), so reads return insertion order like SQLite's
   ``ORDER BY id``. Across processes the order is by wall clock. Reads filter by ``scope_id``
   with an equality filter only and sort client-side, so no composite index is needed.
 * Document ids: keys made of ``[A-Za-z0-9_-]`` (at most 256 characters) are used as they are;
@@ -71,10 +71,12 @@ _last_seq = 0
 
 
 def _next_seq() -> int:
-    """Strictly increasing within this process, close to wall-clock nanoseconds."""
+    """Strictly increasing within this process, close to wall-clock microseconds.
+
+    Microseconds keep the value below 2**53, so it survives any JSON/JavaScript hop exactly."""
     global _last_seq
     with _seq_lock:
-        _last_seq = max(time.time_ns(), _last_seq + 1)
+        _last_seq = max(time.time_ns() // 1000, _last_seq + 1)
         return _last_seq
 
 
@@ -256,7 +258,7 @@ class FirestoreStore:
         seq = _next_seq()
         data = {**data, "seq": seq}
         with self._guard(operation):
-            self._col(name).document(f"{seq:020d}-{uuid.uuid4().hex[:12]}").create(data)
+            self._col(name).document(f"{seq:017d}-{uuid.uuid4().hex[:12]}").create(data)
 
     def _rows(self, name: str, operation: str, scope_id: str | None) -> list[dict[str, Any]]:
         query = self._col(name)

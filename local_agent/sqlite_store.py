@@ -76,7 +76,12 @@ class SqliteStore:
 
     def __init__(self, path: str | Path, *, busy_timeout_ms: int = 30000) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
+        self._uri = False
+        if self.path == ":memory:":
+            # One private in-memory database shared by every thread's connection.
+            self.path = f"file:local-memory-{id(self)}?mode=memory&cache=shared"
+            self._uri = True
+        else:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._busy = busy_timeout_ms
         self._local = threading.local()
@@ -92,7 +97,7 @@ class SqliteStore:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = sqlite3.connect(self.path, timeout=self._busy / 1000, isolation_level=None,
-                                   check_same_thread=False)
+                                   check_same_thread=False, uri=self._uri)
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy)}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")

@@ -79,7 +79,7 @@ def run_threads(count: int, target: Callable[[int, threading.Barrier], None], ti
     def wrapped(i: int) -> None:
         try:
             target(i, barrier)
-        except BaseException as exc:  # noqa: BLE001 - reported to the test below
+        except BaseException as exc:  # re-raised by the caller below
             errors.append(exc)
             barrier.abort()
 
