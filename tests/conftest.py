@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from firestore_emulator import *  # noqa: F401,F403  (fixtures: firestore_emulator, firestore_project)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,7 @@ TOOLS = [
     },
 ]
 ENVELOPE = build_envelope(SYSTEM, TOOLS)
+RAM_DIR = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 ENVELOPE_SNAPSHOT = json.dumps(ENVELOPE, ensure_ascii=False, sort_keys=True)
 
 DIETARY_LABELS = {"vegetarian": "素食", "vegan": "全素", "lacto_ovo": "蛋奶素", "no_beef": "不吃牛"}
@@ -194,7 +196,7 @@ def turns(draw) -> Turn:
 budgets = st.integers(1, 3000) | st.integers(900, 2300) | st.just(3000)
 # Clock jumps: mostly short pauses, sometimes long ones, and the TTL boundary exactly.
 jumps = (st.integers(0, 300) | st.integers(0, 2000) | st.sampled_from([899, 900, 901])
-         | st.floats(0, 2000, allow_nan=False))
+         | st.integers(850, 1000) | st.floats(0, 2000, allow_nan=False))
 
 events = st.one_of(
     turns(), turns(), turns(), turns(),   # conversations are mostly turns
@@ -223,7 +225,7 @@ def window_json(window: ContextWindow) -> str:
     return json.dumps(window.to_dict(), ensure_ascii=False, sort_keys=True)
 
 
-def check_journal_rows(store, ) -> str:
+def check_journal_rows(store) -> str:
     """Every stored row is a whole, valid window of at most two turns; returns the text rows hold."""
     out = []
     for scope_id, row in store.journal_rows().items():
@@ -239,7 +241,8 @@ def check_journal_rows(store, ) -> str:
             SafeTurn.from_dict(turn)          # raises on anything but a whole, valid projection
         assert set(window["summary"]) == {"goal", "area"}
         ContextSummary.from_dict(window["summary"])
-        out.append(scope_id)
+        # The key is a fixed-length hash (hex digits may match a phone-number 4-gram by chance).
+        assert scope_id in {s.storage_id for s in SCOPES}
         out.append(json.dumps(window, ensure_ascii=False, sort_keys=True))
     return "\n".join(out)
 
@@ -296,15 +299,17 @@ async def drive(store, conversation: list, initial_limit: int) -> None:
 
             # An expired or revision-stale window is never read.
             state = model[event.scope]
+            expected_window = ContextWindow()
             if state is None:
-                expected_status, expected_window = "empty", ContextWindow()
-            elif state[1] != revision:
-                expected_status, expected_window = "revision_mismatch", ContextWindow()
-            elif clock.now - state[2] > TTL_SECONDS:
-                expected_status, expected_window = "expired", ContextWindow()
+                expected_statuses = {"empty"}
             else:
-                expected_status, expected_window = "fresh", state[0]
-            assert snap.status == expected_status
+                stale = state[1] != revision
+                expired = clock.now - state[2] > TTL_SECONDS
+                # Which reason is reported when both hold is not specified: accept either.
+                expected_statuses = ({"revision_mismatch"} if stale else set()) | ({"expired"} if expired else set())
+                if not expected_statuses:
+                    expected_statuses, expected_window = {"fresh"}, state[0]
+            assert snap.status in expected_statuses
             hypothesis_event(f"read {snap.status}")
             assert snap.window == expected_window
             assert snap.revision == revision
@@ -371,12 +376,13 @@ async def drive(store, conversation: list, initial_limit: int) -> None:
             assert text not in rows_text and text not in pref_text
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(conversation=st.lists(events, min_size=1, max_size=25), initial_limit=budgets)
 def test_random_conversations_keep_budget_window_privacy_and_forgetting(conversation, initial_limit):
     from local_agent.sqlite_store import SqliteStore
 
-    with tempfile.TemporaryDirectory() as tmp:
+    # A RAM-backed temp dir when there is one: every example opens a fresh SQLite file.
+    with tempfile.TemporaryDirectory(dir=RAM_DIR) as tmp:
         store = SqliteStore(Path(tmp) / "local.sqlite3")
         try:
             asyncio.run(drive(store, conversation, initial_limit))
