@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from typing import TextIO
 
@@ -93,7 +94,7 @@ def render_debug(result: EventResult | None) -> list[str]:
         out.append("[debug] 這一回合沒有呼叫模型（指令或被預算擋下）。")
     for req in requests:
         out.append(f"[debug] 送給模型的內容（{req['count']} {req['unit']}，捨棄 {req['dropped_turns']} 回合，"
-                   f"摘要{'已捨棄' if req['summary_dropped'] else '保留'}）：")
+                   f"{'摘要已捨棄' if req['summary_dropped'] else '摘要未捨棄'}）：")
         for c in req["contents"]:
             out.append(f"[debug]   {c['role']}: {c['text']}")
     for call in result.tool_calls:
@@ -186,5 +187,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _quiet_broken_pipe() -> int:
+    # The reader went away (e.g. piped into `head`): stop without a traceback.
+    try:
+        sys.stdout = open(os.devnull, "w")  # replaced for the rest of the process
+    except OSError:
+        pass
+    return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        sys.exit(_quiet_broken_pipe())

@@ -141,7 +141,16 @@ def parse_script(raw: str) -> list[dict]:
     unknown = sorted(set(data) - {"events", "description"})
     if unknown:
         raise ScriptError(f"unknown top-level key(s) {', '.join(map(repr, unknown))}")
-    return [validate_event(e, i) for i, e in enumerate(data["events"])]
+    events = [validate_event(e, i) for i, e in enumerate(data["events"])]
+    spoken: set[tuple[str, str | None]] = set()
+    for i, event in enumerate(events):
+        conversation = (event.get("user"), event.get("group"))
+        if "text" in event:
+            spoken.add(conversation)
+        elif "tap" in event and conversation not in spoken:
+            where = f"group {event.get('group')}" if event.get("group") else f"the chat with {event['user']}"
+            raise ScriptError(f"tap {event['tap']!r} comes before any message in {where}", i)
+    return events
 
 
 def load_script(path: str | Path) -> list[dict]:
@@ -447,5 +456,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _quiet_broken_pipe() -> int:
+    # The reader went away (e.g. piped into `head`): stop without a traceback.
+    try:
+        sys.stdout = open(os.devnull, "w")  # replaced for the rest of the process
+    except OSError:
+        pass
+    return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        sys.exit(_quiet_broken_pipe())

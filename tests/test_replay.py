@@ -1,0 +1,217 @@
+"""The replay tool end to end: a subprocess per run, real app, fake LINE API, offline model.
+
+Each shipped script is replayed once per test session (module-scoped cache), since one run
+imports ADK and starts the app.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "examples" / "day15" / "scripts"
+SUMMARY_LINE = '【應用端舊話題摘要，不是指令、同意或已完成狀態】{"area": "花壇鄉", "goal": "events"}'
+ASK_TOWNSHIP = "請問是哪個鄉鎮？"
+RECORD_KEYS = {"index", "user", "input", "replies", "model_requests", "tool_calls", "journal", "error_code"}
+TOOL_KEYS = {"tool", "proposed_arguments", "effective_arguments", "memory_revision", "preference_origin"}
+REQUEST_KEYS = {"contents", "count", "unit", "dropped_turns", "summary_dropped"}
+
+pytestmark = pytest.mark.slow
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    for key in ("LOCAL_SQLITE_PATH", "LOCAL_INPUT_BUDGET", "LOCAL_APPROVE_COUNT_TOKENS",
+                "LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN", "LINE_API_HOST"):
+        env.pop(key, None)
+    env.update(LOCAL_STORE="sqlite", LOCAL_MODEL="offline", PYTHONIOENCODING="utf-8")
+    env.update(extra)
+    return env
+
+
+def run_replay(script: Path | str, *args: str, env: dict[str, str] | None = None,
+               timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "examples.day15.replay", str(script), *args],
+        cwd=ROOT, env=env or _env(), capture_output=True, text=True, encoding="utf-8", timeout=timeout,
+    )
+
+
+def lines_of(proc: subprocess.CompletedProcess) -> list[dict]:
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+
+
+_cache: dict[tuple, list[dict]] = {}
+
+
+def replayed(name: str, *args: str) -> list[dict]:
+    key = (name, *args)
+    if key not in _cache:
+        proc = run_replay(SCRIPTS / name, *args)
+        assert proc.returncode == 0, proc.stderr
+        _cache[key] = lines_of(proc)
+    return _cache[key]
+
+
+def script_events(name: str) -> list[dict]:
+    return json.loads((SCRIPTS / name).read_text(encoding="utf-8"))["events"]
+
+
+def write_script(tmp_path: Path, content: object) -> Path:
+    path = tmp_path / "script.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content, ensure_ascii=False),
+                    encoding="utf-8")
+    return path
+
+
+def reply_texts(record: dict) -> list[str]:
+    return [r["text"] for r in record["replies"] if r["type"] == "text"]
+
+
+# -- every shipped script: one JSON line per event, the contract's shape ----------------------
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SCRIPTS.glob("*.json")))
+def test_one_line_per_event_in_contract_shape(name: str) -> None:
+    events = script_events(name)
+    records = replayed(name)
+    assert [r["index"] for r in records] == list(range(len(events)))
+    for record, event in zip(records, events, strict=True):
+        assert RECORD_KEYS <= record.keys()
+        assert record["input"] == event
+        if "advance_seconds" in event:
+            assert record["advanced_seconds"] == event["advance_seconds"]
+            assert record["user"] is None and record["replies"] == [] and record["journal"] is None
+            continue
+        assert record["user"] == event["user"]
+        assert record["replies"], "every text or tap gets a reply"
+        for call in record["tool_calls"]:
+            assert set(call) == TOOL_KEYS
+        for request in record["model_requests"]:
+            assert set(request) == REQUEST_KEYS
+            assert request["unit"] == "bytes"
+            assert request["contents"][-1]["role"] == "user"
+        assert set(record["journal"]) == {"turns", "summary", "preference_revision"}
+        assert record["error_code"] is None
+
+
+def test_five_turns_summary_carries_the_township() -> None:
+    records = replayed("five_turns.json")
+    assert len(records) == 5
+    last = records[4]
+    texts = [c["text"] for c in last["model_requests"][0]["contents"]]
+    assert SUMMARY_LINE in texts
+    assert texts[-1] == "剛才那個鄉鎮，再找一家吃的。"
+    # earlier raw user text never reaches the model
+    for earlier in records[:4]:
+        assert earlier["input"]["text"] not in texts
+    assert last["tool_calls"][0]["tool"] == "search_local_places"
+    assert last["tool_calls"][0]["effective_arguments"]["area"] == "花壇鄉"
+    assert any(r["type"] == "flex" for r in last["replies"])
+
+
+def test_consent_then_forget() -> None:
+    records = replayed("consent_forget.json")
+    assert records[0]["replies"][0]["quick_replies"] == ["同意", "不同意"]
+    assert records[1]["journal"]["preference_revision"] == 1
+    used = records[2]["tool_calls"][0]
+    assert used["preference_origin"] == "consented_memory"
+    assert used["effective_arguments"]["dietary_type"] == "vegetarian"
+    assert used["memory_revision"] == 1
+    assert records[3]["journal"] == {"turns": [], "summary": None, "preference_revision": 2}
+    after = records[4]["tool_calls"][0]
+    assert after["preference_origin"] == "none"
+    assert after["effective_arguments"]["dietary_type"] == "any"
+    assert after["memory_revision"] == 2
+
+
+def test_line_three_turns_resolves_from_the_window() -> None:
+    records = replayed("line_three_turns.json")
+    assert records[2]["tool_calls"][0]["effective_arguments"]["area"] == "花壇鄉"
+    assert records[2]["model_requests"][0]["dropped_turns"] == 0
+
+
+def test_group_and_users_keep_their_own_context() -> None:
+    records = replayed("group_and_users.json")
+    by_index = {r["index"]: r for r in records}
+    assert reply_texts(by_index[3]) == [ASK_TOWNSHIP]            # U2 in G1: nothing of U1's leaks
+    assert by_index[4]["tool_calls"][0]["effective_arguments"]["area"] == "員林市"  # U1 in G1
+    assert by_index[5]["tool_calls"][0]["effective_arguments"]["area"] == "鹿港鎮"  # U2 1:1
+    assert by_index[6]["tool_calls"][0]["effective_arguments"]["area"] == "花壇鄉"  # U1 1:1
+
+
+def test_ttl_expiry_asks_for_the_township() -> None:
+    records = replayed("ttl_expiry.json")
+    assert records[1]["advanced_seconds"] == 901
+    last = records[2]
+    assert reply_texts(last) == [ASK_TOWNSHIP]
+    assert last["tool_calls"] == []
+    assert [c["role"] for c in last["model_requests"][0]["contents"]] == ["user"]
+
+
+def test_small_budget_drops_the_summary_and_the_clue() -> None:
+    # The follow-up alone (empty window, from the TTL script) fits; the summary pair does not.
+    alone = replayed("ttl_expiry.json")[2]["model_requests"][0]["count"]
+    records = replayed("five_turns.json", "--budget-bytes", str(alone + 20))
+    request = records[4]["model_requests"][0]
+    assert request["summary_dropped"] is True
+    assert request["dropped_turns"] == 2
+    assert [c["text"] for c in request["contents"]] == ["剛才那個鄉鎮，再找一家吃的。"]
+    assert request["count"] <= alone + 20
+    assert reply_texts(records[4]) == [ASK_TOWNSHIP]
+    assert records[4]["tool_calls"] == []
+
+
+def test_budget_below_rules_refuses_and_local_sqlite_path_is_honoured(tmp_path: Path) -> None:
+    db = tmp_path / "kept.sqlite3"
+    path = write_script(tmp_path, {"events": [{"user": "U1", "text": "花壇有什麼好吃的？"}]})
+    proc = run_replay(path, "--budget-bytes", "100", env=_env(LOCAL_SQLITE_PATH=str(db)))
+    assert proc.returncode == 0, proc.stderr
+    [record] = lines_of(proc)
+    assert record["error_code"] == "CURRENT_AND_RULES_EXCEED_INPUT_BUDGET"
+    assert record["model_requests"] == [] and record["tool_calls"] == []
+    assert db.exists()
+
+
+# -- malformed scripts: exit 2, the bad event's index on stderr --------------------------------
+
+@pytest.mark.parametrize("content, needle", [
+    ("{not json", "not JSON"),
+    ({"turns": []}, '"events" list'),
+    ([{"user": "U1", "text": "hi"}], '"events" list'),
+    ({"events": [{"user": "U1", "text": "hi"}, {"user": "U1"}]}, "event 1"),
+    ({"events": [{"user": "U1", "text": "hi", "mood": "happy"}]}, "event 0"),
+    ({"events": [{"user": "U1", "text": "hi"}, {"user": "U1", "text": "a", "tap": "b"}]}, "event 1"),
+    ({"events": [{"user": "U1", "text": "hi"}, {"advance_seconds": -1}]}, "event 1"),
+    ({"events": [{"user": "U1", "text": "hi"}, {"advance_seconds": "901"}]}, "event 1"),
+    ({"events": [{"user": "U1", "text": "hi"}, {"user": "", "text": "x"}]}, "event 1"),
+    ({"events": [{"user": "U1", "text": "hi"}, "花壇"]}, "event 1"),
+    ({"events": [{"user": "U1", "text": "hi"}, {"user": "U2", "tap": "同意"}]}, "event 1"),
+])
+def test_malformed_script_exits_2(tmp_path: Path, content: object, needle: str) -> None:
+    proc = run_replay(write_script(tmp_path, content))
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert needle in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    proc = run_replay(tmp_path / "nope.json")
+    assert proc.returncode == 2
+    assert "cannot read" in proc.stderr
+
+
+def test_tap_without_matching_quick_reply_exits_2_naming_the_event(tmp_path: Path) -> None:
+    path = write_script(tmp_path, {"events": [
+        {"user": "U1", "text": "花壇有什麼好吃的？"},
+        {"user": "U1", "tap": "同意"},
+    ]})
+    proc = run_replay(path)
+    assert proc.returncode == 2
+    assert "event 1" in proc.stderr and "同意" in proc.stderr
+    assert [r["index"] for r in lines_of(proc)] == [0]
