@@ -124,8 +124,6 @@ AUDIT_EVIDENCE_KEYS = ("tool", "proposed_arguments", "memory_revision", "effecti
 
 WEBHOOK_SKIPPED = ("Webhook part skipped: install the project (./scripts/test does) to also run the LINE "
                    "conversation through the webhook.")
-WEBHOOK_NOT_YET = ("Webhook part: the LINE/ADK dependencies are installed, but the webhook conversation is not "
-                   "yet part of this demo.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,17 +279,61 @@ def _importable(name: str) -> bool:
         return False
 
 
-def webhook_section(out_dir: Path) -> dict | None:
-    """The LINE conversation through the webhook: not part of this offline demo yet.
+LINE_THREE_TURNS = ("花壇有什麼店推薦吃吃看？", "八卦山步道有什麼活動？", "剛才那個鄉鎮，再找一家吃的。")
 
-    Returns None (nothing to report). With the project installed, this is where the same five
-    turns would go through the FastAPI webhook and the ADK router.
+
+def webhook_section(out_dir: Path) -> dict | None:
+    """The seed's three-turn LINE conversation through the real webhook, when the project is installed.
+
+    Signed webhook requests go to the FastAPI app in-process (ADK Runner, offline stand-in model,
+    SQLite under ``out_dir``); replies are captured by a fake LINE API on 127.0.0.1. On a bare
+    Python this prints how to enable it and returns None.
     """
-    if _importable("fastapi") and _importable("google.adk"):
-        print(WEBHOOK_NOT_YET)
-    else:
+    if not (_importable("fastapi") and _importable("google.adk") and _importable("linebot")):
         print(WEBHOOK_SKIPPED)
-    return None
+        return None
+    from examples.day15.replay import ReplayDriver
+
+    db = out_dir / "webhook.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+
+    async def run() -> list[dict]:
+        turns = []
+        async with ReplayDriver.open(env={"LOCAL_SQLITE_PATH": str(db)}) as driver:
+            for i, text in enumerate(LINE_THREE_TURNS, 1):
+                result = await driver.send_text("Uwebhookdemo", text)
+                outcome = result.outcome
+                calls = outcome.tool_calls if outcome else []
+                turns.append({
+                    "turn": i, "text": text,
+                    "tool_calls": [{k: c[k] for k in ("tool", "effective_arguments", "preference_origin")}
+                                   for c in calls],
+                    "replies": result.replies,
+                    "request_bytes": outcome.model_requests[0]["count"] if outcome and outcome.model_requests else None,
+                    "journal": result.journal,
+                })
+        return turns
+
+    turns = asyncio.run(run())
+    (out_dir / "webhook_three_turns.json").write_text(
+        json.dumps({"turns": turns}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    last_area = (turns[-1]["tool_calls"] or [{}])[0].get("effective_arguments", {}).get("area")
+    lines = ["", "## The LINE conversation through the webhook", "",
+             "The seed's three turns as signed webhook requests to the real FastAPI app (ADK Runner, offline",
+             "stand-in model, SQLite), replies captured by a fake LINE API on 127.0.0.1",
+             "(`webhook_three_turns.json`).", "",
+             "| turn | text | tool call | reply titles |", "|---|---|---|---|"]
+    for t in turns:
+        call = t["tool_calls"][0] if t["tool_calls"] else None
+        call_text = f"{call['tool']}({call['effective_arguments'].get('area')})" if call else "—"
+        titles = [x for r in t["replies"] for x in r.get("titles", [])]
+        lines.append(f"| {t['turn']} | {t['text']} | {call_text} | {'、'.join(titles) or '—'} |")
+    with open(out_dir / "report.md", "a", encoding="utf-8") as report:
+        report.write("\n".join(lines) + "\n")
+    print(f"Webhook part: turn 3 「{LINE_THREE_TURNS[2]}」 resolved to {last_area} "
+          f"through the real webhook ({out_dir / 'webhook_three_turns.json'})")
+    return {"turn3_area": last_area, "turns": len(turns)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1076,10 +1118,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         demo.store.close()
     summary = summarize(results)
     print_console(results, summary, args.quiet)
+    write_outputs(out, results, summary, command)
     webhook = webhook_section(out)
     if webhook is not None:
         summary["webhook"] = webhook
-    write_outputs(out, results, summary, command)
+        (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n",
+                                          encoding="utf-8")
     print(f"Checks: {summary['checks_passed']}/{summary['checks_total']} passed"
           + (f", {summary['checks_failed']} FAILED" if summary["checks_failed"] else ""))
     print(f"Turn 5: full history {fmt(summary['turn5_full_history_bytes'])} bytes, "
