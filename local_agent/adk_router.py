@@ -26,7 +26,7 @@ from google.adk.tools import ToolContext
 from google.genai import types
 
 from .context.context_store import ScopeKey
-from .context.errors import BudgetError, LocalError, StoreError
+from .context.errors import BudgetError, BudgetExceeded, LocalError, StoreError
 from .context.session_budget import Measure, canonical_json
 from .pipeline import ContextPipeline, TurnState
 from .render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
@@ -38,6 +38,8 @@ log = logging.getLogger("local_agent.router")
 APP_NAME = "local"
 TURN_KEY = "local_turn_id"
 MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"
+MAX_MODEL_CALLS_PER_TURN = 1
+ASK_AGAIN = "我沒聽清楚要查哪裡，請問是哪個鄉鎮？想找吃的還是活動？"
 
 
 @dataclass
@@ -106,7 +108,7 @@ class AdkRouter:
     def _places_tool(self):
         router = self
 
-        async def search_local_places(area: str, dietary_type: str = "", keyword: str = "",
+        async def search_local_places(area: str = "", dietary_type: str = "", keyword: str = "",
                                       tool_context: ToolContext = None) -> dict:
             """查彰化縣某鄉鎮市的店家（教學快照）。
 
@@ -125,7 +127,7 @@ class AdkRouter:
     def _events_tool(self):
         router = self
 
-        async def search_local_events(area: str, keyword: str = "", tool_context: ToolContext = None) -> dict:
+        async def search_local_events(area: str = "", keyword: str = "", tool_context: ToolContext = None) -> dict:
             """查彰化縣某鄉鎮市的活動（教學快照）。
 
             Args:
@@ -142,12 +144,21 @@ class AdkRouter:
     # -- the budget gate -------------------------------------------------------------------
     async def _before_model(self, callback_context: CallbackContext, llm_request: LlmRequest) -> LlmResponse | None:
         state = self._state(callback_context)
+        state.extra["model_calls"] = state.extra.get("model_calls", 0) + 1
+        if state.extra["model_calls"] > MAX_MODEL_CALLS_PER_TURN:
+            # A proposal that never reached TurnTools (missing argument, unknown tool) makes ADK ask
+            # the model again; the budgeted contents would hide ADK's error and the model would
+            # repeat itself. One model call per turn: answer with a fixed question instead.
+            state.extra["gave_up"] = True
+            return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]),
+                               turn_complete=True)
         envelope = request_envelope(llm_request)
         try:
             result = await self.pipeline.prepare(state, envelope, self.measure)
         except BudgetError as exc:
             state.error_code = exc.code
-            return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=BUDGET_REFUSAL)]),
+            text = BUDGET_REFUSAL if isinstance(exc, BudgetExceeded) else POLITE_FAILURE
+            return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]),
                                turn_complete=True)
         llm_request.contents = to_genai_contents(result.contents)
         state.extra["request_bytes"] = len(canonical_json(result.request).encode("utf-8"))
@@ -187,9 +198,12 @@ class AdkRouter:
         finally:
             self._turns.pop(state.turn_id, None)
             await self.sessions.delete_session(app_name=APP_NAME, user_id=scope.storage_id, session_id=session.id)
+        if state.extra.get("gave_up") and reply is None:
+            reply = Reply(texts=(ASK_AGAIN,))
         if state.error_code is not None:
             # Refused by the budget: nothing was sent, nothing is written to the journal.
             return TurnOutcome(reply or Reply(texts=(BUDGET_REFUSAL,)), error_code=state.error_code,
+                               model_requests=self._model_requests(state),
                                tool_calls=self._tool_calls(state))
         try:
             turn = await self._io(self.pipeline.finish, state)

@@ -1,8 +1,8 @@
 """The offline model's rules (a stand-in for Gemini, stdlib only).
 
 ``propose`` reads only the request it is given (its contents) and proposes one tool call or a
-short text. References such as 剛才那個鄉鎮 are resolved from the projected turns and the
-summary *in the request*: if the budget layer dropped the clue, resolution fails and it asks
+short text. A question without a township (「剛才那個鄉鎮，再找一家吃的。」, 「那邊有什麼活動？」)
+takes its area from the projected turns and the summary *in the request*: if the budget layer dropped the clue, resolution fails and it asks
 「請問是哪個鄉鎮？」. That is what keeps the offline evaluation honest.
 """
 
@@ -24,8 +24,9 @@ CAPABILITIES = ("我目前可以幫您找彰化縣各鄉鎮的店家和活動（
 PLACE_WORDS = ("吃", "餐", "店", "飯", "麵", "小吃", "美食", "素食", "蔬食", "早餐", "午餐", "晚餐", "肉圓",
                "便當", "咖啡", "點心", "館")
 EVENT_WORDS = ("活動", "展覽", "市集", "表演", "節慶", "祭", "廟會", "步道", "好玩", "走走", "演出", "音樂會")
-REFERENCE_WORDS = ("剛才", "剛剛", "那個鄉鎮", "那個地方", "那裡", "那邊", "同一個地方", "同一個", "同個地方",
-                   "上次", "一樣的地方", "原來的地方")
+# Questions the tools cannot answer. They win over topic words: 「八卦山步道那邊停車要不要錢」 is
+# about parking, not an event search, and projects as 「未指定區域：詢問可用功能」.
+UNSUPPORTED_WORDS = ("停車", "公車", "客運", "接駁", "計程車", "火車時刻", "廁所", "洗手間", "坐車", "搭車")
 EXTRA_KEYWORDS = ("步道",)
 
 _PROJECTION_AREA = re.compile(re.escape(USER_PROJECTION_PREFIX) + r"([^：]+)：")
@@ -60,6 +61,8 @@ def context_area(contents: Sequence[Mapping[str, Any]]) -> str | None:
 
 
 def classify(text: str) -> str | None:
+    if any(w in text for w in UNSUPPORTED_WORDS):
+        return None
     if any(w in text for w in EVENT_WORDS):
         return "events"
     if any(w in text for w in PLACE_WORDS):

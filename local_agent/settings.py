@@ -11,7 +11,7 @@ PLACEHOLDERS = {"", "changeme", "change-me", "your-channel-secret", "your-channe
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True,
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True, hide_input_in_errors=True,
                                       populate_by_name=True)
 
     line_channel_secret: str = Field(alias="LINE_CHANNEL_SECRET")

@@ -82,7 +82,10 @@ class SqliteStore:
             self.path = f"file:local-memory-{id(self)}?mode=memory&cache=shared"
             self._uri = True
         else:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(operation="init", backend=self.backend) from exc
         self._busy = busy_timeout_ms
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []

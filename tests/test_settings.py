@@ -1,0 +1,179 @@
+"""Settings read from the environment under the spec's names (DESIGN §5, seed §8)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from local_agent.settings import Settings
+
+SECRET = "0123456789abcdef-real-channel-secret"
+TOKEN = "real-access-token-ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+ENV_PREFIXES = ("LINE_", "LOCAL_", "GOOGLE_", "FIRESTORE_")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch):
+    for name in list(os.environ):
+        if name.startswith(ENV_PREFIXES):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LINE_CHANNEL_SECRET", SECRET)
+    monkeypatch.setenv("LINE_CHANNEL_ACCESS_TOKEN", TOKEN)
+
+
+def load() -> Settings:
+    return Settings(_env_file=None)   # the environment only; a developer's .env must not leak in
+
+
+def refused(match: str) -> ValidationError:
+    with pytest.raises(ValidationError, match=match) as info:
+        load()
+    return info.value
+
+
+def test_defaults_are_offline_sqlite_and_a_byte_budget():
+    s = load()
+    assert (s.local_store, s.local_model, s.local_sqlite_path) == ("sqlite", "offline", "var/local.sqlite3")
+    assert (s.budget_unit, s.input_budget, s.counts_tokens) == ("bytes", 16384, False)
+    assert s.line_api_host is None and s.google_api_key is None and s.firestore_emulator_host is None
+
+
+def test_every_spec_variable_is_read_from_the_environment(monkeypatch):
+    env = {
+        "LINE_API_HOST": "http://127.0.0.1:8123",
+        "LOCAL_STORE": "firestore",
+        "LOCAL_SQLITE_PATH": "/tmp/elsewhere.sqlite3",
+        "LOCAL_MODEL": "gemini-3.8-flash",
+        "LOCAL_APPROVE_COUNT_TOKENS": "yes",
+        "LOCAL_INPUT_BUDGET": "4096",
+        "GOOGLE_API_KEY": "AIza-test-key",
+        "GOOGLE_GENAI_USE_VERTEXAI": "yes",
+        "GOOGLE_CLOUD_PROJECT": "local-demo",
+        "FIRESTORE_EMULATOR_HOST": "127.0.0.1:8681",
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    s = load()
+    assert (s.line_channel_secret, s.line_channel_access_token) == (SECRET, TOKEN)
+    assert s.line_api_host == "http://127.0.0.1:8123"
+    assert (s.local_store, s.local_sqlite_path, s.local_model) == ("firestore", "/tmp/elsewhere.sqlite3",
+                                                                   "gemini-3.8-flash")
+    assert s.local_approve_count_tokens is True and s.local_input_budget == 4096
+    assert (s.google_api_key, s.google_genai_use_vertexai, s.google_cloud_project) == (
+        "AIza-test-key", True, "local-demo")
+    assert s.firestore_emulator_host == "127.0.0.1:8681"
+
+
+@pytest.mark.parametrize("name", ["LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN"])
+@pytest.mark.parametrize("how", ["unset", "empty"])
+def test_line_credentials_are_required(monkeypatch, name, how):
+    if how == "unset":
+        monkeypatch.delenv(name)
+    else:
+        monkeypatch.setenv(name, "")
+    refused(name)
+
+
+@pytest.mark.parametrize("value", ["   ", "changeme", "change-me", "your-channel-secret",
+                                   "your-channel-access-token", "xxx", "TODO"])
+@pytest.mark.parametrize("name", ["LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN"])
+def test_placeholder_credentials_are_refused_with_a_clear_error(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    error = refused("placeholder")
+    assert name in str(error)
+
+
+def test_gemini_without_an_api_key_or_vertex_is_refused(monkeypatch):
+    monkeypatch.setenv("LOCAL_MODEL", "gemini-3.8-flash")
+    error = refused("GOOGLE_API_KEY")
+    assert SECRET not in str(error) and TOKEN not in str(error)     # the error never echoes credentials
+
+
+def test_gemini_on_vertex_without_a_project_is_refused(monkeypatch):
+    monkeypatch.setenv("LOCAL_MODEL", "gemini-3.8-flash")
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "yes")
+    refused("GOOGLE_CLOUD_PROJECT")
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "local-demo")
+    assert load().google_genai_use_vertexai is True
+
+
+def test_gemini_with_an_api_key_is_accepted(monkeypatch):
+    monkeypatch.setenv("LOCAL_MODEL", "gemini-3.8-flash")
+    monkeypatch.setenv("GOOGLE_API_KEY", "AIza-test-key")
+    assert load().local_model == "gemini-3.8-flash"
+
+
+@pytest.mark.parametrize("value", ["postgres", "SQLite", "memory", "firestore "])
+def test_an_unknown_store_is_refused(monkeypatch, value):
+    monkeypatch.setenv("LOCAL_STORE", value)
+    refused("LOCAL_STORE")
+
+
+def test_firestore_without_a_project_is_refused(monkeypatch):
+    monkeypatch.setenv("LOCAL_STORE", "firestore")
+    refused("GOOGLE_CLOUD_PROJECT")
+
+
+def test_a_refusal_never_echoes_any_part_of_a_credential(monkeypatch):
+    api_key = "AIzaSyD-very-secret-key-1234567890"
+    monkeypatch.setenv("GOOGLE_API_KEY", api_key)
+    monkeypatch.setenv("LOCAL_STORE", "firestore")                   # refused: no GOOGLE_CLOUD_PROJECT
+    message = str(refused("GOOGLE_CLOUD_PROJECT"))
+    for credential in (api_key, SECRET, TOKEN):
+        for i in range(len(credential) - 8):
+            assert credential[i:i + 8] not in message, credential[i:i + 8]
+
+
+@pytest.mark.parametrize("value", ["gpt-4", "gemini-pro", "Gemini-3.8-Flash"])
+def test_an_unknown_model_is_refused(monkeypatch, value):
+    monkeypatch.setenv("LOCAL_MODEL", value)
+    refused("LOCAL_MODEL")
+
+
+@pytest.mark.parametrize("model,approve,unit,budget", [
+    ("offline", "no", "bytes", 16384),
+    ("offline", "yes", "bytes", 16384),            # the stand-in has no tokenizer: bytes even if approved
+    ("gemini-3.8-flash", "no", "bytes", 16384),
+    ("gemini-3.8-flash", "yes", "tokens", 8192),
+])
+def test_the_budget_counts_tokens_only_for_gemini_with_approval(monkeypatch, model, approve, unit, budget):
+    monkeypatch.setenv("LOCAL_MODEL", model)
+    monkeypatch.setenv("GOOGLE_API_KEY", "AIza-test-key")
+    monkeypatch.setenv("LOCAL_APPROVE_COUNT_TOKENS", approve)
+    s = load()
+    assert (s.budget_unit, s.input_budget, s.counts_tokens) == (unit, budget, unit == "tokens")
+
+
+def test_an_explicit_input_budget_overrides_the_default(monkeypatch):
+    monkeypatch.setenv("LOCAL_INPUT_BUDGET", "2048")
+    assert load().input_budget == 2048
+
+
+def test_an_empty_input_budget_means_the_default(monkeypatch):
+    monkeypatch.setenv("LOCAL_INPUT_BUDGET", "")
+    assert load().input_budget == 16384
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "lots"])
+def test_a_non_positive_or_non_numeric_input_budget_is_refused(monkeypatch, value):
+    monkeypatch.setenv("LOCAL_INPUT_BUDGET", value)
+    refused("LOCAL_INPUT_BUDGET")
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "approved"])
+def test_count_tokens_approval_must_be_yes_or_no(monkeypatch, value):
+    monkeypatch.setenv("LOCAL_APPROVE_COUNT_TOKENS", value)
+    refused("yes or no")
+
+
+def test_settings_are_not_read_at_import(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIXES)}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-c", "import local_agent.settings"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
