@@ -231,6 +231,58 @@ class ThreadedUvicorn:
         self.thread.join(timeout=30)
 
 
+def start_fake_line_api(access_token: str | None = TOKEN, *, nodelay: bool = True, cls: type | None = None):
+    """A started ``FakeLineApi`` (or subclass ``cls``) on 127.0.0.1.
+
+    ``nodelay``: answer with TCP_NODELAY. The stock fake (``http.server``) writes the headers and
+    the body of an answer in two small segments; with a keep-alive client (aiohttp, as the LINE
+    SDK uses) Nagle's algorithm + delayed ACK then stall each answer ~40 ms on Linux loopback, a
+    test-fake artefact that would dominate every turn. The switch only changes this instance's
+    handler class (the handler class is looked up per connection)."""
+    from local_agent.line import fake_api
+
+    api = (cls or fake_api.FakeLineApi)(access_token=access_token).start()
+    if nodelay:
+        class NoDelayHandler(fake_api._Handler):
+            disable_nagle_algorithm = True
+
+        api._server.RequestHandlerClass = NoDelayHandler
+    return api
+
+
+def probe_fake_line_api(base_url: str, requests: int = 20) -> float:
+    """Median ms of a reply call to the fake over one aiohttp keep-alive session (the SDK's
+    transport), after one warm-up call."""
+    import uuid
+
+    import aiohttp
+
+    async def run() -> list[float]:
+        out = []
+        async with aiohttp.ClientSession() as session:
+            for _ in range(requests + 1):
+                t0 = time.perf_counter()
+                async with session.post(f"{base_url}/v2/bot/message/reply",
+                                        json={"replyToken": uuid.uuid4().hex,
+                                              "messages": [{"type": "text", "text": "probe"}]},
+                                        headers={"Authorization": f"Bearer {TOKEN}"}) as response:
+                    await response.read()
+                out.append((time.perf_counter() - t0) * 1000)
+        return out[1:]
+
+    import asyncio
+
+    return median(asyncio.run(run()))
+
+
+def load_note() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "load average unknown"
+    return f"{os.cpu_count()} CPUs, load average {one:.2f} (1 min) / {five:.2f} (5 min)"
+
+
 def proc_cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a (child) process from /proc; NaN where /proc is missing."""
     try:

@@ -200,6 +200,8 @@ def _bad_request(details: list[dict]) -> dict:
 
 
 class _Handler(BaseHTTPRequestHandler):
+    # Answer in one segment: with Nagle on, aiohttp keep-alive waits ~40 ms per call.
+    disable_nagle_algorithm = True
     server_version = "FakeLineApi/1.0"
     protocol_version = "HTTP/1.1"
 

@@ -1,0 +1,269 @@
+"""What does the context layer cost per turn, next to a whole offline turn? (wall-clock ms)
+
+  (i)   the context pipeline alone: journal read (begin) + prepare (assemble + measure the whole
+        request) + journal write (finish: append + snapshot), via ContextPipeline on SQLite with
+        N active scopes pre-populated (default 1,000). Offline, no ADK. The tool that runs between
+        prepare and finish (proposed by the offline rules, audit row included) is not timed.
+  (ii)  one offline ADK turn: AdkRouter.run_turn (fresh ADK session, budget callback, offline
+        stand-in model, tool, journal write) on the same SQLite file.
+  (iii) one whole offline turn through the webhook: signed POST /callback to the real app under
+        uvicorn on 127.0.0.1 until the reply is recorded by the FakeLineApi (sequential turns).
+
+    python -m bench.turn_overhead [--scopes 1000] [--iterations 2000] [--adk-turns 300]
+                                  [--webhook-turns 200] [--quick] [--out-dir out/bench]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from bench._common import (
+    SECRET,
+    TOKEN,
+    ThreadedUvicorn,
+    bench_settings,
+    conversation,
+    format_table,
+    key_line,
+    load_note,
+    median,
+    out_path,
+    percentile,
+    probe_fake_line_api,
+    pyplot,
+    start_fake_line_api,
+    write_csv,
+)
+
+NAME = "turn_overhead"
+PIPELINE_TARGET_MS = 1.0
+
+
+def scope_for(i: int):
+    from local_agent.context.context_store import ScopeKey
+
+    return ScopeKey("Ubenchdestination", "user", f"U{i:032x}", f"U{i:032x}")
+
+
+def populate(store: Any, scopes: int, now: float) -> list[Any]:
+    """``scopes`` active journals, each a full window: two projected turns + a summary."""
+    from local_agent.context.context_store import JournalRecord
+    from local_agent.context.projection import SafeTurn
+    from local_agent.context.townships import TOWNSHIPS
+    from local_agent.context.window import ContextSummary, ContextWindow
+
+    keys = []
+    for i in range(scopes):
+        a, b, c = (TOWNSHIPS[(i + k) % len(TOWNSHIPS)] for k in range(3))
+        window = ContextWindow((SafeTurn("places", b), SafeTurn("events", c)), ContextSummary("places", a))
+        record = JournalRecord(window, 0, now, 3)
+        key = scope_for(i)
+        store.update(key.storage_id, lambda _old, r=record: r)
+        keys.append(key)
+    return keys
+
+
+async def measure_pipeline(store: Any, keys: list[Any], iterations: int, seed: int) -> dict[str, list[float]]:
+    from local_agent import intent
+    from local_agent.context.context_store import ContextJournal
+    from local_agent.context.session_budget import ByteMeasure, SessionBudget, build_envelope
+    from local_agent.pipeline import ContextPipeline
+    from local_agent.rules import SYSTEM_INSTRUCTION
+    from local_agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
+
+    journal = ContextJournal(store, clock=time.time)
+    pipeline = ContextPipeline(journal=journal, preferences=store, audit=store, snapshots=store,
+                               budget=SessionBudget(limit=16384, unit="bytes"), clock=time.time)
+    envelope = build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
+    measure = ByteMeasure()
+    rng = random.Random(seed)
+    texts = conversation(iterations, offset=rng.randrange(20))
+    out: dict[str, list[float]] = {"begin": [], "prepare": [], "finish": [], "pipeline": []}
+    clock = time.perf_counter_ns
+    for text in texts:
+        key = keys[rng.randrange(len(keys))]
+        t0 = clock()
+        state = pipeline.begin(key, text)
+        t1 = clock()
+        result = await pipeline.prepare(state, envelope, measure)
+        t2 = clock()
+        proposal = intent.propose(result.contents, TOOL_NAMES)  # untimed: the model + the tool
+        if "function_call" in proposal:
+            call = proposal["function_call"]
+            pipeline.tools(state).call(call["name"], dict(call["args"]))
+        t3 = clock()
+        pipeline.finish(state)
+        t4 = clock()
+        out["begin"].append((t1 - t0) / 1e6)
+        out["prepare"].append((t2 - t1) / 1e6)
+        out["finish"].append((t4 - t3) / 1e6)
+        out["pipeline"].append((t2 - t0 + t4 - t3) / 1e6)
+    return out
+
+
+async def measure_adk(store: Any, keys: list[Any], turns: int, seed: int) -> list[float]:
+    from local_agent.wiring import build_service
+
+    wiring = build_service(bench_settings("http://127.0.0.1:9", "unused.sqlite3"), store=store)
+    rng = random.Random(seed + 1)
+    texts = conversation(turns + 5, offset=rng.randrange(20))
+    samples: list[float] = []
+    for n, text in enumerate(texts):
+        key = keys[rng.randrange(len(keys))]
+        t0 = time.perf_counter_ns()
+        outcome = await wiring.router.run_turn(key, text)
+        elapsed = (time.perf_counter_ns() - t0) / 1e6
+        if outcome.error_code:
+            raise RuntimeError(f"ADK turn failed: {outcome.error_code}")
+        if n >= 5:  # the first few warm ADK up
+            samples.append(elapsed)
+    return samples
+
+
+def measure_webhook(db_path: Path, turns: int, users: int, *, nodelay: bool) -> tuple[list[float], list[float]]:
+    """(turn ms: send -> reply recorded at the fake, ack ms: send -> 200) for sequential turns."""
+    import httpx
+
+    from local_agent.line.webhook import create_app
+    from local_agent.testing.webhooks import signed, text_event
+
+    turn_ms: list[float] = []
+    ack_ms: list[float] = []
+    warmup = 5
+    with start_fake_line_api(TOKEN, nodelay=nodelay) as line:
+        app = create_app(bench_settings(line.base_url, db_path), configure_logs=False)
+        with ThreadedUvicorn(app) as server, httpx.Client(base_url=server.url, timeout=10.0) as client:
+            texts = conversation(turns + warmup)
+            for n, text in enumerate(texts):
+                user = f"U{(n % users) + 7_000_000:032x}"
+                body, headers = signed(SECRET, text_event(user, text))
+                expected = len(line.replies()) + 1
+                t0 = time.perf_counter_ns()
+                response = client.post("/callback", content=body, headers=headers)
+                t1 = time.perf_counter_ns()
+                if response.status_code != 200:
+                    raise RuntimeError(f"webhook answered {response.status_code}")
+                if not line.wait_for_count(expected, "reply", timeout=10.0):
+                    raise RuntimeError("the reply did not arrive within 10 s")
+                t2 = time.perf_counter_ns()
+                if n >= warmup:
+                    ack_ms.append((t1 - t0) / 1e6)
+                    turn_ms.append((t2 - t0) / 1e6)
+    return turn_ms, ack_ms
+
+
+def stats_row(name: str, values: list[float]) -> list[Any]:
+    return [name, len(values), round(median(values), 4), round(percentile(values, 90), 4),
+            round(percentile(values, 99), 4), round(sum(values) / len(values), 4), round(max(values), 4)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scopes", type=int, default=1000, help="active scopes pre-populated (default 1000)")
+    parser.add_argument("--iterations", type=int, default=2000, help="pipeline-only turns (default 2000)")
+    parser.add_argument("--adk-turns", type=int, default=300, help="offline ADK turns (default 300)")
+    parser.add_argument("--webhook-turns", type=int, default=200, help="webhook turns (default 200)")
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--stock-fake", action="store_true",
+                        help="use the FakeLineApi as is (its ~40 ms Nagle/delayed-ACK stall per call included)")
+    parser.add_argument("--quick", action="store_true", help="smoke-test size")
+    parser.add_argument("--out-dir", default=None, help="where CSV/PNG go (default out/bench)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.scopes, args.iterations, args.adk_turns, args.webhook_turns = 100, 100, 20, 20
+    if min(args.scopes, args.iterations, args.adk_turns, args.webhook_turns) < 1:
+        parser.error("sizes must be >= 1")
+    warnings.filterwarnings("ignore", message=r".*EXPERIMENTAL.*")
+
+    from local_agent.sqlite_store import SqliteStore
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
+        store = SqliteStore(Path(tmp) / "overhead.sqlite3")
+        t = time.perf_counter()
+        keys = populate(store, args.scopes, time.time())
+        populate_s = time.perf_counter() - t
+        pipe = asyncio.run(measure_pipeline(store, keys, args.iterations, args.seed))
+        adk = asyncio.run(measure_adk(store, keys, args.adk_turns, args.seed))
+        store.close()
+        webhook, acks = measure_webhook(Path(tmp) / "webhook.sqlite3", args.webhook_turns, users=20,
+                                        nodelay=not args.stock_fake)
+    probes = {}
+    for nodelay in (False, True):
+        with start_fake_line_api(TOKEN, nodelay=nodelay) as probe:
+            probes[nodelay] = probe_fake_line_api(probe.base_url)
+    elapsed = time.perf_counter() - started
+
+    headers = ["measure", "n", "median_ms", "p90_ms", "p99_ms", "mean_ms", "max_ms"]
+    rows = [
+        stats_row("(i) pipeline: begin+prepare+finish", pipe["pipeline"]),
+        stats_row("    begin (pref + journal read)", pipe["begin"]),
+        stats_row("    prepare (assemble + measure)", pipe["prepare"]),
+        stats_row("    finish (journal + snapshot write)", pipe["finish"]),
+        stats_row("(ii) offline ADK turn (run_turn)", adk),
+        stats_row("(iii) webhook turn: POST -> reply at fake", webhook),
+        stats_row("     webhook ack: POST -> 200", acks),
+    ]
+    csv_file = write_csv(out_path(f"{NAME}.csv", args.out_dir), headers, rows)
+    samples = out_path(f"{NAME}_samples.csv", args.out_dir)
+    write_csv(samples, ["measure", "i", "ms"],
+              [[k, i, round(v, 5)] for k, vs in (("pipeline", pipe["pipeline"]), ("adk_turn", adk),
+                                                  ("webhook_turn", webhook), ("webhook_ack", acks))
+               for i, v in enumerate(vs)])
+
+    print(f"turn_overhead: wall-clock per turn, offline stand-in model, SQLite on local disk, "
+          f"{args.scopes:,} active scopes pre-populated ({populate_s:.1f} s).")
+    print(f"machine: {load_note()} (shared with other work: expect noise, compare within this run)")
+    print(f"fake LINE API: {'stock' if args.stock_fake else 'TCP_NODELAY'}; one reply call over aiohttp "
+          f"keep-alive costs median {probes[False]:.1f} ms on the stock fake vs {probes[True]:.1f} ms with "
+          f"TCP_NODELAY (a test-fake artefact; a turn makes two calls: loading + reply)")
+    print()
+    print(format_table(headers, rows))
+    print()
+    p_med, w_med, a_med = median(pipe["pipeline"]), median(webhook), median(adk)
+    share_webhook = p_med / w_med
+    share_adk = p_med / a_med
+    met = "MET" if p_med <= PIPELINE_TARGET_MS else "NOT MET"
+    print(f"Target (reported, not asserted): pipeline <= {PIPELINE_TARGET_MS} ms median: {p_med:.3f} ms -> {met} "
+          f"(p99 {percentile(pipe['pipeline'], 99):.3f} ms)")
+    print(f"pipeline share of a whole webhook turn (median/median): {share_webhook:.1%}; "
+          f"of an offline ADK turn: {share_adk:.1%}")
+    print(f"offline turn through the webhook: median {w_med:.1f} ms over {len(webhook)} "
+          f"(p99 {percentile(webhook, 99):.1f} ms; ack median {median(acks):.2f} ms)")
+    print(f"  wrote {csv_file} and {samples}")
+
+    png = out_path(f"{NAME}.png", args.out_dir)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    data = [pipe["pipeline"], adk, webhook]
+    ax.boxplot(data, orientation="horizontal", whis=(1, 99), showfliers=False)
+    ax.set_yticks([1, 2, 3], ["(i) context pipeline", "(ii) offline ADK turn", "(iii) webhook turn"])
+    ax.set_xscale("log")
+    ax.set_xlabel("ms per turn (log; box = quartiles, whiskers = p1..p99)")
+    ax.axvline(PIPELINE_TARGET_MS, linestyle="--", linewidth=1, label="pipeline target 1 ms")
+    ax.legend(fontsize=8)
+    ax.set_title("LOCAL Day 15 per-turn overhead (offline, shared 2-core machine)")
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    print(f"  wrote {png}  ({elapsed:.1f} s)")
+    print(key_line(NAME, {
+        "pipeline_median_ms": f"{p_med:.3f}", "pipeline_p99_ms": f"{percentile(pipe['pipeline'], 99):.3f}",
+        "pipeline_target_le_1ms": met, "adk_turn_median_ms": f"{a_med:.2f}",
+        "adk_turn_p99_ms": f"{percentile(adk, 99):.2f}", "webhook_turn_median_ms": f"{w_med:.2f}",
+        "webhook_turn_p99_ms": f"{percentile(webhook, 99):.2f}", "webhook_turns": len(webhook),
+        "pipeline_share_of_webhook_turn": f"{share_webhook:.1%}",
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

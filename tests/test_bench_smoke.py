@@ -1,0 +1,46 @@
+"""Smoke test of the benchmarks: each runs with --quick in its own subprocess and must exit 0,
+write its CSV and end its output with its KEY line. No timing assertions: the machine is shared.
+
+The three run concurrently so the whole test stays short (under a minute on a quiet machine); the
+per-process timeout only bounds a hang.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ("context_growth", "turn_overhead", "webhook_load")
+HANG_LIMIT_S = 300
+
+
+@pytest.mark.slow
+def test_benchmarks_quick(tmp_path: Path) -> None:
+    procs = {}
+    for name in BENCHMARKS:
+        out = tmp_path / name
+        procs[name] = (out, subprocess.Popen(
+            [sys.executable, "-m", f"bench.{name}", "--quick", "--out-dir", str(out)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        ))
+    results = {}
+    try:
+        for name, (out, proc) in procs.items():
+            stdout, stderr = proc.communicate(timeout=HANG_LIMIT_S)
+            results[name] = (out, proc.returncode, stdout, stderr)
+    finally:
+        for _, proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    for name, (out, code, stdout, stderr) in results.items():
+        assert code == 0, f"bench.{name} exited {code}\n{stdout[-2000:]}\n{stderr[-4000:]}"
+        assert (out / f"{name}.csv").is_file(), f"bench.{name} wrote no CSV"
+        assert (out / f"{name}.csv").stat().st_size > 0
+        assert (out / f"{name}.png").is_file(), f"bench.{name} wrote no PNG"
+        lines = [line for line in stdout.splitlines() if line.strip()]
+        assert lines and lines[-1].startswith(f"KEY {name}: "), f"bench.{name} did not end with its KEY line"
