@@ -3,11 +3,14 @@
 Order of work on a request: refuse a body over 256 KiB without reading it all (413), verify
 ``X-Line-Signature`` over the raw body (bad or missing → 400, nothing processed), check the JSON
 shape and parse with the SDK (malformed → 400, never 500), hand each event to the per-scope
-dispatcher and answer 200 at once. Unknown event types, non-text messages and postbacks that are
-not ours are answered 200 and ignored. The dispatcher drops duplicates by ``webhookEventId``
-(store-backed), runs the turn, and replies with the reply token or falls back to push with an
-``X-Line-Retry-Key``. A turn that fails unexpectedly still answers with a polite apology. The
-LINE client is built in the lifespan, inside the loop; shutdown finishes accepted turns first.
+dispatcher and answer 200 at once. Unknown event types, non-text messages, standby-mode events,
+events whose ids are not LINE-shaped and postbacks that are not ours are answered 200 and ignored.
+
+In the background, per event and in order per scope: drop duplicates by ``webhookEventId``
+(store-backed, so it holds across restarts), run the turn (bounded by ``turn_timeout``), and
+reply with the reply token or fall back to push with an ``X-Line-Retry-Key``. A turn that fails
+unexpectedly or times out still answers with a polite apology. The LINE client is built in the
+lifespan, inside the loop; shutdown finishes the accepted turns before closing it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -53,6 +57,7 @@ from .messages import to_line_messages
 log = logging.getLogger("local_agent.webhook")
 
 MAX_BODY_BYTES = 256 * 1024
+TURN_TIMEOUT_SECONDS = 60.0  # a turn still running after this is abandoned with an apology
 INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
@@ -62,8 +67,11 @@ class _BodyTooLarge(Exception):
 
 async def _read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     """The raw body, refusing (``_BodyTooLarge``) as soon as it passes ``limit`` bytes."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+    try:
+        declared = int(request.headers.get("content-length", ""))
+    except ValueError:
+        declared = None  # absent or garbled: count while reading instead
+    if declared is not None and declared > limit:
         raise _BodyTooLarge
     chunks: list[bytes] = []
     size = 0
@@ -103,19 +111,45 @@ class InboundEvent:
     data: str = ""
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _is_id(value: object) -> bool:
+    """LINE ids (user, group, room, webhook event, reply token) are short printable strings
+    (printable also rules out control characters and lone surrogates)."""
+    return isinstance(value, str) and 0 < len(value) <= 200 and value.isprintable()
+
+
+def _clean_text(value: str | None) -> str:
+    """JSON may carry lone UTF-16 surrogates (``"\\ud800"``); they cannot be encoded as UTF-8
+    anywhere downstream, so each becomes U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", value or "")
+
+
 def _scope_of(source: Any, destination: str) -> tuple[ScopeKey, str] | None:
     user_id = getattr(source, "user_id", None)
-    if isinstance(source, UserSource) and user_id:
+    if not _is_id(user_id):
+        return None
+    if isinstance(source, UserSource):
         return ScopeKey(destination, "user", user_id, user_id), user_id
-    if isinstance(source, GroupSource) and user_id and source.group_id:
+    if isinstance(source, GroupSource) and _is_id(source.group_id):
         return ScopeKey(destination, "group", source.group_id, user_id), source.group_id
-    if isinstance(source, RoomSource) and user_id and source.room_id:
+    if isinstance(source, RoomSource) and _is_id(source.room_id):
         return ScopeKey(destination, "room", source.room_id, user_id), source.room_id
     return None
 
 
 def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent | None:
-    """Our view of an SDK event, or None for what LOCAL ignores (unknown types, stickers, ...)."""
+    """Our view of an SDK event, or None for what LOCAL ignores (unknown types, stickers, events
+    whose ids are not LINE-shaped, standby-mode events, ...)."""
+    if getattr(event, "mode", None) == "standby":  # EventMode is a str enum
+        return None  # another module owns the chat; LINE gives no reply token and expects silence
+    event_id = getattr(event, "webhook_event_id", None)
+    reply_token = getattr(event, "reply_token", None)
+    if not _is_id(destination) or (event_id is not None and not _is_id(event_id)):
+        return None
+    if reply_token is not None and not _is_id(reply_token):
+        return None
     try:
         scoped = _scope_of(getattr(event, "source", None), destination)
     except ScopeError:
@@ -123,12 +157,12 @@ def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent
     if scoped is None:
         return None
     scope, reply_to = scoped
-    common = dict(scope=scope, reply_to=reply_to, event_id=getattr(event, "webhook_event_id", None),
-                  reply_token=getattr(event, "reply_token", None), received_at=received_at)
+    common = dict(scope=scope, reply_to=reply_to, event_id=event_id, reply_token=reply_token,
+                  received_at=received_at)
     if isinstance(event, MessageEvent) and isinstance(event.message, TextMessageContent):
-        return InboundEvent(kind="text", text=event.message.text or "", **common)
+        return InboundEvent(kind="text", text=_clean_text(event.message.text), **common)
     if isinstance(event, PostbackEvent) and event.postback is not None:
-        return InboundEvent(kind="postback", data=event.postback.data or "", **common)
+        return InboundEvent(kind="postback", data=_clean_text(event.postback.data), **common)
     if isinstance(event, FollowEvent):
         return InboundEvent(kind="follow", **common)
     return None
@@ -138,8 +172,13 @@ Observer = Callable[[InboundEvent, TurnOutcome], None]
 
 
 def create_app(settings: Settings | None = None, *, clock: Callable[[], float] | None = None, store: Any = None,
-               model: Any = None, measure: Any = None, configure_logs: bool = True) -> FastAPI:
-    """The app factory. Settings are read here (from the environment unless given)."""
+               model: Any = None, measure: Any = None, configure_logs: bool = True,
+               turn_timeout: float = TURN_TIMEOUT_SECONDS) -> FastAPI:
+    """The app factory. Settings are read here (from the environment unless given).
+
+    ``turn_timeout`` bounds one turn (commands, model, tools; not the LINE delivery, which the
+    gateway bounds): a hung model call must not block its scope's queue forever. It is kept in
+    ``app.state.turn_timeout``."""
     settings = settings or Settings()
     clock = clock or time.time
     parser = WebhookParser(settings.line_channel_secret)
@@ -169,6 +208,7 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
     app = FastAPI(title="LOCAL Day 15", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.observers = observers
     app.state.settings = settings
+    app.state.turn_timeout = turn_timeout
 
     async def turn(event: InboundEvent) -> TurnOutcome | None:
         service, gateway = app.state.wiring.service, app.state.gateway
@@ -215,10 +255,10 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
                 return
         started = time.perf_counter()
         try:
-            outcome = await turn(event)
+            outcome = await asyncio.wait_for(turn(event), app.state.turn_timeout)
         except Exception:
-            # A bug, not a handled failure: the user still gets an apology; the dispatcher logs
-            # the exception (class name only) and counts it.
+            # A bug or a hung turn, not a handled failure: the user still gets an apology; the
+            # dispatcher logs the exception (class name only) and counts it.
             await deliver(event, TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=INTERNAL_ERROR), started)
             raise
         if outcome is None:

@@ -1,0 +1,370 @@
+"""Harnesses that run the real webhook app for tests: in-process (ASGI) and under real uvicorn.
+
+``AppHarness`` runs the app's lifespan and an ``httpx.AsyncClient`` (ASGI transport) on an event
+loop in a background thread, so plain sync tests and hypothesis can drive it::
+
+    with AppHarness(tmp_path / "local.sqlite3") as app:
+        app.send(W.text_event("U1", "花壇有什麼店推薦吃吃看？"))
+        app.wait_idle()
+        app.outcomes[-1].tool_calls, app.line.replies(), app.store.journal_rows()
+
+``UvicornHarness`` serves the same app with ``uvicorn.Server`` on 127.0.0.1 (a free port, in a
+thread) and talks to it over real HTTP with ``httpx.Client``.
+
+Both use a :class:`FakeLineApi` (their own, or one passed in so it can outlive an app restart),
+sign bodies with :data:`SECRET`, and record every ``(InboundEvent, TurnOutcome)`` the app
+reports to ``app.state.observers``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import uvicorn
+
+from local_agent.adk_router import TurnOutcome
+from local_agent.context.context_store import ScopeKey
+from local_agent.line.fake_api import FakeLineApi, RecordedRequest
+from local_agent.line.webhook import InboundEvent, create_app
+from local_agent.logs import configure_logging
+from local_agent.settings import Settings
+from local_agent.testing import webhooks as W
+
+SECRET = "test-channel-secret-0123456789"
+TOKEN = "test-channel-access-token"
+
+T = TypeVar("T")
+
+
+def make_settings(line_base_url: str, sqlite_path: str | Path, **overrides: Any) -> Settings:
+    """Settings for a test app: offline model, SQLite at ``sqlite_path``, LINE at the fake.
+    ``overrides`` use the environment names (``LOCAL_INPUT_BUDGET=...``)."""
+    values: dict[str, Any] = {
+        "LINE_CHANNEL_SECRET": SECRET,
+        "LINE_CHANNEL_ACCESS_TOKEN": TOKEN,
+        "LINE_API_HOST": line_base_url,
+        "LOCAL_SQLITE_PATH": str(sqlite_path),
+        "LOCAL_STORE": "sqlite",
+        "LOCAL_MODEL": "offline",
+    }
+    values.update(overrides)
+    return Settings(_env_file=None, **values)
+
+
+def scope_of(user: str, group: str | None = None, room: str | None = None,
+             destination: str = W.DESTINATION) -> ScopeKey:
+    """The ScopeKey the webhook derives for an event built by ``local_agent.testing.webhooks``."""
+    if group:
+        return ScopeKey(destination, "group", group, user)
+    if room:
+        return ScopeKey(destination, "room", room, user)
+    return ScopeKey(destination, "user", user, user)
+
+
+def texts_of(request: RecordedRequest) -> list[str]:
+    """The text messages of one recorded reply/push, in order."""
+    return [m["text"] for m in request.body.get("messages", []) if m.get("type") == "text"]
+
+
+def first_text(request: RecordedRequest) -> str:
+    texts = texts_of(request)
+    return texts[0] if texts else ""
+
+
+class _Base:
+    """What both harnesses share: the fake LINE API, settings, the app, recorded outcomes."""
+
+    def __init__(
+        self,
+        sqlite_path: str | Path,
+        *,
+        line: FakeLineApi | None = None,
+        settings: dict[str, Any] | None = None,
+        store: Any = None,
+        model: Any = None,
+        measure: Any = None,
+        clock: Callable[[], float] | None = None,
+        gateway: dict[str, float] | None = None,
+    ) -> None:
+        self.sqlite_path = Path(sqlite_path)
+        self._line = line
+        self._owns_line = line is None
+        self._settings_overrides = dict(settings or {})
+        self._store, self._model, self._measure, self._clock = store, model, measure, clock
+        # Fast, bounded LINE client behaviour for tests (attributes of LineGateway).
+        self._gateway_tweaks = {"timeout": 5.0, "backoff": 0.01, "max_backoff": 0.02, **(gateway or {})}
+        self.outcomes: list[TurnOutcome] = []
+        self.events: list[InboundEvent] = []
+        self.sent_texts: list[str] = []
+        self._lock = threading.Lock()
+        self.app = None
+        self.settings: Settings | None = None
+
+    @property
+    def line(self) -> FakeLineApi:
+        assert self._line is not None, "harness not started"
+        return self._line
+
+    def _build_app(self, configure_logs: bool = False):
+        if self._line is None:
+            self._line = FakeLineApi(access_token=TOKEN).start()
+        self.settings = make_settings(self._line.base_url, self.sqlite_path, **self._settings_overrides)
+        self.app = create_app(self.settings, clock=self._clock, store=self._store, model=self._model,
+                              measure=self._measure, configure_logs=configure_logs)
+        self.app.state.observers.append(self._observe)
+        return self.app
+
+    def _observe(self, event: InboundEvent, outcome: TurnOutcome) -> None:
+        with self._lock:
+            self.events.append(event)
+            self.outcomes.append(outcome)
+
+    def _tweak_gateway(self) -> None:
+        gateway = self.app.state.gateway
+        for name, value in self._gateway_tweaks.items():
+            setattr(gateway, name, value)
+
+    def _remember(self, events: Iterable[dict[str, Any]]) -> None:
+        for event in events:
+            message = event.get("message")
+            if isinstance(message, dict) and isinstance(message.get("text"), str):
+                self.sent_texts.append(message["text"])
+
+    def outcomes_for(self, user: str, group: str | None = None) -> list[TurnOutcome]:
+        scope = scope_of(user, group)
+        with self._lock:
+            return [o for e, o in zip(self.events, self.outcomes, strict=True) if e.scope == scope]
+
+    @property
+    def store(self) -> Any:
+        return self.app.state.wiring.store
+
+    @property
+    def service(self) -> Any:
+        return self.app.state.wiring.service
+
+    def journal(self, user: str, group: str | None = None) -> dict[str, Any]:
+        """The scope's usable journal, as the replay prints it (turn labels, summary, revision)."""
+        return self.service.journal_state(scope_of(user, group))
+
+    def _stop_line(self) -> None:
+        if self._owns_line and self._line is not None:
+            self._line.stop()
+
+
+class AppHarness(_Base):
+    """The app in-process: lifespan + ASGI client on a background event loop thread.
+
+    ``log_stream``: if given, the app's JSON logging (``configure_logging``) writes there at
+    ``log_level``; ``stop()`` removes that handler again.
+    """
+
+    def __init__(self, sqlite_path: str | Path, *, log_stream: io.StringIO | None = None,
+                 log_level: str = "DEBUG", **kwargs: Any) -> None:
+        super().__init__(sqlite_path, **kwargs)
+        self.log_stream = log_stream
+        self.log_level = log_level
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.client: httpx.AsyncClient | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._stop_event: asyncio.Event | None = None
+        self._error: BaseException | None = None
+        self._log_handler: logging.Handler | None = None
+        self._root_level = logging.getLogger().level
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> AppHarness:
+        self._build_app(configure_logs=False)
+        if self.log_stream is not None:
+            self._log_handler = configure_logging(self.log_level, self.log_stream)
+        self._thread = threading.Thread(target=self._run, name="app-harness", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(60):
+            raise RuntimeError("app did not start within 60 s")
+        if self._error is not None:
+            raise RuntimeError("app failed to start") from self._error
+        self._tweak_gateway()
+        return self
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:  # reported to start()/stop()
+            self._error = exc
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self._stop_event = asyncio.Event()
+        async with self.app.router.lifespan_context(self.app):
+            transport = httpx.ASGITransport(app=self.app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://local.test", timeout=30) as client:
+                self.client = client
+                self._ready.set()
+                await self._stop_event.wait()
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Leave the lifespan (which drains accepted turns), then stop the loop and the fake."""
+        try:
+            if self.loop is not None and self._stop_event is not None and self._thread is not None:
+                self.loop.call_soon_threadsafe(self._stop_event.set)
+                self._thread.join(timeout)
+                if self._thread.is_alive():
+                    raise RuntimeError("app did not stop in time")
+                if self._error is not None:
+                    raise RuntimeError("app failed while running") from self._error
+        finally:
+            if self._log_handler is not None:
+                logging.getLogger().removeHandler(self._log_handler)
+                logging.getLogger().setLevel(self._root_level)
+                self._log_handler = None
+            if self._store is not None and hasattr(self._store, "close"):
+                self._store.close()
+            self._stop_line()
+
+    def __enter__(self) -> AppHarness:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- driving -----------------------------------------------------------------------------
+    def run(self, coro: Awaitable[T], timeout: float = 60.0) -> T:
+        """Run a coroutine on the app's loop and wait for its result."""
+        assert self.loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)  # type: ignore[arg-type]
+
+    def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> httpx.Response:
+        content = body.encode("utf-8") if isinstance(body, str) else body
+        return self.run(self.client.post("/callback", content=content, headers=headers or {}))
+
+    def send(self, *events: dict[str, Any]) -> httpx.Response:
+        """POST one signed body with ``events``."""
+        self._remember(events)
+        content, headers = W.signed(SECRET, *events)
+        return self.post(content, headers)
+
+    def send_concurrently(self, batches: Sequence[Sequence[dict[str, Any]]]) -> list[httpx.Response]:
+        """POST one signed body per batch, all at once (``asyncio.gather`` on the app's loop)."""
+        for batch in batches:
+            self._remember(batch)
+        signed = [W.signed(SECRET, *batch) for batch in batches]
+
+        async def all_at_once() -> list[httpx.Response]:
+            return list(await asyncio.gather(*(self.client.post("/callback", content=b, headers=h)
+                                               for b, h in signed)))
+
+        return self.run(all_at_once())
+
+    def turn(self, *events: dict[str, Any], timeout: float = 30.0) -> httpx.Response:
+        """``send`` then ``wait_idle``: one complete exchange."""
+        response = self.send(*events)
+        assert self.wait_idle(timeout), "turn did not finish"
+        return response
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        return self.run(self.app.state.dispatcher.wait_idle(timeout), timeout + 5)
+
+    @property
+    def dispatcher(self) -> Any:
+        return self.app.state.dispatcher
+
+    @property
+    def gateway(self) -> Any:
+        return self.app.state.gateway
+
+
+def _free_socket() -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+class UvicornHarness(_Base):
+    """The app under a real ``uvicorn.Server`` on 127.0.0.1 (free port, server in a thread)."""
+
+    def __init__(self, sqlite_path: str | Path, **kwargs: Any) -> None:
+        super().__init__(sqlite_path, **kwargs)
+        self.server: uvicorn.Server | None = None
+        self.http: httpx.Client | None = None
+        self.port = 0
+        self._thread: threading.Thread | None = None
+        self._sock: socket.socket | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> UvicornHarness:
+        app = self._build_app(configure_logs=False)
+        self._sock = _free_socket()
+        self.port = self._sock.getsockname()[1]
+        config = uvicorn.Config(app, lifespan="on", log_config=None, log_level="warning", access_log=False)
+        self.server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
+                                        name="uvicorn-harness", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        self._tweak_gateway()
+        self.http = httpx.Client(base_url=self.base_url, timeout=30)
+        return self
+
+    def stop(self, timeout: float = 60.0) -> None:
+        try:
+            if self.http is not None:
+                self.http.close()
+            if self.server is not None and self._thread is not None:
+                self.server.should_exit = True
+                self._thread.join(timeout)
+                if self._thread.is_alive():
+                    raise RuntimeError("uvicorn did not stop in time")
+        finally:
+            if self._sock is not None:
+                self._sock.close()
+            if self._store is not None and hasattr(self._store, "close"):
+                self._store.close()
+            self._stop_line()
+
+    def __enter__(self) -> UvicornHarness:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> httpx.Response:
+        content = body.encode("utf-8") if isinstance(body, str) else body
+        return self.http.post("/callback", content=content, headers=headers or {})
+
+    def send(self, *events: dict[str, Any]) -> httpx.Response:
+        self._remember(events)
+        content, headers = W.signed(SECRET, *events)
+        return self.post(content, headers)
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Poll ``GET /healthz`` (over HTTP) until no accepted turn is pending."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.http.get("/healthz").json()["pending"] == 0:
+                return True
+            time.sleep(0.02)
+        return False
+
+    def turn(self, *events: dict[str, Any], timeout: float = 30.0) -> httpx.Response:
+        response = self.send(*events)
+        assert self.wait_idle(timeout), "turn did not finish"
+        return response
