@@ -123,22 +123,29 @@ class TurnTools:
         return value.strip(), None
 
     # -- tools -----------------------------------------------------------------------------
-    def search_local_places(self, area: Any = "", dietary_type: Any = "", keyword: Any = "") -> dict[str, Any]:
-        tool = "search_local_places"
-        proposed = {"area": area, "dietary_type": dietary_type, "keyword": keyword}
-        pref = self.preferences.get(self.user_id)
-        revision = pref.revision
+    def _common(self, proposed: dict[str, Any]) -> tuple[str, str, dict | None]:
+        """Checks both tools share: text arguments, a known township, a short keyword.
+        Returns ``(township, keyword, error)``."""
         for name, value in proposed.items():
             _, err = self._text_arg(name, value)
             if err:
-                return self._record(tool, proposed, {}, revision, "none", err)
-        township, err = self._township(area)
+                return "", "", err
+        township, err = self._township(proposed["area"])
+        if err:
+            return "", "", err
+        kw = (proposed.get("keyword") or "").strip()
+        if len(kw) > MAX_KEYWORD_CHARS:
+            return "", "", _error("INVALID_ARGUMENT", "關鍵字太長了，請說短一點。", argument="keyword")
+        return township, kw, None
+
+    def search_local_places(self, area: Any = "", dietary_type: Any = "", keyword: Any = "") -> dict[str, Any]:
+        tool = "search_local_places"
+        proposed = {"area": area, "dietary_type": dietary_type, "keyword": keyword}
+        pref = self.preferences.get(self.user_id)  # consent as it stands at execution time
+        revision = pref.revision
+        township, kw, err = self._common(proposed)
         if err:
             return self._record(tool, proposed, {}, revision, "none", err)
-        kw = (keyword or "").strip()
-        if len(kw) > MAX_KEYWORD_CHARS:
-            return self._record(tool, proposed, {}, revision, "none",
-                                _error("INVALID_ARGUMENT", "關鍵字太長了，請說短一點。", argument="keyword"))
         explicit = catalogue.normalize_dietary_type(dietary_type or "")
         if explicit == catalogue.INVALID:
             return self._record(tool, proposed, {}, revision, "none",
@@ -163,24 +170,15 @@ class TurnTools:
         tool = "search_local_events"
         proposed = {"area": area, "keyword": keyword}
         revision = self.preferences.get(self.user_id).revision
-        for name, value in proposed.items():
-            _, err = self._text_arg(name, value)
-            if err:
-                return self._record(tool, proposed, {}, revision, "none", err)
-        township, err = self._township(area)
+        township, kw, err = self._common(proposed)
         if err:
             return self._record(tool, proposed, {}, revision, "none", err)
-        kw = (keyword or "").strip()
-        if len(kw) > MAX_KEYWORD_CHARS:
-            return self._record(tool, proposed, {}, revision, "none",
-                                _error("INVALID_ARGUMENT", "關鍵字太長了，請說短一點。", argument="keyword"))
-        effective = {"area": township, "keyword": kw}
         items = [catalogue.event_to_dict(e) for e in catalogue.search_events(township, kw, limit=RESULT_LIMIT)]
         result = {
             "status": "ok", "tool": tool, "area": township, "keyword": kw, "preference_origin": "none",
             "memory_revision": revision, "items": items, "notice": catalogue.SNAPSHOT_NOTICE,
         }
-        return self._record(tool, proposed, effective, revision, "none", result)
+        return self._record(tool, proposed, {"area": township, "keyword": kw}, revision, "none", result)
 
     @staticmethod
     def _township(area: Any) -> tuple[str | None, dict | None]:

@@ -21,11 +21,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from typing import TextIO
 
-from examples.day15.replay import EventResult, ReplayDriver, StartupError, positive_int
+from examples.day15.replay import EventResult, ReplayDriver, StartupError, positive_int, quiet_broken_pipe
 
 BOT = "LOCAL"
 COMMANDS_HELP = ("指令：/debug 顯示送給模型的內容與工具呼叫（開／關），/advance 秒數 讓時間往前走，"
@@ -187,17 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _quiet_broken_pipe() -> int:
-    # The reader went away (e.g. piped into `head`): stop without a traceback.
-    try:
-        sys.stdout = open(os.devnull, "w")  # replaced for the rest of the process
-    except OSError:
-        pass
-    return 1
-
-
 if __name__ == "__main__":
     try:
         sys.exit(main())
     except BrokenPipeError:
-        sys.exit(_quiet_broken_pipe())
+        sys.exit(quiet_broken_pipe())

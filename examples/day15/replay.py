@@ -456,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _quiet_broken_pipe() -> int:
+def quiet_broken_pipe() -> int:
     # The reader went away (e.g. piped into `head`): stop without a traceback.
     try:
         sys.stdout = open(os.devnull, "w")  # replaced for the rest of the process
@@ -469,4 +469,4 @@ if __name__ == "__main__":
     try:
         sys.exit(main())
     except BrokenPipeError:
-        sys.exit(_quiet_broken_pipe())
+        sys.exit(quiet_broken_pipe())

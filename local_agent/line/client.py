@@ -141,26 +141,9 @@ class LineGateway:
         self._closed = False
 
     @classmethod
-    async def open(
-        cls,
-        access_token: str,
-        host: str | None = None,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        backoff: float = DEFAULT_BACKOFF,
-        max_backoff: float = DEFAULT_MAX_BACKOFF,
-        reply_token_max_age: float = DEFAULT_REPLY_TOKEN_MAX_AGE,
-    ) -> LineGateway:
-        return cls(
-            access_token,
-            host,
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff=backoff,
-            max_backoff=max_backoff,
-            reply_token_max_age=reply_token_max_age,
-        )
+    async def open(cls, access_token: str, host: str | None = None, **options: float) -> LineGateway:
+        """Build the gateway inside the running loop (same options as the constructor)."""
+        return cls(access_token, host, **options)
 
     async def close(self) -> None:
         if not self._closed:

@@ -31,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from ..loopback import LoopbackServer
+
 REPLY_PATH = "/v2/bot/message/reply"
 PUSH_PATH = "/v2/bot/message/push"
 LOADING_PATH = "/v2/bot/chat/loading/start"
@@ -232,7 +234,7 @@ class _Handler(BaseHTTPRequestHandler):
     do_DELETE = _dispatch
 
 
-class FakeLineApi:
+class FakeLineApi(LoopbackServer):
     """A fake LINE Messaging API server. ``access_token=None`` accepts any non-empty bearer token."""
 
     def __init__(self, access_token: str | None = None) -> None:
@@ -253,36 +255,9 @@ class FakeLineApi:
     def start(self) -> FakeLineApi:
         if self._server is not None:
             return self
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = True
+        server = self._serve(_Handler, name="fake-line-api")
         server.fake = self  # type: ignore[attr-defined]
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-line-api", daemon=True
-        )
-        self._thread.start()
         return self
-
-    def stop(self) -> None:
-        server, thread = self._server, self._thread
-        self._server = self._thread = None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-
-    def __enter__(self) -> FakeLineApi:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("FakeLineApi is not started")
-        return self._server.server_address[1]
 
     @property
     def base_url(self) -> str:

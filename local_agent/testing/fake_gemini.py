@@ -32,6 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ..loopback import LoopbackServer
+
 __all__ = ["DEFAULT_TEXT", "FakeGemini", "RecordedRequest", "fake_token_count"]
 
 DEFAULT_TEXT = "好的"
@@ -123,7 +125,7 @@ def _part(item: Mapping[str, Any]) -> dict[str, Any]:
     return {"text": item["text"]}
 
 
-class FakeGemini:
+class FakeGemini(LoopbackServer):
     """A scripted Gemini endpoint on ``127.0.0.1`` (free port), served from a daemon thread.
 
     ``script``: items answered in order by generateContent / streamGenerateContent, each either
@@ -153,35 +155,8 @@ class FakeGemini:
     def start(self) -> FakeGemini:
         if self._server is not None:
             return self
-        server = ThreadingHTTPServer((self._host, 0), _make_handler(self))
-        server.daemon_threads = True
-        thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-gemini", daemon=True
-        )
-        thread.start()
-        self._server, self._thread = server, thread
+        self._serve(_make_handler(self), name="fake-gemini")
         return self
-
-    def stop(self) -> None:
-        server, thread = self._server, self._thread
-        self._server = self._thread = None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-
-    def __enter__(self) -> FakeGemini:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("FakeGemini is not running")
-        return self._server.server_address[1]
 
     @property
     def base_url(self) -> str:
