@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     local_gemini_base_url: str | None = Field(default=None, alias="LOCAL_GEMINI_BASE_URL")
     local_max_concurrent_turns: int = Field(default=32, alias="LOCAL_MAX_CONCURRENT_TURNS", ge=1, le=1024)
     local_log_level: str = Field(default="INFO", alias="LOCAL_LOG_LEVEL")
+    # Run turns on their own event loop thread, so acknowledgements never wait behind a turn.
+    local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")
 
     google_api_key: str | None = Field(default=None, alias="GOOGLE_API_KEY")
     google_genai_use_vertexai: bool = Field(default=False, alias="GOOGLE_GENAI_USE_VERTEXAI")
@@ -34,7 +36,7 @@ class Settings(BaseSettings):
     google_cloud_location: str = Field(default="asia-east1", alias="GOOGLE_CLOUD_LOCATION")
     firestore_emulator_host: str | None = Field(default=None, alias="FIRESTORE_EMULATOR_HOST")
 
-    @field_validator("local_approve_count_tokens", "google_genai_use_vertexai", mode="before")
+    @field_validator("local_approve_count_tokens", "google_genai_use_vertexai", "local_turn_thread", mode="before")
     @classmethod
     def _yes_no(cls, value: object) -> object:
         if isinstance(value, str):

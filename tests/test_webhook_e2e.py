@@ -647,3 +647,24 @@ def test_no_raw_user_text_in_sqlite_files_or_logs(tmp_path: Path) -> None:
             assert form not in live, text
             assert form not in after, text
             assert form not in logs.encode("utf-8"), text
+
+
+def test_turns_run_on_their_own_loop_thread_and_still_answer_in_order(tmp_path: Path) -> None:
+    """With LOCAL_TURN_THREAD (the default) the webhook's loop only acknowledges; the turns run
+    on the turn loop's thread, in order per scope, and shutdown still drains them."""
+    import threading
+
+    app = AppHarness(tmp_path / "local.sqlite3").start()
+    threads: list[str] = []
+    app.app.state.observers.append(lambda event, outcome: threads.append(threading.current_thread().name))
+    try:
+        texts = [FOOD_HUATAN, "那花壇這禮拜有沒有什麼活動可以去走走？", "剛才那個鄉鎮，再找一家吃的。"]
+        assert app.send(*[W.text_event(USER, t) for t in texts]).status_code == 200
+        assert app.wait_idle(10)
+        assert threads and set(threads) == {"local-turns"}
+        areas = [o.tool_calls[0]["effective_arguments"]["area"] for o in app.outcomes]
+        assert areas == ["花壇鄉", "花壇鄉", "花壇鄉"]
+        assert [o.tool_calls[0]["tool"] for o in app.outcomes] == [
+            "search_local_places", "search_local_events", "search_local_places"]
+    finally:
+        app.stop()

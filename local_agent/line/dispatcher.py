@@ -24,12 +24,12 @@ class ScopeDispatcher:
         self._idle = asyncio.Event()
         self._idle.set()
         self._pending = 0
-        self._closed = False
+        self.closed = False
         self.failures = 0
         self.completed = 0
 
     def submit(self, scope: str, job: Job) -> bool:
-        if self._closed:
+        if self.closed:
             return False
         queue = self._queues.get(scope)
         if queue is None:
@@ -80,7 +80,7 @@ class ScopeDispatcher:
 
     async def drain(self, timeout: float = 25.0) -> bool:
         """Stop taking work and wait for what was accepted; cancel what is left after ``timeout``."""
-        self._closed = True
+        self.closed = True
         done = await self.wait_idle(timeout)
         if not done:
             for task in list(self._workers.values()):

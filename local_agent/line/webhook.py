@@ -9,8 +9,10 @@ events whose ids are not LINE-shaped and postbacks that are not ours are answere
 In the background, per event and in order per scope: drop duplicates by ``webhookEventId``
 (store-backed, so it holds across restarts), run the turn (bounded by ``turn_timeout``), and
 reply with the reply token or fall back to push with an ``X-Line-Retry-Key``. A turn that fails
-unexpectedly or times out still answers with a polite apology. The LINE client is built in the
-lifespan, inside the loop; shutdown finishes the accepted turns before closing it.
+unexpectedly or times out still answers with a polite apology. By default (``LOCAL_TURN_THREAD``)
+turns run on their own event loop in a second thread (``turn_loop.py``), so an acknowledgement
+never waits behind a whole turn. The LINE client is built in the lifespan, inside the loop that
+uses it; shutdown finishes the accepted turns before closing it.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from ..wiring import build_service
 from .client import LineDeliveryError, LineGateway, retry_key_for
 from .dispatcher import ScopeDispatcher
 from .messages import to_line_messages
+from .turn_loop import ThreadedDispatcher, TurnLoop
 
 log = logging.getLogger("local_agent.webhook")
 
@@ -191,8 +194,18 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
             configure_logging(settings.local_log_level)
         wiring = await asyncio.to_thread(build_service, settings, clock=clock, store=store, model=model,
                                          measure=measure)
-        gateway = await LineGateway.open(settings.line_channel_access_token, settings.line_api_host)
-        dispatcher = ScopeDispatcher(max_concurrent=settings.local_max_concurrent_turns)
+
+        async def open_turn_side() -> tuple[LineGateway, ScopeDispatcher]:
+            # Built on the loop that will use them: the LINE client must live in its loop.
+            gateway = await LineGateway.open(settings.line_channel_access_token, settings.line_api_host)
+            return gateway, ScopeDispatcher(max_concurrent=settings.local_max_concurrent_turns)
+
+        turn_loop = TurnLoop().start() if settings.local_turn_thread else None
+        if turn_loop is not None:
+            gateway, inner = await turn_loop.call(open_turn_side())
+            dispatcher: Any = ThreadedDispatcher(turn_loop, inner)
+        else:
+            gateway, dispatcher = await open_turn_side()
         app.state.wiring, app.state.gateway, app.state.dispatcher = wiring, gateway, dispatcher
         app.state.observers = observers
         log.info("service started", extra={"kind": settings.local_model, "status": settings.local_store})
@@ -200,7 +213,11 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
             yield
         finally:
             await dispatcher.drain()
-            await gateway.close()
+            if turn_loop is not None:
+                await turn_loop.call(gateway.close())
+                turn_loop.stop()
+            else:
+                await gateway.close()
             if store is None and hasattr(wiring.store, "close"):
                 wiring.store.close()
             log.info("service stopped", extra={"count": dispatcher.completed})

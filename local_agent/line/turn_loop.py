@@ -1,0 +1,75 @@
+"""A second event loop, in its own thread, where turns run.
+
+The webhook's loop only verifies, parses and acknowledges; ADK turns are CPU-heavy Python, and on
+one loop an acknowledgement would wait behind whole turns. With turns on their own loop the two
+threads share the interpreter by time slices, so an ack waits at most a few slices, not a turn.
+
+``ThreadedDispatcher`` offers the ``ScopeDispatcher`` surface to the webhook's loop and forwards
+every call to the turn loop (``call_soon_threadsafe`` keeps submission order).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+from .dispatcher import Job, ScopeDispatcher
+
+T = TypeVar("T")
+
+
+class TurnLoop:
+    def __init__(self, name: str = "local-turns") -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> TurnLoop:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_forever()
+        finally:
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.run_until_complete(self.loop.shutdown_default_executor())
+            self.loop.close()
+
+    async def call(self, coro: Awaitable[T]) -> T:
+        """Run ``coro`` on the turn loop and await its result from another loop."""
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._thread.is_alive():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout)
+
+
+class ThreadedDispatcher:
+    """The dispatcher as the webhook's loop sees it; the real one lives on the turn loop."""
+
+    def __init__(self, turn_loop: TurnLoop, inner: ScopeDispatcher) -> None:
+        self.turn_loop, self.inner = turn_loop, inner
+        self.closed = False
+
+    def submit(self, scope: str, job: Job) -> bool:
+        if self.closed:
+            return False
+        self.turn_loop.loop.call_soon_threadsafe(self.inner.submit, scope, job)
+        return True
+
+    async def wait_idle(self, timeout: float | None = None) -> bool:
+        return await self.turn_loop.call(self.inner.wait_idle(timeout))
+
+    async def drain(self, timeout: float = 25.0) -> bool:
+        # Refuse new work at once; the drain itself runs after every submission already queued
+        # on the turn loop (call_soon_threadsafe is FIFO), so nothing accepted is dropped.
+        self.closed = True
+        return await self.turn_loop.call(self.inner.drain(timeout))
+
+    def __getattr__(self, name: str) -> Any:
+        # pending, active_scopes, failures, completed: plain reads of the turn loop's counters
+        return getattr(self.inner, name)
