@@ -37,6 +37,7 @@ log = logging.getLogger("local_agent.router")
 
 APP_NAME = "local"
 TURN_KEY = "local_turn_id"
+ADK_USER = "local-turn"  # every per-turn ADK session belongs to this one throwaway user
 MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"
 MAX_MODEL_CALLS_PER_TURN = 1
 ASK_AGAIN = "我沒聽清楚要查哪裡，請問是哪個鄉鎮？想找吃的還是活動？"
@@ -172,12 +173,14 @@ class AdkRouter:
             log.warning("turn not started", extra={"code": exc.code})
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
         self._turns[state.turn_id] = state
-        session = await self.sessions.create_session(app_name=APP_NAME, user_id=scope.storage_id,
+        # Throwaway sessions share one fixed ADK user id: ADK's in-memory service keeps a dict per
+        # user id even after the session is deleted, so per-scope ids would grow without bound.
+        session = await self.sessions.create_session(app_name=APP_NAME, user_id=ADK_USER,
                                                      state={TURN_KEY: state.turn_id})
         reply: Reply | None = None
         try:
             message = types.Content(role="user", parts=[types.Part(text=text)])
-            async for event in self.runner.run_async(user_id=scope.storage_id, session_id=session.id,
+            async for event in self.runner.run_async(user_id=ADK_USER, session_id=session.id,
                                                      new_message=message):
                 for part in (event.content.parts if event.content else None) or []:
                     if part.function_response is not None and isinstance(part.function_response.response, dict):
@@ -197,7 +200,7 @@ class AdkRouter:
                                model_requests=self._model_requests(state))
         finally:
             self._turns.pop(state.turn_id, None)
-            await self.sessions.delete_session(app_name=APP_NAME, user_id=scope.storage_id, session_id=session.id)
+            await self.sessions.delete_session(app_name=APP_NAME, user_id=ADK_USER, session_id=session.id)
         if state.extra.get("gave_up") and reply is None:
             reply = Reply(texts=(ASK_AGAIN,))
         if state.error_code is not None:
