@@ -23,4 +23,4 @@ RUN useradd --create-home --uid 10001 local \
 USER local
 
 EXPOSE 8080
-CMD ["sh", "-c", "exec uvicorn examples.day15.main:app --host 0.0.0.0 --port ${PORT} --timeout-graceful-shutdown 25"]
+CMD ["sh", "-c", "exec uvicorn examples.day15.main:app --host 0.0.0.0 --port ${PORT} --timeout-graceful-shutdown 9"]

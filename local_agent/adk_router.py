@@ -172,11 +172,11 @@ class AdkRouter:
         except StoreError as exc:
             log.warning("turn not started", extra={"code": exc.code})
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
-        self._turns[state.turn_id] = state
         # Throwaway sessions share one fixed ADK user id: ADK's in-memory service keeps a dict per
         # user id even after the session is deleted, so per-scope ids would grow without bound.
         session = await self.sessions.create_session(app_name=APP_NAME, user_id=ADK_USER,
                                                      state={TURN_KEY: state.turn_id})
+        self._turns[state.turn_id] = state
         reply: Reply | None = None
         try:
             message = types.Content(role="user", parts=[types.Part(text=text)])
@@ -194,8 +194,10 @@ class AdkRouter:
         except LocalError as exc:
             state.error_code = exc.code
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
-        except Exception:  # the model or its transport failed: answer politely, write nothing
+        except Exception:  # the model or its transport failed: answer politely, no journal write
             log.warning("model call failed", extra={"code": MODEL_UNAVAILABLE})
+            state.error_code = MODEL_UNAVAILABLE
+            await self._record_failed_turn(state)
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=MODEL_UNAVAILABLE,
                                model_requests=self._model_requests(state))
         finally:
@@ -204,7 +206,9 @@ class AdkRouter:
         if state.extra.get("gave_up") and reply is None:
             reply = Reply(texts=(ASK_AGAIN,))
         if state.error_code is not None:
-            # Refused by the budget: nothing was sent, nothing is written to the journal.
+            # Refused by the budget: nothing was sent, nothing is written to the journal; the
+            # snapshot still records what was measured and why it was refused.
+            await self._record_failed_turn(state)
             return TurnOutcome(reply or Reply(texts=(BUDGET_REFUSAL,)), error_code=state.error_code,
                                model_requests=self._model_requests(state),
                                tool_calls=self._tool_calls(state))
@@ -221,6 +225,14 @@ class AdkRouter:
             error_code = None
         return TurnOutcome(reply, error_code=error_code, model_requests=self._model_requests(state),
                            tool_calls=self._tool_calls(state), projection=turn.label)
+
+    async def _record_failed_turn(self, state: TurnState) -> None:
+        """Best effort: a snapshot of a turn that did not complete (error code, counts, no text)."""
+        try:
+            snap = self.pipeline.snapshot_of(state, self.pipeline.projection(state), journal_written=False)
+            await self._io(self.pipeline.snapshots.append_snapshot, snap)
+        except LocalError:
+            log.warning("snapshot of a failed turn not stored", extra={"code": state.error_code})
 
     @staticmethod
     def _model_requests(state: TurnState) -> list[dict[str, Any]]:

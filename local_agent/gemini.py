@@ -4,7 +4,7 @@
   ``Client`` is built from explicit settings (API key or Vertex project/location, optional
   ``base_url``) instead of the process environment, so tests can point it at
   ``local_agent.testing.fake_gemini.FakeGemini``.
-* ``generate_config`` is the agent's ``generate_content_config``: thinking level LOW, temperature 0.
+* ``generate_config`` is the agent's ``generate_content_config``: thinking level LOW; temperature left at the model's default (Google's advice for Gemini 3).
 * ``GeminiTokenMeasure`` counts a whole canonical request (rules + tool contract + contents) with
   the server's ``countTokens``; it satisfies ``local_agent.context.session_budget.Measure`` with
   ``unit = "tokens"``.
@@ -142,9 +142,8 @@ def build_gemini_llm(
 
 
 def generate_config() -> types.GenerateContentConfig:
-    """The agent's ``generate_content_config``: thinking level LOW, temperature 0."""
+    """The agent's ``generate_content_config``: thinking level LOW; temperature left at the model's default (Google's advice for Gemini 3)."""
     return types.GenerateContentConfig(
-        temperature=0.0,
         thinking_config=types.ThinkingConfig(thinking_level=types.ThinkingLevel.LOW),
     )
 

@@ -6,12 +6,11 @@
     finish()   project the turn, append it under the revision read in begin(), store a snapshot
 
 Stdlib only. No raw user text leaves this module except inside the live request itself: the
-snapshot keeps the current text's SHA-256 and length.
+snapshot keeps the current text's keyed fingerprint (HMAC-SHA-256) and length.
 """
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,12 +20,9 @@ from .context.context_store import ContextJournal, JournalSnapshot, ScopeKey
 from .context.errors import StaleContextError
 from .context.projection import SafeTurn
 from .context.session_budget import BudgetResult, Measure, SessionBudget
+from .fingerprint import text_fingerprint
 from .ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
 from .tools import TurnTools
-
-
-def text_fingerprint(text: str) -> dict[str, Any]:
-    return {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "length": len(text)}
 
 
 def redact_current(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:

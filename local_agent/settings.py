@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -26,6 +27,7 @@ class Settings(BaseSettings):
     local_firestore_database: str = Field(default="(default)", alias="LOCAL_FIRESTORE_DATABASE")
     local_gemini_base_url: str | None = Field(default=None, alias="LOCAL_GEMINI_BASE_URL")
     local_max_concurrent_turns: int = Field(default=32, alias="LOCAL_MAX_CONCURRENT_TURNS", ge=1, le=1024)
+    local_max_pending_turns: int = Field(default=2000, alias="LOCAL_MAX_PENDING_TURNS", ge=1)
     local_log_level: str = Field(default="INFO", alias="LOCAL_LOG_LEVEL")
     # Run turns on their own event loop thread, so acknowledgements never wait behind a turn.
     local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")
@@ -47,6 +49,16 @@ class Settings(BaseSettings):
                 return False
             raise ValueError("use yes or no")
         return value
+
+    @field_validator("line_api_host")
+    @classmethod
+    def _safe_host(cls, value: str | None) -> str | None:
+        # The channel access token travels to this host: https, or plain http only on loopback.
+        if value is None:
+            return None
+        if value.startswith("https://") or re.match(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/?$", value):
+            return value.rstrip("/")
+        raise ValueError("LINE_API_HOST must be https://..., or http:// on 127.0.0.1/localhost for a local fake")
 
     @field_validator("line_channel_secret", "line_channel_access_token")
     @classmethod

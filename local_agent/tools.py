@@ -7,13 +7,13 @@ structured error the caller can show; these functions do not raise for it.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import catalogue
 from .context.townships import canonical_township
+from .fingerprint import keyword_token
 from .ports import AuditRow, AuditStore, PreferenceStore
 
 TOOL_NAMES = ("search_local_places", "search_local_events")
@@ -53,11 +53,10 @@ TOOL_DECLARATIONS: list[dict[str, Any]] = [
 
 def keyword_for_audit(keyword: str) -> str:
     """Keywords from the catalogue's vocabulary are kept; anything else may be the user's own
-    words, so the audit row keeps only its hash and length."""
+    words, so the audit row keeps only its keyed fingerprint and length."""
     if not keyword or keyword in catalogue.KEYWORD_VOCABULARY:
         return keyword
-    digest = hashlib.sha256(keyword.encode("utf-8")).hexdigest()[:16]
-    return f"#sha256:{digest}/len={len(keyword)}"
+    return keyword_token(keyword)
 
 
 def _redact(arguments: dict[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from . import fingerprint
 from .adk_router import AdkRouter
 from .commands import Commands
 from .context.context_store import ContextJournal
@@ -56,6 +57,7 @@ class Wiring:
 
 def build_service(settings: Settings, *, clock: Callable[[], float] = time.time, store: Any = None,
                   model: Any = None, measure: Any = None) -> Wiring:
+    fingerprint.configure_key(settings.line_channel_secret)
     store = store if store is not None else open_store(settings)
     default_model, default_measure, config = build_model_and_measure(settings) if model is None else (None, None, None)
     model = model if model is not None else default_model

@@ -20,6 +20,7 @@ from local_agent.context.context_store import ContextJournal, ScopeKey
 from local_agent.context.errors import StoreError
 from local_agent.context.projection import MODEL_PROJECTION, NON_PUBLIC_LABEL, SUMMARY_ACK, SUMMARY_MARKER
 from local_agent.context.session_budget import ByteMeasure, SessionBudget
+from local_agent.fingerprint import text_fingerprint
 from local_agent.offline_model import OfflineModel
 from local_agent.pipeline import ContextPipeline
 from local_agent.render import BUDGET_REFUSAL, POLITE_FAILURE
@@ -188,7 +189,11 @@ def test_a_one_byte_budget_refuses_without_calling_the_model_or_writing_the_jour
     assert outcome.tool_calls == [] and outcome.projection is None
     assert store.journal_rows() == journal_before                      # not even updated_at moved
     assert len(store.audit_rows()) == audit_before
-    assert len(store.snapshots()) == snapshots_before
+    # The refusal leaves one snapshot saying why (counts and code, never the text).
+    (refused,) = store.snapshots()[snapshots_before:]
+    assert refused.data["error_code"] == "CURRENT_AND_RULES_EXCEED_INPUT_BUDGET"
+    assert refused.data["journal_written"] is False and refused.data["projection"] == "未指定區域：詢問可用功能"
+    assert "剛才那個鄉鎮" not in json.dumps(refused.to_dict(), ensure_ascii=False)
 
 
 def test_a_measure_in_the_wrong_unit_refuses_before_the_model(tmp_path, clock):
@@ -317,7 +322,7 @@ def test_a_call_that_never_reaches_the_tools_still_costs_one_model_call(tmp_path
 # -- snapshots -----------------------------------------------------------------------------------------
 
 
-def test_the_turn_snapshot_keeps_the_current_text_only_as_sha256_and_length(tmp_path, clock):
+def test_the_turn_snapshot_keeps_the_current_text_only_as_a_keyed_fingerprint_and_length(tmp_path, clock):
     raw = "花壇有什麼店推薦吃吃看？我的電話0912345678，我有糖尿病"
     router, _, store = build(tmp_path, clock)
     turn(router, raw)
@@ -327,8 +332,9 @@ def test_the_turn_snapshot_keeps_the_current_text_only_as_sha256_and_length(tmp_
     for fragment in ("0912345678", "糖尿病", "推薦吃吃看"):
         assert fragment not in dumped
     last = snap.data["contents"][-1]
-    assert last == {"role": "user", "current_text": {
-        "sha256": hashlib.sha256(raw.encode("utf-8")).hexdigest(), "length": len(raw)}}
+    assert last == {"role": "user", "current_text": text_fingerprint(raw)}
+    # Keyed: a plain SHA-256 of the text (guessable for short messages) is not what is stored.
+    assert hashlib.sha256(raw.encode("utf-8")).hexdigest() not in dumped
     store.close()
     # Nowhere in the database files either (journal, audit, snapshots, WAL).
     for path in tmp_path.iterdir():

@@ -141,3 +141,26 @@ def test_the_export_installs_and_serves_a_signed_webhook_as_the_dockerfile_says(
             server.terminate()
             server.wait(timeout=30)
     print(f"\nexport-install test: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+
+
+def test_out_that_is_not_an_earlier_export_is_never_deleted(tmp_path):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep me", encoding="utf-8")
+    with pytest.raises(bc.ExportError, match="not an earlier export"):
+        bc.export(victim)
+    assert (victim / "precious.txt").read_text(encoding="utf-8") == "keep me"
+    with pytest.raises(bc.ExportError, match="parents"):
+        bc.export(ROOT.parent)
+    with pytest.raises(bc.ExportError, match="under out/"):
+        bc.export(ROOT / "local_agent" / "x")
+    again = tmp_path / "ctx"
+    bc.export(again)
+    bc.export(again)  # an earlier export may be replaced
+    assert bc.verify(again) == []
+
+
+def test_the_fakes_do_not_ship_in_the_image(tmp_path):
+    paths = {e["path"] for e in bc.export(tmp_path / "ctx")["files"]}
+    assert "local_agent/line/fake_api.py" not in paths and "local_agent/loopback.py" not in paths
+    assert "local_agent/line/webhook.py" in paths

@@ -214,3 +214,18 @@ def test_a_failed_check_makes_the_exit_code_1_and_still_writes_the_outputs(tmp_p
         assert (tmp_path / "failing" / name).is_file(), name
     summary = json.loads((tmp_path / "failing" / "summary.json").read_text(encoding="utf-8"))
     assert summary["checks_failed"] == 1
+
+
+def test_with_the_project_installed_the_webhook_part_runs_into_out_only(tmp_path):
+    """The seed's three-turn LINE conversation through the real webhook, stored under --out."""
+    out = tmp_path / "demo-installed"
+    proc = subprocess.run([sys.executable, "-m", "examples.day15.demo", "--out", str(out), "--quiet"],
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads((out / "webhook_three_turns.json").read_text(encoding="utf-8"))
+    areas = [t["tool_calls"][0]["effective_arguments"]["area"] for t in data["turns"]]
+    assert areas == ["花壇鄉", "花壇鄉", "花壇鄉"]
+    assert (out / "webhook.sqlite3").is_file()
+    assert not (tmp_path / "var").exists(), "the demo must not write the service's default database"
+    assert "resolved to 花壇鄉" in proc.stdout

@@ -113,7 +113,7 @@ def assert_first_generate_body(body: dict[str, Any]) -> None:
     # google-genai 2.23.0 passes nested config objects through pydantic's field names, so the
     # wire key inside thinkingConfig is snake_case (protobuf JSON accepts both spellings).
     assert body["generationConfig"]["thinkingConfig"] == {"thinking_level": "LOW"}
-    assert body["generationConfig"]["temperature"] == 0
+    assert "temperature" not in body["generationConfig"]
     assert body["contents"][-1] == {"role": "user", "parts": [{"text": "鹿港在哪裡？"}]}
 
 
@@ -286,7 +286,7 @@ def test_build_count_tokens_request_shapes() -> None:
 
 def test_generate_config() -> None:
     config = generate_config()
-    assert config.temperature == 0
+    assert config.temperature is None
     assert config.thinking_config.thinking_level == types.ThinkingLevel.LOW
     assert config.tools is None and config.system_instruction is None
 

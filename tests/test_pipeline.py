@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 
 import pytest
 
@@ -11,7 +10,8 @@ from local_agent.context.context_store import TTL_SECONDS, ContextJournal, Scope
 from local_agent.context.projection import NON_PUBLIC_LABEL
 from local_agent.context.session_budget import ByteMeasure, SessionBudget, build_envelope, render_contents
 from local_agent.context.window import ContextSummary, ContextWindow
-from local_agent.pipeline import ContextPipeline, redact_current, text_fingerprint
+from local_agent.fingerprint import text_fingerprint
+from local_agent.pipeline import ContextPipeline, redact_current
 from local_agent.rules import SYSTEM_INSTRUCTION
 from local_agent.sqlite_store import SqliteStore
 from local_agent.tools import TOOL_DECLARATIONS
@@ -142,8 +142,7 @@ def test_a_snapshot_without_a_budget_still_fingerprints_the_current_text(pipelin
     state = pipeline.begin(SCOPE, "我的電話0912345678")
     snap = pipeline.snapshot_of(state, pipeline.projection(state), journal_written=False)
     assert "contents" not in snap.data
-    assert snap.data["current_text"] == {"sha256": hashlib.sha256("我的電話0912345678".encode()).hexdigest(),
-                                         "length": 14}
+    assert snap.data["current_text"] == text_fingerprint("我的電話0912345678")
 
 
 def test_redact_current_replaces_only_the_last_content():

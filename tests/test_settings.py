@@ -177,3 +177,24 @@ def test_settings_are_not_read_at_import(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import local_agent.settings"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("host", ["http://api.example.com", "ftp://127.0.0.1", "http://10.0.0.5:8080"])
+def test_the_token_never_goes_to_a_plain_http_host_off_loopback(host):
+    with pytest.raises(ValueError, match="LINE_API_HOST"):
+        Settings(_env_file=None, LINE_CHANNEL_SECRET="s-real", LINE_CHANNEL_ACCESS_TOKEN="t-real", LINE_API_HOST=host)
+
+
+@pytest.mark.parametrize("host", ["https://api.line.me", "http://127.0.0.1:8123", "http://localhost:9000/"])
+def test_https_or_a_loopback_fake_is_accepted(host):
+    s = Settings(_env_file=None, LINE_CHANNEL_SECRET="s-real", LINE_CHANNEL_ACCESS_TOKEN="t-real", LINE_API_HOST=host)
+    assert s.line_api_host == host.rstrip("/")
+
+
+def test_env_example_and_readme_list_every_setting():
+    root = Path(__file__).resolve().parents[1]
+    example = (root / ".env.example").read_text(encoding="utf-8")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    names = {field.alias for field in Settings.model_fields.values()}
+    assert {n for n in names if f"\n{n}=" not in example} == set()
+    assert {n for n in names if n not in readme and n != "GOOGLE_CLOUD_LOCATION"} == set()

@@ -134,7 +134,7 @@ def test_keyword_outside_the_vocabulary_is_audited_only_as_a_hash(tools, store):
     (row,) = store.audit_rows()
     assert row.proposed_arguments["keyword"] == keyword_for_audit(raw)
     assert row.effective_arguments["keyword"] == keyword_for_audit(raw)
-    assert row.proposed_arguments["keyword"].startswith("#sha256:")
+    assert row.proposed_arguments["keyword"].startswith("#hmac:")
     assert row.proposed_arguments["keyword"].endswith(f"/len={len(raw)}")
     dumped = json.dumps([r.to_dict() for r in store.audit_rows()], ensure_ascii=False)
     assert "0912345678" not in dumped and "電話" not in dumped

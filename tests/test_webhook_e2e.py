@@ -668,3 +668,19 @@ def test_turns_run_on_their_own_loop_thread_and_still_answer_in_order(tmp_path: 
             "search_local_places", "search_local_events", "search_local_places"]
     finally:
         app.stop()
+
+
+def test_a_full_backlog_answers_503_so_line_redelivers_and_nothing_is_lost(tmp_path: Path) -> None:
+    app = AppHarness(tmp_path / "local.sqlite3", settings={"LOCAL_MAX_PENDING_TURNS": "2"}).start()
+    try:
+        first, second, third = (W.text_event(u, FOOD_HUATAN) for u in (USER, OTHER, "Ue2e00000000000000000000000000003"))
+        app.line.delay_next("/message/reply", 0.5, times=2)  # keep two turns pending
+        assert app.send(first, second).status_code == 200
+        assert app.send(third).status_code == 503  # no room: LINE will redeliver
+        assert app.wait_idle(15)
+        assert app.send(third).status_code == 200  # the redelivery is accepted once there is room
+        assert app.wait_idle(15)
+        tokens = sorted(r.body["replyToken"] for r in app.line.replies())
+        assert tokens == sorted(e["replyToken"] for e in (first, second, third))
+    finally:
+        app.stop()

@@ -32,7 +32,8 @@ WHITELIST_FILES: tuple[str, ...] = (
     "examples/day15/main.py",
 )
 WHITELIST_PACKAGES: tuple[str, ...] = ("local_agent",)
-EXCLUDED_PACKAGES: tuple[str, ...] = ("local_agent/testing",)  # fakes for tests stay out of the image
+# Fakes for tests, the replay and the chat stay out of the image.
+EXCLUDED_PACKAGES: tuple[str, ...] = ("local_agent/testing", "local_agent/line/fake_api.py", "local_agent/loopback.py")
 REQUIRED_IN_PACKAGES: tuple[str, ...] = (
     "local_agent/__init__.py",
     "local_agent/context/__init__.py",
@@ -94,8 +95,13 @@ def sha256_of(path: Path) -> str:
 
 def export(out: Path, root: Path = ROOT) -> dict:
     out = out.resolve()
-    if out == root or root in out.parents and not str(out.relative_to(root)).startswith("out"):
-        raise ExportError("--out must be outside the source tree or under out/")
+    root = root.resolve()
+    if out == root or out in root.parents:
+        raise ExportError("--out must not be the source tree or one of its parents")
+    if root in out.parents and out.relative_to(root).parts[0] != "out":
+        raise ExportError("--out inside the source tree must be under out/")
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "SOURCE_MANIFEST.json").is_file())):
+        raise ExportError("--out exists and is not an earlier export (no SOURCE_MANIFEST.json); refusing to replace it")
     files = collect(root)
     versions = pinned_versions(root)
     if out.exists():

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from local_agent import catalogue, intent
+from local_agent import catalogue, fingerprint, intent
 from local_agent.commands import Commands
 from local_agent.context import (
     BudgetExceeded,
@@ -1110,6 +1110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="print only failures and the summary")
     args = parser.parse_args(argv)
     out = Path(args.out)
+    # A fixed, public key so the demo's stored fingerprints are the same every run. The service
+    # derives its key from the channel secret instead (local_agent/fingerprint.py).
+    fingerprint.configure_key(b"local-day15-offline-demo")
     command = "python3 -m examples.day15.demo --out " + args.out
     demo = Demo(out)
     try:

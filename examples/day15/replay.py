@@ -260,7 +260,9 @@ class ReplayDriver:
             "LINE_CHANNEL_ACCESS_TOKEN": self.token,
             "LINE_API_HOST": self.line.base_url,
         }
-        if not env.get("LOCAL_SQLITE_PATH"):
+        if env.get("LOCAL_SQLITE_PATH"):
+            overrides["LOCAL_SQLITE_PATH"] = env["LOCAL_SQLITE_PATH"]
+        else:
             tmp = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="local-replay-"))
             overrides["LOCAL_SQLITE_PATH"] = str(Path(tmp) / "replay.sqlite3")
         if budget_bytes is not None:

@@ -23,7 +23,9 @@ class LocalError(Exception):
         super().__init__(f"{self.code}: {message}" if message else self.code)
 
 
-class BudgetError(LocalError):
+class BudgetError(LocalError, ValueError):
+    """Also a ``ValueError``, as in the spec's snippet, so ``except ValueError`` callers catch it."""
+
     code = "BUDGET_ERROR"
 
 

@@ -17,7 +17,8 @@ Job = Callable[[], Awaitable[None]]
 
 
 class ScopeDispatcher:
-    def __init__(self, *, max_concurrent: int = 32) -> None:
+    def __init__(self, *, max_concurrent: int = 32, max_pending: int = 2000) -> None:
+        self.max_pending = max_pending
         self._queues: dict[str, asyncio.Queue[Job]] = {}
         self._workers: dict[str, asyncio.Task] = {}
         self._slots = asyncio.Semaphore(max_concurrent)
@@ -63,6 +64,11 @@ class ScopeDispatcher:
             if queue.empty():
                 self._queues.pop(scope, None)
 
+    def has_room(self, n: int = 1) -> bool:
+        """Whether ``n`` more jobs fit under ``max_pending`` (backpressure: the webhook answers 503
+        and LINE redelivers; the store-backed dedupe keeps any already-accepted event single)."""
+        return self._pending + n <= self.max_pending
+
     @property
     def pending(self) -> int:
         return self._pending
@@ -78,7 +84,7 @@ class ScopeDispatcher:
         except TimeoutError:
             return False
 
-    async def drain(self, timeout: float = 25.0) -> bool:
+    async def drain(self, timeout: float = 8.0) -> bool:
         """Stop taking work and wait for what was accepted; cancel what is left after ``timeout``."""
         self.closed = True
         done = await self.wait_idle(timeout)

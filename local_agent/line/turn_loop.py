@@ -64,7 +64,7 @@ class ThreadedDispatcher:
     async def wait_idle(self, timeout: float | None = None) -> bool:
         return await self.turn_loop.call(self.inner.wait_idle(timeout))
 
-    async def drain(self, timeout: float = 25.0) -> bool:
+    async def drain(self, timeout: float = 8.0) -> bool:
         # Refuse new work at once; the drain itself runs after every submission already queued
         # on the turn loop (call_soon_threadsafe is FIFO), so nothing accepted is dropped.
         self.closed = True

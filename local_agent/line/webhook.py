@@ -198,7 +198,8 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
         async def open_turn_side() -> tuple[LineGateway, ScopeDispatcher]:
             # Built on the loop that will use them: the LINE client must live in its loop.
             gateway = await LineGateway.open(settings.line_channel_access_token, settings.line_api_host)
-            return gateway, ScopeDispatcher(max_concurrent=settings.local_max_concurrent_turns)
+            return gateway, ScopeDispatcher(max_concurrent=settings.local_max_concurrent_turns,
+                                            max_pending=settings.local_max_pending_turns)
 
         turn_loop = TurnLoop().start() if settings.local_turn_thread else None
         if turn_loop is not None:
@@ -332,6 +333,9 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
                 log.info("event ignored", extra={"event_type": str(getattr(sdk_event, "type", "unknown"))[:40]})
                 continue
             events.append(event)
+        if events and not dispatcher.has_room(len(events)):
+            log.warning("backlog full, asking LINE to redeliver", extra={"count": dispatcher.pending})
+            return JSONResponse({"error": "busy"}, status_code=503)
         accepted = 0
         for event in events:
             if not dispatcher.submit(event.scope.storage_id, lambda e=event: process(e)):
