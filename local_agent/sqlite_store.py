@@ -62,6 +62,7 @@ CREATE TABLE IF NOT EXISTS webhook_events (
     event_id TEXT PRIMARY KEY,
     expire_at REAL NOT NULL
 );
+CREATE INDEX IF NOT EXISTS webhook_events_expiry ON webhook_events (expire_at);
 """
 
 
