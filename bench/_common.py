@@ -234,19 +234,20 @@ class ThreadedUvicorn:
 def start_fake_line_api(access_token: str | None = TOKEN, *, nodelay: bool = True, cls: type | None = None):
     """A started ``FakeLineApi`` (or subclass ``cls``) on 127.0.0.1.
 
-    ``nodelay``: answer with TCP_NODELAY. The stock fake (``http.server``) writes the headers and
-    the body of an answer in two small segments; with a keep-alive client (aiohttp, as the LINE
-    SDK uses) Nagle's algorithm + delayed ACK then stall each answer ~40 ms on Linux loopback, a
-    test-fake artefact that would dominate every turn. The switch only changes this instance's
-    handler class (the handler class is looked up per connection)."""
+    ``nodelay=False`` switches Nagle back on for this instance: a stdlib ``http.server`` writes the
+    headers and the body of an answer in two small segments, and with a keep-alive client (aiohttp,
+    as the LINE SDK uses) Nagle's algorithm + delayed ACK then stall each answer ~40 ms on Linux
+    loopback — the test-fake artefact the fake avoids by default. Only this instance's handler
+    class changes (it is looked up per connection)."""
     from local_agent.line import fake_api
 
     api = (cls or fake_api.FakeLineApi)(access_token=access_token).start()
-    if nodelay:
-        class NoDelayHandler(fake_api._Handler):
-            disable_nagle_algorithm = True
+    if not nodelay:
+        # The fake disables Nagle itself; switch it back on to show the artefact's size.
+        class NagleHandler(fake_api._Handler):
+            disable_nagle_algorithm = False
 
-        api._server.RequestHandlerClass = NoDelayHandler
+        api._server.RequestHandlerClass = NagleHandler
     return api
 
 

@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--webhook-turns", type=int, default=200, help="webhook turns (default 200)")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--stock-fake", action="store_true",
-                        help="use the FakeLineApi as is (its ~40 ms Nagle/delayed-ACK stall per call included)")
+                        help="switch Nagle back on in the FakeLineApi (its ~40 ms delayed-ACK stall per call included)")
     parser.add_argument("--quick", action="store_true", help="smoke-test size")
     parser.add_argument("--out-dir", default=None, help="where CSV/PNG go (default out/bench)")
     args = parser.parse_args(argv)
@@ -222,8 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"turn_overhead: wall-clock per turn, offline stand-in model, SQLite on local disk, "
           f"{args.scopes:,} active scopes pre-populated ({populate_s:.1f} s).")
     print(f"machine: {load_note()} (shared with other work: expect noise, compare within this run)")
-    print(f"fake LINE API: {'stock' if args.stock_fake else 'TCP_NODELAY'}; one reply call over aiohttp "
-          f"keep-alive costs median {probes[False]:.1f} ms on the stock fake vs {probes[True]:.1f} ms with "
+    print(f"fake LINE API: {'Nagle on' if args.stock_fake else 'TCP_NODELAY'}; one reply call over aiohttp "
+          f"keep-alive costs median {probes[False]:.1f} ms with Nagle on vs {probes[True]:.1f} ms with "
           f"TCP_NODELAY (a test-fake artefact; a turn makes two calls: loading + reply)")
     print()
     print(format_table(headers, rows))

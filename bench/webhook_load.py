@@ -487,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     cpu = {name: 1000 * sum(p.server_cpu_s for p in phases if p.target == name)
            / max(1, sum(p.sent for p in phases if p.target == name)) for name in names}
     print("  server CPU per message over all phases: " + ", ".join(f"{n} {v:.1f} ms" for n, v in cpu.items())
-          + " (LOCAL acks first and runs the turn on the same event loop, so its acks wait behind turn work; "
+          + " (LOCAL acks first and runs the turn on a second thread that shares the interpreter, so under overload its acks compete with turn work; "
           "the echo bot's ack includes its inline LINE reply)")
     gen = sum(p.gen_cpu_s for p in phases)
     print(f"  generator CPU over all phases: {gen:.2f} s (time.process_time, this process only)")

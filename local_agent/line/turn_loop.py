@@ -3,6 +3,9 @@
 The webhook's loop only verifies, parses and acknowledges; ADK turns are CPU-heavy Python, and on
 one loop an acknowledgement would wait behind whole turns. With turns on their own loop the two
 threads share the interpreter by time slices, so an ack waits at most a few slices, not a turn.
+The app shortens the slice to ``SWITCH_INTERVAL`` (1 ms instead of Python's 5 ms) while it runs:
+measured in ``bench.webhook_load`` at an offered 200 requests/s, ack p99 fell from 118 ms to 39–51 ms (runs on a quiet 2-core machine)
+with no loss of completed turns per second.
 
 ``ThreadedDispatcher`` offers the ``ScopeDispatcher`` surface to the webhook's loop and forwards
 every call to the turn loop (``call_soon_threadsafe`` keeps submission order).
@@ -18,6 +21,8 @@ from typing import Any, TypeVar
 from .dispatcher import Job, ScopeDispatcher
 
 T = TypeVar("T")
+
+SWITCH_INTERVAL = 0.001  # seconds; see the module docstring
 
 
 class TurnLoop:

@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import re
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -55,7 +56,7 @@ from ..wiring import build_service
 from .client import LineDeliveryError, LineGateway, retry_key_for
 from .dispatcher import ScopeDispatcher
 from .messages import to_line_messages
-from .turn_loop import ThreadedDispatcher, TurnLoop
+from .turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 
 log = logging.getLogger("local_agent.webhook")
 
@@ -202,6 +203,9 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
                                             max_pending=settings.local_max_pending_turns)
 
         turn_loop = TurnLoop().start() if settings.local_turn_thread else None
+        previous_interval = sys.getswitchinterval()
+        if turn_loop is not None:
+            sys.setswitchinterval(SWITCH_INTERVAL)
         if turn_loop is not None:
             gateway, inner = await turn_loop.call(open_turn_side())
             dispatcher: Any = ThreadedDispatcher(turn_loop, inner)
@@ -217,6 +221,7 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
             if turn_loop is not None:
                 await turn_loop.call(gateway.close())
                 turn_loop.stop()
+                sys.setswitchinterval(previous_interval)
             else:
                 await gateway.close()
             if store is None and hasattr(wiring.store, "close"):
