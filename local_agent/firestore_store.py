@@ -8,8 +8,8 @@ Layout (``<p>`` is ``collection_prefix``, default ``local``)::
 
     <p>_journal/<scope>          {scope_id, record: JournalRecord.to_dict(), expire_at}
     <p>_preferences/<user>       PreferenceState.to_dict()
-    <p>_audit/<seq>-<rand>       AuditRow columns, arguments as canonical JSON text, seq
-    <p>_snapshots/<seq>-<rand>   {scope_id, turn_id, at, data: canonical JSON text, seq}
+    <p>_audit/<seq>-<rand>       AuditRow columns, arguments as canonical JSON text, seq, expire_at
+    <p>_snapshots/<seq>-<rand>   {scope_id, turn_id, at, data: canonical JSON text, seq, expire_at}
     <p>_webhook_events/<event>   {event_id, expire_at, expire_at_epoch}
 
 * Every read-modify-write (journal ``update``, ``set_consent``, taking over an expired dedupe
@@ -17,11 +17,11 @@ Layout (``<p>`` is ``collection_prefix``, default ``local``)::
   body more than once on contention; the journal mutation is pure, so that is harmless.
   Exceptions raised by the mutation (e.g. ``StaleContextError``) propagate unchanged.
 * ``expire_at`` is a timezone-aware datetime for a Firestore TTL policy (journal: updated_at +
-  900 s; dedupe: claim time + ttl). TTL deletion is lazy (up to a day late), so readers check
+  900 s; dedupe: claim time + ttl; audit rows and snapshots: ``at`` + 30 days). TTL deletion is lazy (up to a day late), so readers check
   expiry themselves: ``ContextJournal`` checks ``updated_at``; ``claim_event`` checks
   ``expire_at_epoch``. Configure the policies with e.g.
   ``gcloud firestore fields ttls update expire_at --collection-group=local_journal --enable-ttl``
-  (and the same for ``local_webhook_events``).
+  (and the same for ``local_webhook_events``, ``local_audit`` and ``local_snapshots``).
 * Audit and snapshot rows are ordered by ``seq``: a per-process strictly increasing microsecond
   counter (``max(time.time_ns() // 1000, last + 1)``), so reads return insertion order like SQLite's
   ``ORDER BY id``. Across processes the order is by wall clock. Reads filter by ``scope_id``
@@ -51,6 +51,7 @@ from .context.context_store import TTL_SECONDS, JournalRecord, Mutation
 from .context.errors import StoreError
 from .ports import (
     DEDUPE_TTL_SECONDS,
+    RECORD_RETENTION_SECONDS,
     AuditRow,
     PreferenceState,
     TurnSnapshot,
@@ -275,7 +276,7 @@ class FirestoreStore:
             "scope_id": row.scope_id, "turn_id": row.turn_id, "tool": row.tool,
             "proposed_arguments": _dumps(row.proposed_arguments), "memory_revision": int(row.memory_revision),
             "effective_arguments": _dumps(row.effective_arguments), "preference_origin": row.preference_origin,
-            "status": row.status, "at": float(row.at),
+            "status": row.status, "at": float(row.at), "expire_at": _utc(row.at + RECORD_RETENTION_SECONDS),
         })
 
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
@@ -292,6 +293,7 @@ class FirestoreStore:
     def append_snapshot(self, snap: TurnSnapshot) -> None:
         self._append_row("snapshots", "snapshots.append", {
             "scope_id": snap.scope_id, "turn_id": snap.turn_id, "at": float(snap.at), "data": _dumps(snap.data),
+            "expire_at": _utc(snap.at + RECORD_RETENTION_SECONDS),
         })
 
     def snapshots(self, scope_id: str | None = None) -> list[TurnSnapshot]:
@@ -299,6 +301,12 @@ class FirestoreStore:
             TurnSnapshot(r["scope_id"], r["turn_id"], float(r["at"]), json.loads(r["data"]))
             for r in self._rows("snapshots", "snapshots.read", scope_id)
         ]
+
+    # -- retention ------------------------------------------------------------------------
+    def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:
+        """Nothing to do here: Firestore's TTL policies on ``expire_at`` delete expired documents
+        (journal after 900 s, dedupe after a day, audit and snapshots after ``retention``)."""
+        return {}
 
     # -- webhook dedupe (DedupeStore) -----------------------------------------------------
     def claim_event(self, event_id: str, *, now: float, ttl: float = DEDUPE_TTL_SECONDS) -> bool:

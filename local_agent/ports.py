@@ -13,6 +13,9 @@ from typing import Any, Protocol
 CONSENT_STATES = ("none", "granted", "refused", "forgotten")
 PREFERENCE_ORIGINS = ("explicit", "consented_memory", "none")
 DEDUPE_TTL_SECONDS = 86400.0
+# Audit rows and per-turn snapshots are evidence for inspection, kept 30 days then deleted
+# (SQLite: ``purge_expired``; Firestore: a TTL policy on ``expire_at``).
+RECORD_RETENTION_SECONDS = 30 * 86400.0
 
 
 @dataclass(frozen=True, slots=True)

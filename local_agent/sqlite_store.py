@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .context.context_store import JournalRecord, Mutation
+from .context.context_store import TTL_SECONDS, JournalRecord, Mutation
 from .context.errors import StoreError
 from .ports import (
     DEDUPE_TTL_SECONDS,
+    RECORD_RETENTION_SECONDS,
     AuditRow,
     PreferenceState,
     TurnSnapshot,
@@ -50,6 +51,7 @@ CREATE TABLE IF NOT EXISTS audit (
     at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS audit_scope ON audit (scope_id, id);
+CREATE INDEX IF NOT EXISTS audit_at ON audit (at);
 CREATE TABLE IF NOT EXISTS snapshots (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     scope_id TEXT NOT NULL,
@@ -58,6 +60,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
     data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS snapshots_scope ON snapshots (scope_id, id);
+CREATE INDEX IF NOT EXISTS snapshots_at ON snapshots (at);
 CREATE TABLE IF NOT EXISTS webhook_events (
     event_id TEXT PRIMARY KEY,
     expire_at REAL NOT NULL
@@ -248,6 +251,24 @@ class SqliteStore:
         with self._tx("snapshots.read", write=False) as db:
             rows = db.execute(sql + " ORDER BY id", args).fetchall()
         return [TurnSnapshot(r[0], r[1], float(r[2]), json.loads(r[3])) for r in rows]
+
+    # -- retention ------------------------------------------------------------------------
+    def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:
+        """Delete what has outlived its use: audit rows and snapshots older than ``retention``,
+        journal windows past the sliding TTL (never readable again) and expired dedupe records.
+        One transaction; returns the number of rows deleted per table."""
+        with self._tx("purge") as db:
+            counts = {
+                "audit": db.execute("DELETE FROM audit WHERE at < ?", (now - retention,)).rowcount,
+                "snapshots": db.execute("DELETE FROM snapshots WHERE at < ?", (now - retention,)).rowcount,
+                "webhook_events": db.execute("DELETE FROM webhook_events WHERE expire_at <= ?", (now,)).rowcount,
+            }
+            stale = [scope for scope, record in db.execute("SELECT scope_id, record FROM journal")
+                     if float(json.loads(record)["updated_at"]) < now - TTL_SECONDS]
+            rows = [(scope,) for scope in stale]
+            db.executemany("DELETE FROM journal WHERE scope_id = ?", rows)
+            counts["journal"] = len(stale)
+        return counts
 
     # -- webhook dedupe (DedupeStore) -----------------------------------------------------
     def claim_event(self, event_id: str, *, now: float, ttl: float = DEDUPE_TTL_SECONDS) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import signal
 import sqlite3
 import time
@@ -46,7 +47,9 @@ pytestmark = pytest.mark.slow
 USERS, TURNS = 50, 20
 BURST = 20
 MEMORY_TARGET_SCOPES = 10_000
-MEMORY_TIME_BUDGET_S = 20.0  # submission stops here; see test_bounded_memory_many_scopes
+# Submission stops here; see test_bounded_memory_many_scopes. LOCAL_MEMORY_TEST_SECONDS=300 runs
+# all 10,000 scopes (about 200 s on this machine) for a standalone measurement.
+MEMORY_TIME_BUDGET_S = float(os.environ.get("LOCAL_MEMORY_TEST_SECONDS", "20"))
 MEMORY_MIN_SCOPES = 600
 
 

@@ -24,7 +24,7 @@ from local_agent.context.errors import StaleContextError, StoreError
 from local_agent.context.projection import SafeTurn
 from local_agent.context.townships import TOWNSHIPS
 from local_agent.context.window import ContextWindow
-from local_agent.ports import AuditRow, PreferenceState, TurnSnapshot
+from local_agent.ports import RECORD_RETENTION_SECONDS, AuditRow, PreferenceState, TurnSnapshot
 from local_agent.sqlite_store import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -389,6 +389,35 @@ def test_firestore_documents_carry_expire_at(firestore_store, firestore_project,
     journal.append(journal.read(USER, 0), turn(1), current_revision=0)
     doc = client.collection("local_journal").document(USER.storage_id).get().to_dict()
     assert doc["expire_at"] == datetime.fromtimestamp(clock() + 900, tz=UTC)
+
+    firestore_store.append_audit(AuditRow(scope_id="s", tool="search_local_places", proposed_arguments={},
+                                          effective_arguments={}, memory_revision=0, preference_origin="none",
+                                          status="ok", at=clock()))
+    firestore_store.append_snapshot(TurnSnapshot("s", "t", clock(), {"count": 1}))
+    for collection in ("local_audit", "local_snapshots"):
+        (row,) = [d.to_dict() for d in client.collection(collection).stream()]
+        assert row["expire_at"] == datetime.fromtimestamp(clock() + RECORD_RETENTION_SECONDS, tz=UTC)
+
+
+def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
+    store = SqliteStore(tmp_path / "purge.db")
+    journal = ContextJournal(store, clock=clock)
+    old_scope, fresh_scope = ScopeKey.for_user("Uold"), ScopeKey.for_user("Ufresh")
+    journal.append(journal.read(old_scope, 0), turn(0), current_revision=0)
+    store.claim_event("ev-old", now=clock(), ttl=60)
+    store.append_audit(AuditRow(scope_id="s", tool="search_local_places", proposed_arguments={},
+                                effective_arguments={}, memory_revision=0, preference_origin="none",
+                                status="ok", at=clock()))
+    store.append_snapshot(TurnSnapshot("s", "old", clock(), {}))
+    clock.advance(RECORD_RETENTION_SECONDS + 1)
+    journal.append(journal.read(fresh_scope, 0), turn(1), current_revision=0)
+    store.append_snapshot(TurnSnapshot("s", "new", clock(), {}))
+    counts = store.purge_expired(clock())
+    assert counts == {"audit": 1, "snapshots": 1, "webhook_events": 1, "journal": 1}
+    assert [s.turn_id for s in store.snapshots()] == ["new"] and store.audit_rows() == []
+    assert set(store.journal_rows()) == {fresh_scope.storage_id}
+    assert store.purge_expired(clock()) == {"audit": 0, "snapshots": 0, "webhook_events": 0, "journal": 0}
+    store.close()
 
 
 @pytest.mark.firestore

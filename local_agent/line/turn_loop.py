@@ -59,12 +59,30 @@ class ThreadedDispatcher:
     def __init__(self, turn_loop: TurnLoop, inner: ScopeDispatcher) -> None:
         self.turn_loop, self.inner = turn_loop, inner
         self.closed = False
+        self._lock = threading.Lock()
+        self._handing_over = 0  # submitted here, not yet queued on the turn loop
 
     def submit(self, scope: str, job: Job) -> bool:
         if self.closed:
             return False
-        self.turn_loop.loop.call_soon_threadsafe(self.inner.submit, scope, job)
+        with self._lock:
+            self._handing_over += 1
+        self.turn_loop.loop.call_soon_threadsafe(self._hand_over, scope, job)
         return True
+
+    def _hand_over(self, scope: str, job: Job) -> None:
+        try:
+            self.inner.submit(scope, job)
+        finally:
+            with self._lock:
+                self._handing_over -= 1
+
+    @property
+    def pending(self) -> int:
+        return self.inner.pending + self._handing_over
+
+    def has_room(self, n: int = 1) -> bool:
+        return self.pending + n <= self.inner.max_pending
 
     async def wait_idle(self, timeout: float | None = None) -> bool:
         return await self.turn_loop.call(self.inner.wait_idle(timeout))

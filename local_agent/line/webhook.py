@@ -61,6 +61,7 @@ from .turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 log = logging.getLogger("local_agent.webhook")
 
 MAX_BODY_BYTES = 256 * 1024
+PURGE_INTERVAL_SECONDS = 3600.0
 TURN_TIMEOUT_SECONDS = 60.0  # a turn still running after this is abandoned with an apology
 INTERNAL_ERROR = "INTERNAL_ERROR"
 
@@ -213,10 +214,12 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
             gateway, dispatcher = await open_turn_side()
         app.state.wiring, app.state.gateway, app.state.dispatcher = wiring, gateway, dispatcher
         app.state.observers = observers
+        purger = asyncio.create_task(purge_periodically(wiring.store))
         log.info("service started", extra={"kind": settings.local_model, "status": settings.local_store})
         try:
             yield
         finally:
+            purger.cancel()
             await dispatcher.drain()
             if turn_loop is not None:
                 await turn_loop.call(gateway.close())
@@ -227,6 +230,17 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
             if store is None and hasattr(wiring.store, "close"):
                 wiring.store.close()
             log.info("service stopped", extra={"count": dispatcher.completed})
+
+    async def purge_periodically(store: Any) -> None:
+        """Retention: drop expired journal windows, dedupe records, and audit rows and snapshots
+        past 30 days, at start and then hourly (Firestore does this with TTL policies)."""
+        while hasattr(store, "purge_expired"):
+            try:
+                counts = await asyncio.to_thread(store.purge_expired, clock())
+                log.info("retention purge", extra={"count": sum(counts.values())})
+            except StoreError as exc:
+                log.warning("retention purge failed", extra={"code": exc.code})
+            await asyncio.sleep(PURGE_INTERVAL_SECONDS)
 
     app = FastAPI(title="LOCAL Day 15", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.observers = observers
