@@ -162,9 +162,9 @@ def canonical_request(llm_request: Any) -> dict[str, Any]:
 
 
 def request_bytes(request: dict[str, Any]) -> int:
-    from local_agent.context.session_budget import canonical_json
+    from local_agent.context.session_budget import ByteMeasure
 
-    return len(canonical_json(request).encode("utf-8"))
+    return ByteMeasure().sync(request)
 
 
 def recording_model_class():

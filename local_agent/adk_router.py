@@ -27,7 +27,7 @@ from google.genai import types
 
 from .context.context_store import ScopeKey
 from .context.errors import BudgetError, BudgetExceeded, LocalError, StoreError
-from .context.session_budget import Measure, canonical_json
+from .context.session_budget import Measure
 from .pipeline import ContextPipeline, TurnState
 from .render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
 from .reply import Reply
@@ -162,7 +162,6 @@ class AdkRouter:
             return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]),
                                turn_complete=True)
         llm_request.contents = to_genai_contents(result.contents)
-        state.extra["request_bytes"] = len(canonical_json(result.request).encode("utf-8"))
         return None
 
     # -- one turn --------------------------------------------------------------------------

@@ -229,23 +229,9 @@ class GeminiTokenMeasure:
         self.model = model
 
     @classmethod
-    def from_settings(
-        cls,
-        *,
-        api_key: str | None,
-        use_vertexai: bool,
-        project: str | None,
-        location: str | None,
-        base_url: str | None,
-        credentials: Any = None,
-        model: str = GEMINI_MODEL,
-    ) -> GeminiTokenMeasure:
-        """Same settings as ``build_gemini_llm``."""
-        client = make_genai_client(
-            api_key=api_key, use_vertexai=use_vertexai, project=project, location=location,
-            base_url=base_url, credentials=credentials,
-        )
-        return cls(client, model)
+    def from_settings(cls, *, model: str = GEMINI_MODEL, **client_settings: Any) -> GeminiTokenMeasure:
+        """Same settings as ``build_gemini_llm`` (passed on to ``make_genai_client``)."""
+        return cls(make_genai_client(**client_settings), model)
 
     @property
     def vertexai(self) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .adk_router import AdkRouter, TurnOutcome
-from .commands import Commands
+from .commands import Commands, match_text_command
 from .context.context_store import ContextJournal, ScopeKey
 from .context.errors import StoreError
 from .render import HELP_TEXT, POLITE_FAILURE
@@ -32,6 +32,8 @@ class LocalService:
         text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
         if not text.strip():
             return TurnOutcome(Reply(texts=(HELP_TEXT,)), command="help")
+        if match_text_command(text) is None:  # most messages: straight to the router, no thread hop
+            return await self.router.run_turn(scope, text, turn_id=turn_id)
         try:
             result = await asyncio.to_thread(self.commands.handle_text, scope, text)
         except StoreError as exc:

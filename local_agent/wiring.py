@@ -33,14 +33,14 @@ def build_model_and_measure(settings: Settings) -> tuple[Any, Any, Any]:
         from .offline_model import OfflineModel
 
         return OfflineModel(), ByteMeasure(), None
-    from .gemini import GeminiTokenMeasure, build_gemini_llm, generate_config, make_genai_client
+    from .gemini import GeminiTokenMeasure, build_gemini_llm, generate_config
 
     common = dict(api_key=settings.google_api_key, use_vertexai=settings.google_genai_use_vertexai,
                   project=settings.google_cloud_project, location=settings.google_cloud_location,
                   base_url=settings.local_gemini_base_url)
     model = build_gemini_llm(**common, model=settings.local_model)
     if settings.counts_tokens:
-        measure = GeminiTokenMeasure(make_genai_client(**common), settings.local_model)
+        measure = GeminiTokenMeasure.from_settings(**common, model=settings.local_model)
     else:
         measure = ByteMeasure()
     return model, measure, generate_config()

@@ -40,7 +40,7 @@ class ByteMeasure:
     unit = "bytes"
 
     async def __call__(self, request: Mapping[str, Any]) -> int:
-        return len(canonical_json(request).encode("utf-8"))
+        return self.sync(request)
 
     def sync(self, request: Mapping[str, Any]) -> int:
         return len(canonical_json(request).encode("utf-8"))
