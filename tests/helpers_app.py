@@ -321,7 +321,8 @@ class UvicornHarness(_Base):
                 raise RuntimeError("uvicorn did not start")
             time.sleep(0.01)
         self._tweak_gateway()
-        self.http = httpx.Client(base_url=self.base_url, timeout=30)
+        # Idle connections are dropped before uvicorn's 5 s keep-alive closes them (no ReadError race).
+        self.http = httpx.Client(base_url=self.base_url, timeout=30, limits=httpx.Limits(keepalive_expiry=2.0))
         return self
 
     def stop(self, timeout: float = 60.0) -> None:

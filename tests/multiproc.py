@@ -353,7 +353,10 @@ async def drive_users(conversations: Sequence[Sequence[Turn]], urls: Sequence[st
             watch.expect(turn)
     stop = asyncio.Event()
     poller = asyncio.create_task(watch.run(stop))
-    limits = httpx.Limits(max_connections=len(conversations) + 4, max_keepalive_connections=len(conversations))
+    # Drop idle connections before uvicorn does (its keep-alive is 5 s, as is httpx's default):
+    # otherwise a request can race the server closing the connection and fail with ReadError.
+    limits = httpx.Limits(max_connections=len(conversations) + 4, max_keepalive_connections=len(conversations),
+                          keepalive_expiry=2.0)
 
     async def user(client: httpx.AsyncClient, conversation: Sequence[Turn]) -> None:
         for turn in conversation:

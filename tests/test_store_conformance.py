@@ -444,9 +444,12 @@ def test_firestore_exhausted_transaction_retries_become_store_error(firestore_em
         run_threads(2, write)
     finally:
         store.close()
+    # Two transactions that both read before either writes: at least one is aborted. Depending on
+    # timing the emulator aborts one (the other commits) or, when each waits on the other's lock
+    # past its 2 s timeout, both; with one attempt allowed, every abort must surface as StoreError.
     errors = [o for o in outcomes if isinstance(o, StoreError)]
-    assert len(errors) == 1 and outcomes.count(record) == 1, outcomes
-    assert (errors[0].operation, errors[0].backend) == ("journal.update", "firestore")
+    assert len(outcomes) == 2 and len(errors) >= 1 and len(errors) + outcomes.count(record) == 2, outcomes
+    assert {(e.operation, e.backend) for e in errors} == {("journal.update", "firestore")}
 
 
 class _Unavailable:
