@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import httpx
 import uvicorn
+from multiproc import FRESH_CONNECTIONS
 
 from local_agent.adk_router import TurnOutcome
 from local_agent.context.context_store import ScopeKey
@@ -321,8 +322,7 @@ class UvicornHarness(_Base):
                 raise RuntimeError("uvicorn did not start")
             time.sleep(0.01)
         self._tweak_gateway()
-        # Idle connections are dropped before uvicorn's 5 s keep-alive closes them (no ReadError race).
-        self.http = httpx.Client(base_url=self.base_url, timeout=30, limits=httpx.Limits(keepalive_expiry=2.0))
+        self.http = httpx.Client(base_url=self.base_url, timeout=30, limits=FRESH_CONNECTIONS)
         return self
 
     def stop(self, timeout: float = 60.0) -> None:

@@ -53,6 +53,12 @@ PYTHON = sys.executable
 APP = "examples.day15.main:app"
 HOST = "127.0.0.1"
 
+# Test clients open a fresh connection per request. Reusing a kept-alive one races uvicorn's
+# keep-alive timer: a request written just as the server closes an idle connection is reset
+# (httpx.ReadError). A client-side expiry shorter than the server's narrows that race but does not
+# close it when the test process is descheduled between the server's response and the client's read.
+FRESH_CONNECTIONS = httpx.Limits(max_keepalive_connections=0)
+
 PLACES_TOOL = "search_local_places"
 EVENTS_TOOL = "search_local_events"
 GOAL_OF = {PLACES_TOOL: "places", EVENTS_TOOL: "events"}
@@ -353,10 +359,6 @@ async def drive_users(conversations: Sequence[Sequence[Turn]], urls: Sequence[st
             watch.expect(turn)
     stop = asyncio.Event()
     poller = asyncio.create_task(watch.run(stop))
-    # Drop idle connections before uvicorn does (its keep-alive is 5 s, as is httpx's default):
-    # otherwise a request can race the server closing the connection and fail with ReadError.
-    limits = httpx.Limits(max_connections=len(conversations) + 4, max_keepalive_connections=len(conversations),
-                          keepalive_expiry=2.0)
 
     async def user(client: httpx.AsyncClient, conversation: Sequence[Turn]) -> None:
         for turn in conversation:
@@ -366,7 +368,7 @@ async def drive_users(conversations: Sequence[Sequence[Turn]], urls: Sequence[st
             await watch.wait(turn, turn_timeout)
 
     try:
-        async with httpx.AsyncClient(timeout=30, limits=limits) as client:
+        async with httpx.AsyncClient(timeout=30, limits=FRESH_CONNECTIONS) as client:
             await asyncio.wait_for(asyncio.gather(*(user(client, c) for c in conversations)), deadline_s)
     finally:
         stop.set()

@@ -20,6 +20,7 @@ import httpx
 import pytest
 from helpers_app import SECRET, TOKEN
 from multiproc import (
+    FRESH_CONNECTIONS,
     DeliveryWatch,
     ServerProcess,
     Turn,
@@ -177,7 +178,7 @@ def test_redelivered_event_to_both_instances_runs_once(fs_cluster: FsCluster) ->
         watch.expect(turn)
 
     async def both() -> list[httpx.Response]:
-        async with httpx.AsyncClient(timeout=30) as client:
+        async with httpx.AsyncClient(timeout=30, limits=FRESH_CONNECTIONS) as client:
             posts = []
             for event in events:
                 body, headers = W.signed(SECRET, event)

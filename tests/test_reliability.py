@@ -22,6 +22,7 @@ import httpx
 import pytest
 from helpers_app import SECRET, TOKEN, AppHarness, first_text
 from multiproc import (
+    FRESH_CONNECTIONS,
     DeliveryWatch,
     ServerProcess,
     Turn,
@@ -193,7 +194,7 @@ def test_same_webhook_event_delivered_to_both_processes_runs_once(cluster: Clust
     before_dupes = sum(s.stdout().count("duplicate event dropped") for s in cluster.pair)
 
     async def both() -> list[httpx.Response]:
-        async with httpx.AsyncClient(timeout=30) as client:
+        async with httpx.AsyncClient(timeout=30, limits=FRESH_CONNECTIONS) as client:
             posts = []
             for event in events:
                 body, headers = W.signed(SECRET, event)
@@ -233,7 +234,7 @@ def test_sigterm_during_in_flight_turns_finishes_or_drops_cleanly(cluster: Clust
         watch.expect(turn)
 
     async def burst() -> list[httpx.Response]:
-        async with httpx.AsyncClient(timeout=30) as client:
+        async with httpx.AsyncClient(timeout=30, limits=FRESH_CONNECTIONS) as client:
             first = [client.post(f"{server.base_url}/callback", content=b, headers=h)
                      for b, h in (W.signed(SECRET, c[0].event) for c in conversations)]
             acks = list(await asyncio.gather(*first))
