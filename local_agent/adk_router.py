@@ -28,7 +28,7 @@ from google.genai import types
 from .context.context_store import ScopeKey
 from .context.errors import BudgetError, BudgetExceeded, LocalError, StoreError
 from .context.session_budget import Measure
-from .pipeline import ContextPipeline, TurnState
+from .pipeline import ContextPipeline, TurnState, flat_contents
 from .render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
 from .reply import Reply
 from .rules import SYSTEM_INSTRUCTION
@@ -238,9 +238,8 @@ class AdkRouter:
         if state.budget is None:
             return []
         b = state.budget
-        contents = [{"role": c["role"], "text": "".join(p["text"] for p in c["parts"])} for c in b.contents]
-        return [{"contents": contents, "count": b.count, "unit": b.unit, "dropped_turns": b.dropped_turns,
-                 "summary_dropped": b.summary_dropped}]
+        return [{"contents": flat_contents(b.contents), "count": b.count, "unit": b.unit,
+                 "dropped_turns": b.dropped_turns, "summary_dropped": b.summary_dropped}]
 
     @staticmethod
     def _tool_calls(state: TurnState) -> list[dict[str, Any]]:

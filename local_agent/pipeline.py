@@ -25,13 +25,17 @@ from .ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
 from .tools import TurnTools
 
 
+def flat_contents(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Model contents as ``{"role", "text"}`` rows, each content's parts joined."""
+    return [{"role": c["role"], "text": "".join(p.get("text", "") for p in c["parts"])} for c in contents]
+
+
 def redact_current(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The contents as sent, with the last (current) user text replaced by its hash and length."""
-    out = [{"role": c["role"], "text": "".join(p.get("text", "") for p in c["parts"])} for c in contents[:-1]]
-    if contents:
-        last = contents[-1]
-        out.append({"role": last["role"],
-                    "current_text": text_fingerprint("".join(p.get("text", "") for p in last["parts"]))})
+    out = flat_contents(contents)
+    if out:
+        last = out.pop()
+        out.append({"role": last["role"], "current_text": text_fingerprint(last["text"])})
     return out
 
 
