@@ -443,12 +443,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="override the input budget (UTF-8 bytes of the whole model request)")
     args = parser.parse_args(argv)
     try:
-        events = load_script(args.script)
-    except ScriptError as exc:
-        print(f"replay: malformed script: {exc}", file=sys.stderr)
-        return 2
-    try:
-        asyncio.run(replay(events, budget_bytes=args.budget_bytes))
+        asyncio.run(replay(load_script(args.script), budget_bytes=args.budget_bytes))
     except ScriptError as exc:
         print(f"replay: malformed script: {exc}", file=sys.stderr)
         return 2
