@@ -32,9 +32,13 @@ class CommandResult:
     revision: int | None = None
 
 
+def compact_text(text: str) -> str:
+    """The text as commands read it: no ASCII or full-width spaces (voice input adds them)."""
+    return text.strip().replace(" ", "").replace("　", "")
+
+
 def match_text_command(text: str) -> str | None:
-    t = text.strip()
-    compact = t.replace(" ", "").replace("　", "")
+    compact = compact_text(text)
     if any(w in compact for w in FORGET_WORDS):
         return "forget"
     if any(compact.startswith(w) or w in compact[:6] for w in REMEMBER_WORDS) and catalogue.find_dietary_type(compact):
@@ -61,7 +65,7 @@ class Commands:
         if kind == "help":
             return CommandResult(Reply(texts=(HELP_TEXT,)), "help")
         if kind == "consent_prompt":
-            diet = catalogue.find_dietary_type(text.replace(" ", ""))
+            diet = catalogue.find_dietary_type(compact_text(text))
             label = catalogue.dietary_label(diet)
             reply = Reply(
                 texts=(f"要我記住您的飲食偏好「{label}」嗎？同意後，找店家時會先套用；"

@@ -66,7 +66,7 @@ def test_remember_vegetarian_asks_for_consent_with_agree_and_decline_choices(com
 
 
 @pytest.mark.parametrize("text,diet", [("幫我記住我吃全素", "vegan"), ("記得我 不吃牛肉", "no_beef"),
-                                       ("記住　我吃蛋奶素", "lacto_ovo")])
+                                       ("記住　我吃蛋奶素", "lacto_ovo"), ("記住我吃全　素", "vegan")])
 def test_consent_prompt_carries_the_dietary_type_that_was_said(commands, text, diet):
     result = commands.handle_text(SCOPE, text)
     assert result.command == "consent_prompt"
