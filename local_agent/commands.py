@@ -43,7 +43,7 @@ def match_text_command(text: str) -> str | None:
         return "forget"
     if any(compact.startswith(w) or w in compact[:6] for w in REMEMBER_WORDS) and catalogue.find_dietary_type(compact):
         return "consent_prompt"
-    if compact.lower() in HELP_WORDS or any(w == compact.lower() for w in HELP_WORDS):
+    if compact.lower() in HELP_WORDS:
         return "help"
     return None
 
@@ -60,8 +60,9 @@ class Commands:
     def __init__(self, *, preferences: PreferenceStore, journal: ContextJournal, clock: Callable[[], float]) -> None:
         self.preferences, self.journal, self.clock = preferences, journal, clock
 
-    def handle_text(self, scope: ScopeKey, text: str) -> CommandResult | None:
-        kind = match_text_command(text)
+    def handle_text(self, scope: ScopeKey, text: str, kind: str | None = None) -> CommandResult | None:
+        """The command ``text`` is (``kind``, if the caller matched it already), or None."""
+        kind = kind or match_text_command(text)
         if kind == "help":
             return CommandResult(Reply(texts=(HELP_TEXT,)), "help")
         if kind == "consent_prompt":

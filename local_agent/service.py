@@ -30,17 +30,16 @@ class LocalService:
 
     async def handle_text(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:
         text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
-        if not text.strip():
-            return TurnOutcome(Reply(texts=(HELP_TEXT,)), command="help")
-        if match_text_command(text) is None:  # most messages: straight to the router, no thread hop
+        kind = match_text_command(text) if text.strip() else "help"
+        if kind is None:  # most messages: straight to the router, no thread hop
             return await self.router.run_turn(scope, text, turn_id=turn_id)
+        if kind == "help":  # touches no store
+            return TurnOutcome(Reply(texts=(HELP_TEXT,)), command="help")
         try:
-            result = await asyncio.to_thread(self.commands.handle_text, scope, text)
+            result = await asyncio.to_thread(self.commands.handle_text, scope, text, kind)
         except StoreError as exc:
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
-        if result is not None:
-            return TurnOutcome(result.reply, command=result.command)
-        return await self.router.run_turn(scope, text, turn_id=turn_id)
+        return TurnOutcome(result.reply, command=result.command)
 
     async def handle_postback(self, scope: ScopeKey, data: str) -> TurnOutcome | None:
         try:
