@@ -23,7 +23,6 @@ import logging
 import re
 import sys
 import time
-import uuid
 from collections.abc import Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -53,7 +52,7 @@ from ..render import POLITE_FAILURE
 from ..reply import Reply
 from ..settings import Settings
 from ..wiring import build_service
-from .client import LineDeliveryError, LineGateway, retry_key_for
+from .client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
 from .dispatcher import ScopeDispatcher
 from .messages import to_line_messages
 from .turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
@@ -207,13 +206,11 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
         previous_interval = sys.getswitchinterval()
         if turn_loop is not None:
             sys.setswitchinterval(SWITCH_INTERVAL)
-        if turn_loop is not None:
             gateway, inner = await turn_loop.call(open_turn_side())
             dispatcher: Any = ThreadedDispatcher(turn_loop, inner)
         else:
             gateway, dispatcher = await open_turn_side()
         app.state.wiring, app.state.gateway, app.state.dispatcher = wiring, gateway, dispatcher
-        app.state.observers = observers
         purger = asyncio.create_task(purge_periodically(wiring.store))
         log.info("service started", extra={"kind": settings.local_model, "status": settings.local_store})
         try:
@@ -267,10 +264,10 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
         messages = to_line_messages(outcome.reply)
         if not messages:
             return
-        retry_key = retry_key_for(event.event_id) if event.event_id else str(uuid.uuid4())
+        retry_key = retry_key_for(event.event_id) if event.event_id else new_retry_key()
         try:
             how = await app.state.gateway.deliver(event.reply_token, event.reply_to, messages, retry_key,
-                                                  token_received_at=event.received_at, now=time.time())
+                                                  token_received_at=event.received_at)
         except LineDeliveryError as exc:
             log.warning("reply not delivered", extra={"status": exc.status, "code": exc.code})
             return
