@@ -49,6 +49,7 @@ from typing import Any, TypeVar
 
 from .context.context_store import TTL_SECONDS, JournalRecord, Mutation
 from .context.errors import StoreError
+from .context.session_budget import canonical_json  # dicts stored as JSON text (arrays cannot nest)
 from .ports import (
     DEDUPE_TTL_SECONDS,
     RECORD_RETENTION_SECONDS,
@@ -79,12 +80,6 @@ def _next_seq() -> int:
     with _seq_lock:
         _last_seq = max(time.time_ns() // 1000, _last_seq + 1)
         return _last_seq
-
-
-def _dumps(value: object) -> str:
-    # Same canonical JSON as the SQLite adapter, so free-form dicts round-trip identically
-    # (and nested lists, which Firestore arrays cannot hold, are no problem).
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def _doc_id(key: str) -> str:
@@ -274,8 +269,8 @@ class FirestoreStore:
     def append_audit(self, row: AuditRow) -> None:
         self._append_row("audit", "audit.append", {
             "scope_id": row.scope_id, "turn_id": row.turn_id, "tool": row.tool,
-            "proposed_arguments": _dumps(row.proposed_arguments), "memory_revision": int(row.memory_revision),
-            "effective_arguments": _dumps(row.effective_arguments), "preference_origin": row.preference_origin,
+            "proposed_arguments": canonical_json(row.proposed_arguments), "memory_revision": int(row.memory_revision),
+            "effective_arguments": canonical_json(row.effective_arguments), "preference_origin": row.preference_origin,
             "status": row.status, "at": float(row.at), "expire_at": _utc(row.at + RECORD_RETENTION_SECONDS),
         })
 
@@ -292,7 +287,7 @@ class FirestoreStore:
     # -- snapshots (SnapshotStore) --------------------------------------------------------
     def append_snapshot(self, snap: TurnSnapshot) -> None:
         self._append_row("snapshots", "snapshots.append", {
-            "scope_id": snap.scope_id, "turn_id": snap.turn_id, "at": float(snap.at), "data": _dumps(snap.data),
+            "scope_id": snap.scope_id, "turn_id": snap.turn_id, "at": float(snap.at), "data": canonical_json(snap.data),
             "expire_at": _utc(snap.at + RECORD_RETENTION_SECONDS),
         })
 

@@ -58,15 +58,6 @@ class AuditRow:
             "preference_origin": self.preference_origin, "status": self.status, "at": self.at,
         }
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> AuditRow:
-        return cls(
-            scope_id=d["scope_id"], tool=d["tool"], proposed_arguments=dict(d["proposed_arguments"]),
-            effective_arguments=dict(d["effective_arguments"]), memory_revision=int(d["memory_revision"]),
-            preference_origin=d["preference_origin"], status=d["status"], at=float(d["at"]),
-            turn_id=d.get("turn_id", ""),
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class TurnSnapshot:

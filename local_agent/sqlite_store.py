@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .context.context_store import TTL_SECONDS, JournalRecord, Mutation
 from .context.errors import StoreError
+from .context.session_budget import canonical_json
 from .ports import (
     DEDUPE_TTL_SECONDS,
     RECORD_RETENTION_SECONDS,
@@ -67,10 +68,6 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 );
 CREATE INDEX IF NOT EXISTS webhook_events_expiry ON webhook_events (expire_at);
 """
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 class SqliteStore:
@@ -163,7 +160,7 @@ class SqliteStore:
                 db.execute(
                     "INSERT INTO journal (scope_id, record) VALUES (?, ?) "
                     "ON CONFLICT(scope_id) DO UPDATE SET record = excluded.record",
-                    (scope_id, _dumps(new.to_dict())),
+                    (scope_id, canonical_json(new.to_dict())),
                 )
         return new
 
@@ -214,8 +211,8 @@ class SqliteStore:
             db.execute(
                 "INSERT INTO audit (scope_id, turn_id, tool, proposed_arguments, memory_revision, "
                 "effective_arguments, preference_origin, status, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (row.scope_id, row.turn_id, row.tool, _dumps(row.proposed_arguments), row.memory_revision,
-                 _dumps(row.effective_arguments), row.preference_origin, row.status, row.at),
+                (row.scope_id, row.turn_id, row.tool, canonical_json(row.proposed_arguments), row.memory_revision,
+                 canonical_json(row.effective_arguments), row.preference_origin, row.status, row.at),
             )
 
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
@@ -239,7 +236,7 @@ class SqliteStore:
         with self._tx("snapshots.append") as db:
             db.execute(
                 "INSERT INTO snapshots (scope_id, turn_id, at, data) VALUES (?, ?, ?, ?)",
-                (snap.scope_id, snap.turn_id, snap.at, _dumps(snap.data)),
+                (snap.scope_id, snap.turn_id, snap.at, canonical_json(snap.data)),
             )
 
     def snapshots(self, scope_id: str | None = None) -> list[TurnSnapshot]:
@@ -273,13 +270,8 @@ class SqliteStore:
     # -- webhook dedupe (DedupeStore) -----------------------------------------------------
     def claim_event(self, event_id: str, *, now: float, ttl: float = DEDUPE_TTL_SECONDS) -> bool:
         with self._tx("dedupe.claim") as db:
-            row = db.execute("SELECT expire_at FROM webhook_events WHERE event_id = ?", (event_id,)).fetchone()
-            if row is not None and float(row[0]) > now:
-                return False
-            db.execute(
-                "INSERT INTO webhook_events (event_id, expire_at) VALUES (?, ?) "
-                "ON CONFLICT(event_id) DO UPDATE SET expire_at = excluded.expire_at",
-                (event_id, now + ttl),
-            )
-            db.execute("DELETE FROM webhook_events WHERE expire_at <= ? AND event_id != ?", (now, event_id))
-            return True
+            # Expired claims (this event's included) go first; a live claim makes the insert a no-op.
+            db.execute("DELETE FROM webhook_events WHERE expire_at <= ?", (now,))
+            inserted = db.execute("INSERT OR IGNORE INTO webhook_events (event_id, expire_at) VALUES (?, ?)",
+                                  (event_id, now + ttl))
+            return inserted.rowcount == 1
