@@ -45,8 +45,8 @@ def context_area(contents: Sequence[Mapping[str, Any]]) -> str | None:
             continue
         text = _text_of(content)
         match = _PROJECTION_AREA.match(text)
-        if match and canonical_township(match.group(1)):
-            return canonical_township(match.group(1))
+        if match and (area := canonical_township(match.group(1))):
+            return area
     for content in history:
         text = _text_of(content)
         if content.get("role") == "user" and text.startswith(SUMMARY_MARKER):
@@ -70,14 +70,15 @@ def classify(text: str) -> str | None:
     return None
 
 
+# Longest first; a dietary word is the dietary_type argument, not a keyword.
+_KEYWORDS = tuple(
+    word for word in sorted(set(catalogue.KEYWORD_VOCABULARY) | set(EXTRA_KEYWORDS), key=lambda w: (-len(w), w))
+    if word and catalogue.normalize_dietary_type(word) in (None, catalogue.INVALID)
+)
+
+
 def find_keyword(text: str) -> str:
-    for word in sorted(set(catalogue.KEYWORD_VOCABULARY) | set(EXTRA_KEYWORDS), key=lambda w: (-len(w), w)):
-        if not word or word not in text:
-            continue
-        if catalogue.normalize_dietary_type(word) not in (None, catalogue.INVALID):
-            continue  # a dietary word is the dietary_type argument, not a keyword
-        return word
-    return ""
+    return next((word for word in _KEYWORDS if word in text), "")
 
 
 def propose(contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = ()) -> dict[str, Any]:

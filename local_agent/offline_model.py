@@ -39,14 +39,15 @@ class OfflineModel(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         tool_names = sorted(llm_request.tools_dict)
-        proposal = intent.propose(request_contents(llm_request), tool_names)
+        contents = request_contents(llm_request)
+        proposal = intent.propose(contents, tool_names)
         if "function_call" in proposal:
             call = proposal["function_call"]
             part = types.Part(function_call=types.FunctionCall(name=call["name"], args=dict(call["args"])))
         else:
             part = types.Part(text=proposal["text"])
         # Usage in UTF-8 bytes of the text it read: the stand-in has no tokenizer, and says so by name.
-        read = sum(len(c["parts"][0]["text"].encode("utf-8")) for c in request_contents(llm_request))
+        read = sum(len(c["parts"][0]["text"].encode("utf-8")) for c in contents)
         usage = types.GenerateContentResponseUsageMetadata(prompt_token_count=read, candidates_token_count=0,
                                                            total_token_count=read)
         yield LlmResponse(content=types.Content(role="model", parts=[part]), turn_complete=True,
