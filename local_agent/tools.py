@@ -50,6 +50,9 @@ TOOL_DECLARATIONS: list[dict[str, Any]] = [
     },
 ]
 
+# Each tool's parameter names, from its declaration (``call`` dispatches by these).
+_PARAMETERS = {d["name"]: frozenset(d["parameters"]["properties"]) for d in TOOL_DECLARATIONS}
+
 
 def keyword_for_audit(keyword: str) -> str:
     """Keywords from the catalogue's vocabulary are kept; anything else may be the user's own
@@ -106,29 +109,20 @@ class TurnTools:
                 result: dict) -> dict:
         row = AuditRow(
             scope_id=self.scope_id, turn_id=self.turn_id, tool=tool, proposed_arguments=_redact(proposed),
-            effective_arguments=_redact(effective) if effective else {}, memory_revision=revision,
+            effective_arguments=_redact(effective), memory_revision=revision,
             preference_origin=origin, status=result["status"], at=self.clock(),
         )
         self.audit.append_audit(row)
         self.executions.append(ToolExecution(tool, proposed, effective, revision, origin, result, row))
         return result
 
-    @staticmethod
-    def _text_arg(name: str, value: Any) -> tuple[str | None, dict | None]:
-        if value is None:
-            return "", None
-        if not isinstance(value, str):
-            return None, _error("INVALID_ARGUMENT", f"{name} 必須是文字。", argument=name)
-        return value.strip(), None
-
     # -- tools -----------------------------------------------------------------------------
     def _common(self, proposed: dict[str, Any]) -> tuple[str, str, dict | None]:
         """Checks both tools share: text arguments, a known township, a short keyword.
         Returns ``(township, keyword, error)``."""
         for name, value in proposed.items():
-            _, err = self._text_arg(name, value)
-            if err:
-                return "", "", err
+            if value is not None and not isinstance(value, str):
+                return "", "", _error("INVALID_ARGUMENT", f"{name} 必須是文字。", argument=name)
         township, err = self._township(proposed["area"])
         if err:
             return "", "", err
@@ -190,14 +184,9 @@ class TurnTools:
 
     def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Dispatch by name (what a model's function call names). Unknown tools are an error result."""
-        if name == "search_local_places":
-            allowed = {"area", "dietary_type", "keyword"}
-            fn = self.search_local_places
-        elif name == "search_local_events":
-            allowed = {"area", "keyword"}
-            fn = self.search_local_events
-        else:
+        allowed = _PARAMETERS.get(name)
+        if allowed is None:
             return _error("UNKNOWN_TOOL", "這個功能目前沒有。")
         if not isinstance(args, dict) or set(args) - allowed:
             return _error("INVALID_ARGUMENT", "工具參數不正確。")
-        return fn(**args)
+        return getattr(self, name)(**args)
