@@ -71,17 +71,19 @@ def populate(store: Any, scopes: int, now: float) -> list[Any]:
     return keys
 
 
-async def measure_pipeline(store: Any, keys: list[Any], iterations: int, seed: int) -> dict[str, list[float]]:
+def wire(store: Any) -> Any:
+    """The service's own wiring (pipeline, budget, router) over ``store``, offline settings."""
+    from local_agent.wiring import build_service
+
+    return build_service(bench_settings("http://127.0.0.1:9", "unused.sqlite3"), store=store)
+
+
+async def measure_pipeline(pipeline: Any, keys: list[Any], iterations: int, seed: int) -> dict[str, list[float]]:
     from local_agent import intent
-    from local_agent.context.context_store import ContextJournal
-    from local_agent.context.session_budget import ByteMeasure, SessionBudget, build_envelope
-    from local_agent.pipeline import ContextPipeline
+    from local_agent.context.session_budget import ByteMeasure, build_envelope
     from local_agent.rules import SYSTEM_INSTRUCTION
     from local_agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
 
-    journal = ContextJournal(store, clock=time.time)
-    pipeline = ContextPipeline(journal=journal, preferences=store, audit=store, snapshots=store,
-                               budget=SessionBudget(limit=16384, unit="bytes"), clock=time.time)
     envelope = build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
     measure = ByteMeasure()
     rng = random.Random(seed)
@@ -109,10 +111,7 @@ async def measure_pipeline(store: Any, keys: list[Any], iterations: int, seed: i
     return out
 
 
-async def measure_adk(store: Any, keys: list[Any], turns: int, seed: int) -> list[float]:
-    from local_agent.wiring import build_service
-
-    wiring = build_service(bench_settings("http://127.0.0.1:9", "unused.sqlite3"), store=store)
+async def measure_adk(wiring: Any, keys: list[Any], turns: int, seed: int) -> list[float]:
     rng = random.Random(seed + 1)
     texts = conversation(turns + 5, offset=rng.randrange(20))
     samples: list[float] = []
@@ -191,8 +190,9 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         keys = populate(store, args.scopes, time.time())
         populate_s = time.perf_counter() - t
-        pipe = asyncio.run(measure_pipeline(store, keys, args.iterations, args.seed))
-        adk = asyncio.run(measure_adk(store, keys, args.adk_turns, args.seed))
+        wiring = wire(store)
+        pipe = asyncio.run(measure_pipeline(wiring.pipeline, keys, args.iterations, args.seed))
+        adk = asyncio.run(measure_adk(wiring, keys, args.adk_turns, args.seed))
         store.close()
         webhook, acks = measure_webhook(Path(tmp) / "webhook.sqlite3", args.webhook_turns, users=20,
                                         nodelay=not args.stock_fake)
