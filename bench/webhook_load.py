@@ -74,9 +74,8 @@ def serve_fake(port_file: Path) -> int:
 
         def _record(self, method, path, headers, body, status, payload) -> None:  # caller holds the lock
             super()._record(method, path, headers, body, status, payload)
-            kind = {"/v2/bot/message/reply": "reply", "/v2/bot/message/push": "push",
-                    "/v2/bot/chat/loading/start": "loading"}.get(path, "other")
-            ok = 200 <= status < 300
+            recorded = self._requests[-1]
+            kind, ok = recorded.kind or "other", recorded.accepted
             self.counts[f"{kind}_{'ok' if ok else 'rejected'}"] += 1
             if ok and kind in ("reply", "push"):
                 self.counts["answers"] += 1
