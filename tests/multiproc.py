@@ -62,8 +62,6 @@ FRESH_CONNECTIONS = httpx.Limits(max_keepalive_connections=0)
 PLACES_TOOL = "search_local_places"
 EVENTS_TOOL = "search_local_events"
 GOAL_OF = {PLACES_TOOL: "places", EVENTS_TOOL: "events"}
-LABEL_SUFFIX = {"places": "找店家", "events": "查活動"}
-NON_PUBLIC = "未指定區域：詢問可用功能"
 
 ILLNESSES = ("糖尿病", "高血壓", "氣喘", "痛風", "心臟病")
 
@@ -287,12 +285,6 @@ def fold_journal(calls: Iterable[tuple[str, str] | None], max_turns: int = 2) ->
             if evicted["goal"]:
                 summary = dict(evicted)
     return {"turns": turns, "summary": summary}
-
-
-def label(projection: Mapping[str, str]) -> str:
-    if not projection.get("goal"):
-        return NON_PUBLIC
-    return f"{projection['area']}：{LABEL_SUFFIX[projection['goal']]}"
 
 
 # -- driving ---------------------------------------------------------------------------------------
