@@ -40,23 +40,6 @@ def _card_lines(title: str, subtitle: str, lines: list[str]) -> list[str]:
     return out
 
 
-def _wire_cards(message: dict) -> list[tuple[str, str, list[str]]]:
-    """Cards from a Flex message as LOCAL lays it out (bold title, grey subtitle, lines)."""
-    contents = message.get("contents") or {}
-    bubbles = (contents.get("contents") or []) if contents.get("type") == "carousel" else [contents]
-    cards = []
-    for bubble in bubbles:
-        texts = [c for c in ((bubble.get("body") or {}).get("contents") or [])
-                 if isinstance(c, dict) and c.get("type") == "text"]
-        title = texts[0].get("text", "") if texts else ""
-        rest = texts[1:]
-        subtitle = rest[0].get("text", "") if rest and rest[0].get("color") else ""
-        if subtitle:
-            rest = rest[1:]
-        cards.append((title, subtitle, [str(c.get("text", "")) for c in rest]))
-    return cards
-
-
 def render(result: EventResult) -> list[str]:
     """What the user sees for one event, as terminal lines (the delivered LINE messages)."""
     out: list[str] = []
@@ -67,13 +50,11 @@ def render(result: EventResult) -> list[str]:
             text = str(message.get("text", ""))
             out.append(f"{BOT}> " + text.replace("\n", "\n       "))
         elif kind == "flex":
-            if reply is not None and reply.cards:
-                cards = [(c.title, c.subtitle, list(c.lines)) for c in reply.cards]
-            else:
-                cards = _wire_cards(message)
+            # A Flex message is built only from the observed reply's cards.
+            cards = reply.cards if reply is not None else ()
             out.append(f"{BOT}> [卡片 {len(cards)} 張]")
             for card in cards:
-                out.extend(_card_lines(*card))
+                out.extend(_card_lines(card.title, card.subtitle, list(card.lines)))
         else:
             out.append(f"{BOT}> [{kind} 訊息]")
     if not result.messages:
