@@ -64,8 +64,8 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -248,8 +248,15 @@ class ReplayDriver:
         self._last: dict[tuple[str, str | None], EventResult] = {}
 
     @classmethod
-    def open(cls, *, budget_bytes: int | None = None, env: dict[str, str] | None = None) -> _Opener:
-        return _Opener(cls(), budget_bytes, env)
+    @asynccontextmanager
+    async def open(cls, *, budget_bytes: int | None = None,
+                   env: dict[str, str] | None = None) -> AsyncIterator[ReplayDriver]:
+        """``async with ReplayDriver.open(...) as driver``: starts, and always closes once started."""
+        driver = await cls().start(budget_bytes, env)
+        try:
+            yield driver
+        finally:
+            await driver.close()
 
     def settings(self, budget_bytes: int | None, env: dict[str, str] | None) -> Any:
         from local_agent.settings import Settings
@@ -367,19 +374,6 @@ class ReplayDriver:
         if result.messages:
             self._last[(user, group)] = result
         return result
-
-
-class _Opener:
-    """``async with ReplayDriver.open(...) as driver`` — starts and always closes."""
-
-    def __init__(self, driver: ReplayDriver, budget_bytes: int | None, env: dict[str, str] | None) -> None:
-        self.driver, self.budget_bytes, self.env = driver, budget_bytes, env
-
-    async def __aenter__(self) -> ReplayDriver:
-        return await self.driver.start(self.budget_bytes, self.env)
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.driver.close()
 
 
 # -- the replay ------------------------------------------------------------------------------------
