@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import sys
 import tempfile
 import time
@@ -229,11 +230,7 @@ async def run_day15(texts: list[str], workdir: Path) -> dict[str, Any]:
 
 
 def cumulative(values: list[int]) -> list[int]:
-    out, total = [], 0
-    for v in values:
-        total += v
-        out.append(total)
-    return out
+    return list(itertools.accumulate(values))
 
 
 def compaction_rule(turns: int, interval: int) -> int:

@@ -316,8 +316,7 @@ def webhook_section(out_dir: Path) -> dict | None:
         return turns
 
     turns = asyncio.run(run())
-    (out_dir / "webhook_three_turns.json").write_text(
-        json.dumps({"turns": turns}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    dump(out_dir / "webhook_three_turns.json", {"turns": turns})
     last_area = (turns[-1]["tool_calls"] or [{}])[0].get("effective_arguments", {}).get("area")
     lines = ["", "## The LINE conversation through the webhook", "",
              "The seed's three turns as signed webhook requests to the real FastAPI app (ADK Runner, offline",
@@ -1125,8 +1124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     webhook = webhook_section(out)
     if webhook is not None:
         summary["webhook"] = webhook
-        (out / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n",
-                                          encoding="utf-8")
+        dump(out / "summary.json", summary)
     print(f"Checks: {summary['checks_passed']}/{summary['checks_total']} passed"
           + (f", {summary['checks_failed']} FAILED" if summary["checks_failed"] else ""))
     print(f"Turn 5: full history {fmt(summary['turn5_full_history_bytes'])} bytes, "
