@@ -321,13 +321,8 @@ def run_phase(target: Target, phase: Phase, runner, drain_timeout: float, answer
     asyncio.run(runner)
     wall0 = phase.wall_start
     expected = answered_before + phase.acked
-    deadline = time.monotonic() + drain_timeout
-    while True:
-        stats = fake_stats(target)
-        answers = int(stats.get("answers", 0))
-        if answers >= expected or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    stats = wait_for_answers(target, expected, drain_timeout)
+    answers = int(stats.get("answers", 0))
     phase.drained = answers >= expected
     phase.answered = answers - answered_before
     last_at = float(stats.get("last_answer_at") or 0.0)
@@ -337,14 +332,19 @@ def run_phase(target: Target, phase: Phase, runner, drain_timeout: float, answer
     return answers
 
 
-def final_drain(target: Target, expected: int, timeout: float) -> int:
-    """Answers recorded at the fake once all ``expected`` arrived (or the bounded wait ended)."""
+def wait_for_answers(target: Target, expected: int, timeout: float) -> dict[str, Any]:
+    """The fake's stats once ``expected`` answers arrived, or when the bounded wait ended."""
     deadline = time.monotonic() + timeout
     while True:
-        answers = int(fake_stats(target).get("answers", 0))
-        if answers >= expected or time.monotonic() > deadline:
-            return answers
+        stats = fake_stats(target)
+        if int(stats.get("answers", 0)) >= expected or time.monotonic() > deadline:
+            return stats
         time.sleep(0.05)
+
+
+def final_drain(target: Target, expected: int, timeout: float) -> int:
+    """Answers recorded at the fake once all ``expected`` arrived (or the bounded wait ended)."""
+    return int(wait_for_answers(target, expected, timeout).get("answers", 0))
 
 
 # -- main -------------------------------------------------------------------------------------
