@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from ..loopback import LoopbackServer
 
@@ -247,8 +247,6 @@ class FakeLineApi(LoopbackServer):
         self._expired_tokens: set[str] = set()
         self._retry_keys: dict[str, tuple[str, list[dict]]] = {}
         self._ids = itertools.count(500000000000000001)
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -370,7 +368,7 @@ class FakeLineApi(LoopbackServer):
         body = parsed if isinstance(parsed, dict) else {}
 
         def answer(status: int, payload: dict, extra: dict | None = None) -> tuple[int, dict, dict]:
-            with self._cond:
+            with self._cond:  # re-entrant: answer() is also called with it held
                 self._record(method, path, headers, body, status, payload)
             return status, payload, extra or {}
 
@@ -410,25 +408,19 @@ class FakeLineApi(LoopbackServer):
                 else:
                     self._used_tokens.add(reply_token)
                     status, payload = 200, {"sentMessages": self._sent_messages(body["messages"])}
-                self._record(method, path, headers, body, status, payload)
-                return status, payload, {}
+                return answer(status, payload)
 
             retry_key = headers.get("x-line-retry-key")
             if retry_key is not None:
                 try:
                     uuid.UUID(retry_key)
                 except ValueError:
-                    payload = {"message": INVALID_RETRY_KEY}
-                    self._record(method, path, headers, body, 400, payload)
-                    return 400, payload, {}
+                    return answer(400, {"message": INVALID_RETRY_KEY})
                 if retry_key in self._retry_keys:
                     request_id, sent = self._retry_keys[retry_key]
-                    payload = {"message": RETRY_KEY_ACCEPTED, "sentMessages": sent}
-                    self._record(method, path, headers, body, 409, payload)
-                    return 409, payload, {"x-line-accepted-request-id": request_id}
+                    return answer(409, {"message": RETRY_KEY_ACCEPTED, "sentMessages": sent},
+                                  {"x-line-accepted-request-id": request_id})
             sent = self._sent_messages(body["messages"])
             if retry_key is not None:
                 self._retry_keys[retry_key] = (str(uuid.uuid4()), sent)
-            payload = {"sentMessages": sent}
-            self._record(method, path, headers, body, 200, payload)
-            return 200, payload, {}
+            return answer(200, {"sentMessages": sent})

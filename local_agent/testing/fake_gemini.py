@@ -28,7 +28,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -146,8 +146,6 @@ class FakeGemini(LoopbackServer):
         self._records: list[RecordedRequest] = []
         self._responder = responder
         self._host = host
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         self._served = 0
 
     # --- lifecycle --------------------------------------------------------------------------
