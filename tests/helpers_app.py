@@ -24,9 +24,10 @@ import logging
 import socket
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import httpx
 import uvicorn
@@ -81,7 +82,7 @@ def first_text(request: RecordedRequest) -> str:
     return texts[0] if texts else ""
 
 
-class _Base:
+class _Base(ABC):
     """What both harnesses share: the fake LINE API, settings, the app, recorded outcomes."""
 
     def __init__(
@@ -161,6 +162,41 @@ class _Base:
         if self._owns_line and self._line is not None:
             self._line.stop()
 
+    # -- what each harness provides -------------------------------------------------------------
+    @abstractmethod
+    def start(self) -> Self:
+        """Start the fake LINE API (if owned) and the app; return the harness."""
+
+    @abstractmethod
+    def stop(self, timeout: float = 60.0) -> None:
+        """Drain and stop the app, then close what the harness owns."""
+
+    @abstractmethod
+    def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> httpx.Response:
+        """POST ``body`` to ``/callback`` as given (no signing)."""
+
+    @abstractmethod
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """True once no accepted turn is pending."""
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def send(self, *events: dict[str, Any]) -> httpx.Response:
+        """POST one signed body with ``events``."""
+        self._remember(events)
+        content, headers = W.signed(SECRET, *events)
+        return self.post(content, headers)
+
+    def turn(self, *events: dict[str, Any], timeout: float = 30.0) -> httpx.Response:
+        """``send`` then ``wait_idle``: one complete exchange."""
+        response = self.send(*events)
+        assert self.wait_idle(timeout), "turn did not finish"
+        return response
+
 
 class AppHarness(_Base):
     """The app in-process: lifespan + ASGI client on a background event loop thread.
@@ -233,12 +269,6 @@ class AppHarness(_Base):
                 self._store.close()
             self._stop_line()
 
-    def __enter__(self) -> AppHarness:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     # -- driving -----------------------------------------------------------------------------
     def run(self, coro: Awaitable[T], timeout: float = 60.0) -> T:
         """Run a coroutine on the app's loop and wait for its result."""
@@ -248,12 +278,6 @@ class AppHarness(_Base):
     def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> httpx.Response:
         content = body.encode("utf-8") if isinstance(body, str) else body
         return self.run(self.client.post("/callback", content=content, headers=headers or {}))
-
-    def send(self, *events: dict[str, Any]) -> httpx.Response:
-        """POST one signed body with ``events``."""
-        self._remember(events)
-        content, headers = W.signed(SECRET, *events)
-        return self.post(content, headers)
 
     def send_concurrently(self, batches: Sequence[Sequence[dict[str, Any]]]) -> list[httpx.Response]:
         """POST one signed body per batch, all at once (``asyncio.gather`` on the app's loop)."""
@@ -266,12 +290,6 @@ class AppHarness(_Base):
                                                for b, h in signed)))
 
         return self.run(all_at_once())
-
-    def turn(self, *events: dict[str, Any], timeout: float = 30.0) -> httpx.Response:
-        """``send`` then ``wait_idle``: one complete exchange."""
-        response = self.send(*events)
-        assert self.wait_idle(timeout), "turn did not finish"
-        return response
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         return self.run(self.app.state.dispatcher.wait_idle(timeout), timeout + 5)
@@ -341,20 +359,9 @@ class UvicornHarness(_Base):
                 self._store.close()
             self._stop_line()
 
-    def __enter__(self) -> UvicornHarness:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> httpx.Response:
         content = body.encode("utf-8") if isinstance(body, str) else body
         return self.http.post("/callback", content=content, headers=headers or {})
-
-    def send(self, *events: dict[str, Any]) -> httpx.Response:
-        self._remember(events)
-        content, headers = W.signed(SECRET, *events)
-        return self.post(content, headers)
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Poll ``GET /healthz`` (over HTTP) until no accepted turn is pending."""
@@ -364,8 +371,3 @@ class UvicornHarness(_Base):
                 return True
             time.sleep(0.02)
         return False
-
-    def turn(self, *events: dict[str, Any], timeout: float = 30.0) -> httpx.Response:
-        response = self.send(*events)
-        assert self.wait_idle(timeout), "turn did not finish"
-        return response
