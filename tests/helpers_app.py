@@ -34,7 +34,6 @@ import uvicorn
 from multiproc import FRESH_CONNECTIONS
 
 from local_agent.adk_router import TurnOutcome
-from local_agent.context.context_store import ScopeKey
 from local_agent.line.fake_api import FakeLineApi, RecordedRequest
 from local_agent.line.webhook import InboundEvent, create_app
 from local_agent.logs import configure_logging
@@ -60,16 +59,6 @@ def make_settings(line_base_url: str, sqlite_path: str | Path, **overrides: Any)
     }
     values.update(overrides)
     return Settings(_env_file=None, **values)
-
-
-def scope_of(user: str, group: str | None = None, room: str | None = None,
-             destination: str = W.DESTINATION) -> ScopeKey:
-    """The ScopeKey the webhook derives for an event built by ``local_agent.testing.webhooks``."""
-    if group:
-        return ScopeKey(destination, "group", group, user)
-    if room:
-        return ScopeKey(destination, "room", room, user)
-    return ScopeKey(destination, "user", user, user)
 
 
 def texts_of(request: RecordedRequest) -> list[str]:
@@ -142,7 +131,7 @@ class _Base(ABC):
                 self.sent_texts.append(message["text"])
 
     def outcomes_for(self, user: str, group: str | None = None) -> list[TurnOutcome]:
-        scope = scope_of(user, group)
+        scope = W.scope_of(user, group)
         with self._lock:
             return [o for e, o in zip(self.events, self.outcomes, strict=True) if e.scope == scope]
 
@@ -156,7 +145,7 @@ class _Base(ABC):
 
     def journal(self, user: str, group: str | None = None) -> dict[str, Any]:
         """The scope's usable journal, as the replay prints it (turn labels, summary, revision)."""
-        return self.service.journal_state(scope_of(user, group))
+        return self.service.journal_state(W.scope_of(user, group))
 
     def _stop_line(self) -> None:
         if self._owns_line and self._line is not None:

@@ -41,7 +41,6 @@ from typing import Any
 
 import httpx
 
-from local_agent.context.context_store import ScopeKey
 from local_agent.context.townships import TOWNSHIPS
 from local_agent.intent import ASK_TOWNSHIP, CAPABILITIES
 from local_agent.line.client import retry_key_for
@@ -254,7 +253,7 @@ def make_conversation(user: str, user_no: int, turns: int, *, seed: int, phone_p
 
 
 def scope_id(user: str) -> str:
-    return ScopeKey(W.DESTINATION, "user", user, user).storage_id
+    return W.scope_of(user).storage_id
 
 
 def expected_calls(turns: Sequence[Turn]) -> list[tuple[str, str] | None]:

@@ -20,7 +20,7 @@ import pytest
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
-from helpers_app import SECRET, TOKEN, AppHarness, UvicornHarness, first_text, scope_of
+from helpers_app import SECRET, TOKEN, AppHarness, UvicornHarness, first_text
 
 from local_agent.context.errors import StoreError
 from local_agent.context.projection import (
@@ -202,7 +202,7 @@ def test_consent_search_forget_search_through_the_webhook(app: AppHarness) -> No
     # the window from before the forget is gone: the request carries only the current text
     assert model_texts(forgotten) == [FOOD_HUATAN]
     # the audit rows in SQLite say the same
-    rows = app.store.audit_rows(scope_of(USER).storage_id)
+    rows = app.store.audit_rows(W.scope_of(USER).storage_id)
     assert [(r.memory_revision, r.preference_origin, r.effective_arguments["dietary_type"]) for r in rows] == [
         (1, "consented_memory", "vegetarian"), (2, "none", "any")]
     assert app.store.get(USER).consent == "forgotten"
@@ -334,9 +334,9 @@ def test_order_per_scope_when_ten_events_arrive_in_one_body(app: AppHarness) -> 
     events = [W.text_event(USER, f"{town}有什麼活動？") for town in TOWNS]
     log = _record_processing(app)
     app.turn(*events)
-    assert _processed_in_order(log, scope_of(USER).storage_id) == [e["message"]["text"] for e in events]
+    assert _processed_in_order(log, W.scope_of(USER).storage_id) == [e["message"]["text"] for e in events]
     assert [r.body["replyToken"] for r in app.line.replies()] == [e["replyToken"] for e in events]
-    snapshots = app.store.snapshots(scope_of(USER).storage_id)
+    snapshots = app.store.snapshots(W.scope_of(USER).storage_id)
     assert [s.turn_id for s in snapshots] == [e["webhookEventId"] for e in events]
 
 
@@ -348,7 +348,7 @@ def test_order_per_scope_with_ten_concurrent_requests(app: AppHarness) -> None:
     assert [r.status_code for r in responses] == [200] * 20
     assert app.wait_idle(60)
     for events in (mine, theirs):
-        scope = scope_of(events[0]["source"]["userId"]).storage_id
+        scope = W.scope_of(events[0]["source"]["userId"]).storage_id
         order = _processed_in_order(log, scope)
         assert sorted(order) == sorted(e["message"]["text"] for e in events)
         text_of = {e["replyToken"]: e["message"]["text"] for e in events}
@@ -376,7 +376,7 @@ def test_redelivered_event_is_processed_once(app: AppHarness) -> None:
     assert app.wait_idle()
     assert len(app.outcomes_for(OTHER)) == 1
     assert len([r for r in app.line.replies() if r.body["replyToken"] == concurrent["replyToken"]]) == 1
-    assert len(app.store.snapshots(scope_of(OTHER).storage_id)) == 1
+    assert len(app.store.snapshots(W.scope_of(OTHER).storage_id)) == 1
 
 
 def test_dedupe_holds_across_an_app_restart_on_the_same_sqlite_file(tmp_path: Path) -> None:

@@ -306,15 +306,6 @@ class ReplayDriver:
         await self._stack.aclose()
 
     # -- events --------------------------------------------------------------------------------
-    @staticmethod
-    def scope_for(user: str, group: str | None = None) -> Any:
-        from local_agent.context.context_store import ScopeKey
-        from local_agent.testing.webhooks import DESTINATION
-
-        if group:
-            return ScopeKey(DESTINATION, "group", group, user)
-        return ScopeKey(DESTINATION, "user", user, user)
-
     def advance(self, seconds: float) -> None:
         self.clock.advance(seconds)
 
@@ -357,7 +348,7 @@ class ReplayDriver:
             raise RuntimeError(f"/callback answered {response.status_code}: {response.text[:200]}")
         if not await self.app.state.dispatcher.wait_idle(TURN_TIMEOUT):
             raise RuntimeError(f"the turn did not finish within {TURN_TIMEOUT:.0f} s")
-        scope = self.scope_for(user, group)
+        scope = W.scope_of(user, group)
         result = EventResult(scope=scope)
         for req in self.line.requests[before:]:
             if req.kind in ("reply", "push") and req.accepted:

@@ -11,6 +11,8 @@ import time
 import uuid
 from typing import Any
 
+from ..context.context_store import ScopeKey
+
 DESTINATION = "Ulocaldestination0000000000000000"
 _counter = itertools.count(1)
 
@@ -26,6 +28,16 @@ def source(user: str, group: str | None = None, room: str | None = None) -> dict
     if room:
         return {"type": "room", "roomId": room, "userId": user}
     return {"type": "user", "userId": user}
+
+
+def scope_of(user: str, group: str | None = None, room: str | None = None,
+             destination: str = DESTINATION) -> ScopeKey:
+    """The ScopeKey the webhook derives for an event whose source is ``source(user, group, room)``."""
+    if group:
+        return ScopeKey(destination, "group", group, user)
+    if room:
+        return ScopeKey(destination, "room", room, user)
+    return ScopeKey.for_user(user, destination)
 
 
 def _base(kind: str, src: dict[str, Any], event_id: str | None, reply: bool = True) -> dict[str, Any]:
