@@ -55,6 +55,7 @@ def conversation(turns: int, offset: int = 0) -> list[str]:
 
 # -- statistics -------------------------------------------------------------------------------
 
+
 def percentile(values: Sequence[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100); NaN for no values."""
     if not values:
@@ -73,6 +74,7 @@ def median(values: Sequence[float]) -> float:
 
 
 # -- output -----------------------------------------------------------------------------------
+
 
 def fmt(value: Any) -> str:
     if isinstance(value, float):
@@ -136,6 +138,7 @@ def pyplot():
 
 # -- the canonical request measure ------------------------------------------------------------
 
+
 def part_json(part: Any) -> dict[str, Any]:
     """One genai ``Part`` as sent: text, function call or function response as plain JSON."""
     if part.function_call is not None:
@@ -152,7 +155,7 @@ def part_json(part: Any) -> dict[str, Any]:
 def canonical_request(llm_request: Any) -> dict[str, Any]:
     """System instruction + tool declarations + contents of an ADK ``LlmRequest``, as the
     canonical dict the offline byte measure counts (same envelope code as the production router)."""
-    from local_agent.adk_router import request_envelope
+    from local_agent.agent.adk_router import request_envelope
 
     contents = [
         {"role": c.role or "user", "parts": [part_json(p) for p in (c.parts or [])]}
@@ -173,7 +176,7 @@ def recording_model_class():
     Built lazily so importing this module does not import ADK."""
     from pydantic import Field
 
-    from local_agent.offline_model import OfflineModel
+    from local_agent.agent.offline_model import OfflineModel
 
     class RecordingOfflineModel(OfflineModel):
         recorded: list[dict[str, Any]] = Field(default_factory=list)
@@ -188,6 +191,7 @@ def recording_model_class():
 
 # -- servers on loopback ----------------------------------------------------------------------
 
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -197,8 +201,15 @@ def free_port() -> int:
 def bench_settings(line_url: str, sqlite_path: str | Path, **extra: Any):
     from local_agent.settings import Settings
 
-    return Settings(LINE_CHANNEL_SECRET=SECRET, LINE_CHANNEL_ACCESS_TOKEN=TOKEN, LINE_API_HOST=line_url,
-                    LOCAL_SQLITE_PATH=str(sqlite_path), LOCAL_MODEL="offline", LOCAL_STORE="sqlite", **extra)
+    return Settings(
+        LINE_CHANNEL_SECRET=SECRET,
+        LINE_CHANNEL_ACCESS_TOKEN=TOKEN,
+        LINE_API_HOST=line_url,
+        LOCAL_SQLITE_PATH=str(sqlite_path),
+        LOCAL_MODEL="offline",
+        LOCAL_STORE="sqlite",
+        **extra,
+    )
 
 
 class ThreadedUvicorn:
@@ -208,8 +219,9 @@ class ThreadedUvicorn:
         import uvicorn
 
         self.port = port or free_port()
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", access_log=False,
-                                lifespan="on")
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", access_log=False, lifespan="on"
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="bench-uvicorn", daemon=True)
 
@@ -239,7 +251,7 @@ def start_fake_line_api(access_token: str | None = TOKEN, *, nodelay: bool = Tru
     as the LINE SDK uses) Nagle's algorithm + delayed ACK then stall each answer ~40 ms on Linux
     loopback — the test-fake artefact the fake avoids by default. Only this instance's handler
     class changes (it is looked up per connection)."""
-    from local_agent.line import fake_api
+    from local_agent.testing import fake_line_api as fake_api
 
     api = (cls or fake_api.FakeLineApi)(access_token=access_token).start()
     if not nodelay:
@@ -263,10 +275,11 @@ def probe_fake_line_api(base_url: str, requests: int = 20) -> float:
         async with aiohttp.ClientSession() as session:
             for _ in range(requests + 1):
                 t0 = time.perf_counter()
-                async with session.post(f"{base_url}/v2/bot/message/reply",
-                                        json={"replyToken": uuid.uuid4().hex,
-                                              "messages": [{"type": "text", "text": "probe"}]},
-                                        headers={"Authorization": f"Bearer {TOKEN}"}) as response:
+                async with session.post(
+                    f"{base_url}/v2/bot/message/reply",
+                    json={"replyToken": uuid.uuid4().hex, "messages": [{"type": "text", "text": "probe"}]},
+                    headers={"Authorization": f"Bearer {TOKEN}"},
+                ) as response:
                     await response.read()
                 out.append((time.perf_counter() - t0) * 1000)
         return out[1:]

@@ -15,7 +15,7 @@ responses included as JSON).
   (c)  Day 15: two projected turns + summary, via the real AdkRouter on SQLite.
   floor: rules + tool declarations + the current question only.
 
-The model is the offline stand-in (local_agent.offline_model), not Gemini. In (a) the
+The model is the offline stand-in (local_agent.agent.offline_model), not Gemini. In (a) the
 stand-in may also resolve 剛才那個鄉鎮 from the raw history in its request (as Gemini would),
 so (a) and (c) make the same tool calls; the run reports how many turns agree.
 
@@ -52,8 +52,10 @@ from bench._common import (
 NAME = "context_growth"
 COMPACTION_INTERVAL = 3  # the values of ADK's own documentation example
 COMPACTION_OVERLAP = 1
-STANDIN_SUMMARY = ("Conversation Language: Traditional Chinese（繁體中文）。Tools used: search_local_places, "
-                   "search_local_events。【離線替身摘要：固定文字，不是模型寫的摘要】")
+STANDIN_SUMMARY = (
+    "Conversation Language: Traditional Chinese（繁體中文）。Tools used: search_local_places, "
+    "search_local_events。【離線替身摘要：固定文字，不是模型寫的摘要】"
+)
 FLAT_LIMIT, CUM_LIMIT, FLOOR_LIMIT = 1.05, 0.10, 1.5
 
 
@@ -64,13 +66,14 @@ def _quiet() -> None:
 
 # -- stand-in models --------------------------------------------------------------------------
 
+
 def raw_history_model_class():
     """The recording offline stand-in, allowed to resolve a reference from the raw history in
     its request (the area of its own latest function call, or a township in an earlier user
     text) — what Gemini would do with ADK's default history. Otherwise identical."""
     from google.genai import types
 
-    from local_agent import intent
+    from local_agent.agent import offline_rules as intent
     from local_agent.context.townships import canonical_township, find_townships
 
     base = recording_model_class()
@@ -89,15 +92,18 @@ def raw_history_model_class():
         return None
 
     class RawHistoryStandin(base):
-        async def generate_content_async(self, llm_request, stream: bool = False) -> AsyncGenerator[Any, None]:
+        async def generate_content_async(
+            self, llm_request, stream: bool = False
+        ) -> AsyncGenerator[Any, None]:
             responses = [r async for r in super().generate_content_async(llm_request, stream)]
             parts = responses[-1].content.parts if responses and responses[-1].content else []
             asks = any(p.text == intent.ASK_TOWNSHIP for p in parts or [])
             area = history_area(llm_request) if asks else None
             if area:
                 current = "".join(p.text or "" for p in llm_request.contents[-1].parts or [])
-                patched = llm_request.model_copy(update={
-                    "contents": [types.Content(role="user", parts=[types.Part(text=area + current)])]})
+                patched = llm_request.model_copy(
+                    update={"contents": [types.Content(role="user", parts=[types.Part(text=area + current)])]}
+                )
                 responses = [r async for r in super().generate_content_async(patched, stream)]
                 self.recorded.pop()  # keep the record of the real request only, not of the patched one
             for response in responses:
@@ -119,13 +125,16 @@ def summarizer_model_class():
 
         async def generate_content_async(self, llm_request, stream: bool = False):
             self.calls.append(canonical_request(llm_request))
-            yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=STANDIN_SUMMARY)]),
-                              turn_complete=True)
+            yield LlmResponse(
+                content=types.Content(role="model", parts=[types.Part(text=STANDIN_SUMMARY)]),
+                turn_complete=True,
+            )
 
     return StandinSummarizer
 
 
 # -- the four ways ----------------------------------------------------------------------------
+
 
 async def run_adk_default(texts: list[str], workdir: Path, *, compaction: bool) -> dict[str, Any]:
     """(a) or (a'): one persistent ADK session, production tools, no budget callback."""
@@ -136,8 +145,8 @@ async def run_adk_default(texts: list[str], workdir: Path, *, compaction: bool) 
     from google.adk.sessions import InMemorySessionService
     from google.genai import types
 
-    from local_agent.adk_router import APP_NAME, TURN_KEY
-    from local_agent.context.context_store import ScopeKey
+    from local_agent.agent.adk_router import APP_NAME, TURN_KEY
+    from local_agent.context.journal import ScopeKey
     from local_agent.context.session_budget import ByteMeasure
     from local_agent.wiring import build_service
 
@@ -145,25 +154,37 @@ async def run_adk_default(texts: list[str], workdir: Path, *, compaction: bool) 
     name = "a_compaction" if compaction else "a_default"
     # The production router is built only to borrow its two ADK function tools (same
     # declarations, same skip_summarization); its own agent and callback are not used.
-    wiring = build_service(bench_settings("http://127.0.0.1:9", workdir / f"{name}.sqlite3"), model=model,
-                           measure=ByteMeasure())
+    wiring = build_service(
+        bench_settings("http://127.0.0.1:9", workdir / f"{name}.sqlite3"), model=model, measure=ByteMeasure()
+    )
     router = wiring.router
-    agent = LlmAgent(name=router.agent.name, model=model, instruction=router.agent.instruction,
-                     tools=list(router.agent.tools))
+    agent = LlmAgent(
+        name=router.agent.name,
+        model=model,
+        instruction=router.agent.instruction,
+        tools=list(router.agent.tools),
+    )
     sessions = InMemorySessionService()
     summarizer = None
     if compaction:
         summarizer = summarizer_model_class()()
-        app = App(name=APP_NAME, root_agent=agent, events_compaction_config=EventsCompactionConfig(
-            summarizer=LlmEventSummarizer(llm=summarizer), compaction_interval=COMPACTION_INTERVAL,
-            overlap_size=COMPACTION_OVERLAP))
+        app = App(
+            name=APP_NAME,
+            root_agent=agent,
+            events_compaction_config=EventsCompactionConfig(
+                summarizer=LlmEventSummarizer(llm=summarizer),
+                compaction_interval=COMPACTION_INTERVAL,
+                overlap_size=COMPACTION_OVERLAP,
+            ),
+        )
         runner = Runner(app=app, session_service=sessions)
     else:
         runner = Runner(app_name=APP_NAME, agent=agent, session_service=sessions)
     scope = ScopeKey.for_user("Ubenchcontextgrowth")
     turn_key = f"{name}-turn"
-    session = await sessions.create_session(app_name=APP_NAME, user_id=scope.storage_id,
-                                            state={TURN_KEY: turn_key})
+    session = await sessions.create_session(
+        app_name=APP_NAME, user_id=scope.storage_id, state={TURN_KEY: turn_key}
+    )
     per_turn: list[int] = []
     calls: list[int] = []
     tools: list[tuple[str, str] | None] = []
@@ -187,21 +208,27 @@ async def run_adk_default(texts: list[str], workdir: Path, *, compaction: bool) 
             summarizer_bytes.append(sum(request_bytes(r) for r in new))
     if hasattr(wiring.store, "close"):
         wiring.store.close()
-    return {"bytes": per_turn, "calls": calls, "tools": tools, "summarizer_calls": summarizer_calls,
-            "summarizer_bytes": summarizer_bytes}
+    return {
+        "bytes": per_turn,
+        "calls": calls,
+        "tools": tools,
+        "summarizer_calls": summarizer_calls,
+        "summarizer_bytes": summarizer_bytes,
+    }
 
 
 async def run_day15(texts: list[str], workdir: Path) -> dict[str, Any]:
     """(c) the real AdkRouter on SQLite, plus (b) and the floor from the same envelope."""
-    from local_agent.context.context_store import ScopeKey
+    from local_agent.context.journal import ScopeKey
     from local_agent.context.projection import SafeTurn
     from local_agent.context.session_budget import ByteMeasure, render_contents
     from local_agent.context.window import ContextWindow
     from local_agent.wiring import build_service
 
     model = recording_model_class()()
-    wiring = build_service(bench_settings("http://127.0.0.1:9", workdir / "c_day15.sqlite3"), model=model,
-                           measure=ByteMeasure())
+    wiring = build_service(
+        bench_settings("http://127.0.0.1:9", workdir / "c_day15.sqlite3"), model=model, measure=ByteMeasure()
+    )
     scope = ScopeKey.for_user("Ubenchcontextgrowth")
     c_bytes, c_counted, c_calls, full_bytes, floor_bytes = [], [], [], [], []
     tools: list[tuple[str, str] | None] = []
@@ -221,12 +248,23 @@ async def run_day15(texts: list[str], workdir: Path) -> dict[str, Any]:
         floor_bytes.append(request_bytes({**envelope, "contents": render_contents(ContextWindow(), text)}))
         call = outcome.tool_calls[-1] if outcome.tool_calls else None
         tools.append((call["tool"], call["effective_arguments"].get("area", "")) if call else None)
-        projections.append(SafeTurn.from_tool(call["tool"], call["effective_arguments"].get("area"),
-                                              ok=call["status"] == "ok") if call else SafeTurn())
+        projections.append(
+            SafeTurn.from_tool(
+                call["tool"], call["effective_arguments"].get("area"), ok=call["status"] == "ok"
+            )
+            if call
+            else SafeTurn()
+        )
     if hasattr(wiring.store, "close"):
         wiring.store.close()
-    return {"bytes": c_bytes, "counted": c_counted, "calls": c_calls, "full": full_bytes, "floor": floor_bytes,
-            "tools": tools}
+    return {
+        "bytes": c_bytes,
+        "counted": c_counted,
+        "calls": c_calls,
+        "full": full_bytes,
+        "floor": floor_bytes,
+        "tools": tools,
+    }
 
 
 def cumulative(values: list[int]) -> list[int]:
@@ -258,27 +296,75 @@ def main(argv: list[str] | None = None) -> int:
         c = asyncio.run(run_day15(texts, work))
     elapsed = time.perf_counter() - started
 
-    cum_a, cum_ac, cum_b, cum_c, cum_f = (cumulative(x) for x in
-                                          (a["bytes"], ac["bytes"], c["full"], c["bytes"], c["floor"]))
-    headers = ["turn", "a_adk_default", "a2_adk_compaction", "b_full_projections", "c_day15", "floor",
-               "cum_a", "cum_a2", "cum_b", "cum_c", "cum_c_over_a", "c_over_floor", "summarizer_calls_cum"]
+    cum_a, cum_ac, cum_b, cum_c, cum_f = (
+        cumulative(x) for x in (a["bytes"], ac["bytes"], c["full"], c["bytes"], c["floor"])
+    )
+    headers = [
+        "turn",
+        "a_adk_default",
+        "a2_adk_compaction",
+        "b_full_projections",
+        "c_day15",
+        "floor",
+        "cum_a",
+        "cum_a2",
+        "cum_b",
+        "cum_c",
+        "cum_c_over_a",
+        "c_over_floor",
+        "summarizer_calls_cum",
+    ]
     s_cum = cumulative(ac["summarizer_calls"])
     rows = []
     for i in range(turns):
-        rows.append([i + 1, a["bytes"][i], ac["bytes"][i], c["full"][i], c["bytes"][i], c["floor"][i],
-                     cum_a[i], cum_ac[i], cum_b[i], cum_c[i], round(cum_c[i] / cum_a[i], 4),
-                     round(c["bytes"][i] / c["floor"][i], 4), s_cum[i]])
+        rows.append(
+            [
+                i + 1,
+                a["bytes"][i],
+                ac["bytes"][i],
+                c["full"][i],
+                c["bytes"][i],
+                c["floor"][i],
+                cum_a[i],
+                cum_ac[i],
+                cum_b[i],
+                cum_c[i],
+                round(cum_c[i] / cum_a[i], 4),
+                round(c["bytes"][i] / c["floor"][i], 4),
+                s_cum[i],
+            ]
+        )
     shown = sorted({n for n in (1, 2, 3, 4, 5, 10, 15, 20, 25, 30, 40, 50, turns) if n <= turns})
     csv_file = write_csv(out_path(f"{NAME}.csv", args.out_dir), headers, rows)
 
-    print(f"context_growth: request bytes per model call (UTF-8 of canonical JSON: system instruction + "
-          f"tool declarations + contents), {turns}-turn scripted conversation ({len(SENTENCES)} distinct "
-          f"voice-typed messages, cycled). Offline stand-in model, bytes not tokens.")
+    print(
+        f"context_growth: request bytes per model call (UTF-8 of canonical JSON: system instruction + "
+        f"tool declarations + contents), {turns}-turn scripted conversation ({len(SENTENCES)} distinct "
+        f"voice-typed messages, cycled). Offline stand-in model, bytes not tokens."
+    )
     print()
-    print(format_table(["turn", "(a) ADK default", "(a') +compaction", "(b) all projections", "(c) Day 15",
-                        "floor", "cum (a)", "cum (b)", "cum (c)", "cum (c)/(a)", "(c)/floor"],
-                       [[r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[8], r[9], r[10], r[11]]
-                        for r in rows if r[0] in shown]))
+    print(
+        format_table(
+            [
+                "turn",
+                "(a) ADK default",
+                "(a') +compaction",
+                "(b) all projections",
+                "(c) Day 15",
+                "floor",
+                "cum (a)",
+                "cum (b)",
+                "cum (c)",
+                "cum (c)/(a)",
+                "(c)/floor",
+            ],
+            [
+                [r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[8], r[9], r[10], r[11]]
+                for r in rows
+                if r[0] in shown
+            ],
+        )
+    )
     print()
 
     n, k = turns, min(5, turns)
@@ -299,49 +385,77 @@ def main(argv: list[str] | None = None) -> int:
         return "MET" if ok else "NOT MET"
 
     print("Targets (reported, not asserted):")
-    print(f"  (c) flat: turn {n} = {c_n:,} B vs turn {k} = {c_k:,} B -> x{flat:.3f} (target <= {FLAT_LIMIT}) "
-          f"{verdict(flat <= FLAT_LIMIT)}; history part only (request - floor): {hist_n:,} vs {hist_k:,} B "
-          f"-> x{hist_flat:.3f}")
-    print(f"  cumulative (c)/(a) over {n} turns: {cum_c[-1]:,} / {cum_a[-1]:,} B = {cum_ratio:.4f} "
-          f"(target <= {CUM_LIMIT}) {verdict(cum_ratio <= CUM_LIMIT)}")
-    print(f"  (c) <= {FLOOR_LIMIT} x floor: worst turn {worst + 1}: {c['bytes'][worst]:,} / {c['floor'][worst]:,} B "
-          f"= x{over_floor[worst]:.3f}; at turn {n}: x{over_floor[-1]:.3f} "
-          f"{verdict(max(over_floor) <= FLOOR_LIMIT)}")
+    print(
+        f"  (c) flat: turn {n} = {c_n:,} B vs turn {k} = {c_k:,} B -> x{flat:.3f} (target <= {FLAT_LIMIT}) "
+        f"{verdict(flat <= FLAT_LIMIT)}; history part only (request - floor): {hist_n:,} vs {hist_k:,} B "
+        f"-> x{hist_flat:.3f}"
+    )
+    print(
+        f"  cumulative (c)/(a) over {n} turns: {cum_c[-1]:,} / {cum_a[-1]:,} B = {cum_ratio:.4f} "
+        f"(target <= {CUM_LIMIT}) {verdict(cum_ratio <= CUM_LIMIT)}"
+    )
+    print(
+        f"  (c) <= {FLOOR_LIMIT} x floor: worst turn {worst + 1}: {c['bytes'][worst]:,} / {c['floor'][worst]:,} B "
+        f"= x{over_floor[worst]:.3f}; at turn {n}: x{over_floor[-1]:.3f} "
+        f"{verdict(max(over_floor) <= FLOOR_LIMIT)}"
+    )
     print()
     print("Other figures:")
-    print(f"  model calls per turn: (a) {sum(a['calls'])}/{n}, (c) {sum(c['calls'])}/{n} "
-          f"(outcome.model_requests); tool calls identical in (a) and (c) on {agree}/{n} turns")
-    print(f"  (c) bytes recorded at the model == the router's own ByteMeasure count on every turn: {checks_ok}")
-    print(f"  ADK EventsCompactionConfig(compaction_interval={COMPACTION_INTERVAL}, overlap_size={COMPACTION_OVERLAP}) "
-          f"over {n} turns: {s_calls} extra summarizer model calls, MEASURED by running an ADK App with a "
-          f"recording summarizer model (the documented trigger rule predicts floor({n}/{COMPACTION_INTERVAL}) = "
-          f"{rule}); the summarizer read {s_bytes:,} B in total. Day 15 makes 0 extra calls (summary is "
-          f"deterministic).")
-    print(f"  (a') request bytes use a fixed {len(STANDIN_SUMMARY.encode('utf-8'))}-B stand-in summary; a real "
-          f"Gemini summary would be longer. (b) grows by one projected exchange per turn.")
+    print(
+        f"  model calls per turn: (a) {sum(a['calls'])}/{n}, (c) {sum(c['calls'])}/{n} "
+        f"(outcome.model_requests); tool calls identical in (a) and (c) on {agree}/{n} turns"
+    )
+    print(
+        f"  (c) bytes recorded at the model == the router's own ByteMeasure count on every turn: {checks_ok}"
+    )
+    print(
+        f"  ADK EventsCompactionConfig(compaction_interval={COMPACTION_INTERVAL}, overlap_size={COMPACTION_OVERLAP}) "
+        f"over {n} turns: {s_calls} extra summarizer model calls, MEASURED by running an ADK App with a "
+        f"recording summarizer model (the documented trigger rule predicts floor({n}/{COMPACTION_INTERVAL}) = "
+        f"{rule}); the summarizer read {s_bytes:,} B in total. Day 15 makes 0 extra calls (summary is "
+        f"deterministic)."
+    )
+    print(
+        f"  (a') request bytes use a fixed {len(STANDIN_SUMMARY.encode('utf-8'))}-B stand-in summary; a real "
+        f"Gemini summary would be longer. (b) grows by one projected exchange per turn."
+    )
     beyond_c = sum(cb - fb for cb, fb in zip(c["bytes"], c["floor"], strict=True))
     beyond_a = sum(ab - fb for ab, fb in zip(a["bytes"], c["floor"], strict=True))
-    print(f"  history beyond the floor, cumulative over {n} turns: (c) {beyond_c:,} B vs (a) {beyond_a:,} B = "
-          f"{beyond_c / beyond_a:.4f}; rules + tools + question (~{c['floor'][-1]:,} B) are in every request of "
-          f"both, so even with no history at all cum(floor)/cum(a) = {cum_f[-1] / cum_a[-1]:.4f}")
-    print(f"  (a) per-turn at turn {n}: {a['bytes'][-1]:,} B = x{a['bytes'][-1] / c_n:.1f} of (c); "
-          f"(b) {c['full'][-1]:,} B; floor {c['floor'][-1]:,} B")
+    print(
+        f"  history beyond the floor, cumulative over {n} turns: (c) {beyond_c:,} B vs (a) {beyond_a:,} B = "
+        f"{beyond_c / beyond_a:.4f}; rules + tools + question (~{c['floor'][-1]:,} B) are in every request of "
+        f"both, so even with no history at all cum(floor)/cum(a) = {cum_f[-1] / cum_a[-1]:.4f}"
+    )
+    print(
+        f"  (a) per-turn at turn {n}: {a['bytes'][-1]:,} B = x{a['bytes'][-1] / c_n:.1f} of (c); "
+        f"(b) {c['full'][-1]:,} B; floor {c['floor'][-1]:,} B"
+    )
     print(f"  wrote {csv_file}")
 
     png = out_path(f"{NAME}.png", args.out_dir)
     plt = pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
     xs = list(range(1, turns + 1))
-    for series, label in ((a["bytes"], "(a) ADK default session"), (ac["bytes"], "(a') ADK + compaction"),
-                          (c["full"], "(b) all projections"), (c["bytes"], "(c) Day 15"), (c["floor"], "floor")):
+    for series, label in (
+        (a["bytes"], "(a) ADK default session"),
+        (ac["bytes"], "(a') ADK + compaction"),
+        (c["full"], "(b) all projections"),
+        (c["bytes"], "(c) Day 15"),
+        (c["floor"], "floor"),
+    ):
         ax1.plot(xs, series, label=label)
     ax1.set_yscale("log")
     ax1.set_xlabel("turn")
     ax1.set_ylabel("request bytes (log)")
     ax1.set_title("per-turn request size")
     ax1.legend(fontsize=8)
-    for series, label in ((cum_a, "(a)"), (cum_ac, "(a')"), (cum_b, "(b)"), (cum_c, "(c) Day 15"),
-                          (cum_f, "floor")):
+    for series, label in (
+        (cum_a, "(a)"),
+        (cum_ac, "(a')"),
+        (cum_b, "(b)"),
+        (cum_c, "(c) Day 15"),
+        (cum_f, "floor"),
+    ):
         ax2.plot(xs, series, label=label)
     ax2.set_yscale("log")
     ax2.set_xlabel("conversation length (turns)")
@@ -353,14 +467,22 @@ def main(argv: list[str] | None = None) -> int:
     fig.savefig(png, dpi=100)
     plt.close(fig)
     print(f"  wrote {png}  ({elapsed:.1f} s)")
-    print(key_line(NAME, {
-        "turns": n, "a_turn_bytes": a["bytes"][-1], "c_turn_bytes": c_n, "floor_turn_bytes": c["floor"][-1],
-        "flat_c_last_over_c5": f"{flat:.3f}(<={FLAT_LIMIT}:{verdict(flat <= FLAT_LIMIT)})",
-        "cum_c_over_a": f"{cum_ratio:.4f}(<={CUM_LIMIT}:{verdict(cum_ratio <= CUM_LIMIT)})",
-        "c_over_floor_max": f"{max(over_floor):.3f}(<={FLOOR_LIMIT}:{verdict(max(over_floor) <= FLOOR_LIMIT)})",
-        "compaction_extra_calls": f"{s_calls}(measured;rule={rule})", "model_calls_per_turn_c":
-        f"{sum(c['calls']) / n:.2f}",
-    }))
+    print(
+        key_line(
+            NAME,
+            {
+                "turns": n,
+                "a_turn_bytes": a["bytes"][-1],
+                "c_turn_bytes": c_n,
+                "floor_turn_bytes": c["floor"][-1],
+                "flat_c_last_over_c5": f"{flat:.3f}(<={FLAT_LIMIT}:{verdict(flat <= FLAT_LIMIT)})",
+                "cum_c_over_a": f"{cum_ratio:.4f}(<={CUM_LIMIT}:{verdict(cum_ratio <= CUM_LIMIT)})",
+                "c_over_floor_max": f"{max(over_floor):.3f}(<={FLOOR_LIMIT}:{verdict(max(over_floor) <= FLOOR_LIMIT)})",
+                "compaction_extra_calls": f"{s_calls}(measured;rule={rule})",
+                "model_calls_per_turn_c": f"{sum(c['calls']) / n:.2f}",
+            },
+        )
+    )
     return 0
 
 

@@ -52,8 +52,11 @@ def create_echo_app(channel_secret: str, access_token: str, line_api_host: str |
         api: AsyncMessagingApi = request.app.state.api
         for event in events:
             if isinstance(event, MessageEvent) and isinstance(event.message, TextMessageContent):
-                await api.reply_message(ReplyMessageRequest(reply_token=event.reply_token,
-                                                            messages=[TextMessage(text=event.message.text)]))
+                await api.reply_message(
+                    ReplyMessageRequest(
+                        reply_token=event.reply_token, messages=[TextMessage(text=event.message.text)]
+                    )
+                )
         return JSONResponse({"status": "ok"})
 
     @app.get("/healthz")

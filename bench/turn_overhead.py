@@ -1,16 +1,16 @@
 """What does the context layer cost per turn, next to a whole offline turn? (wall-clock ms)
 
-  (i)   the context pipeline alone: journal read (begin) + prepare (assemble + measure the whole
-        request) + journal write (finish: append + snapshot), via ContextPipeline on SQLite with
-        N active scopes pre-populated (default 1,000). Offline, no ADK. The tool that runs between
-        prepare and finish (proposed by the offline rules, audit row included) is not timed.
-  (ii)  one offline ADK turn: AdkRouter.run_turn (fresh ADK session, budget callback, offline
-        stand-in model, tool, journal write) on the same SQLite file.
-  (iii) one whole offline turn through the webhook: signed POST /callback to the real app under
-        uvicorn on 127.0.0.1 until the reply is recorded by the FakeLineApi (sequential turns).
+(i)   the context pipeline alone: journal read (begin) + prepare (assemble + measure the whole
+      request) + journal write (finish: append + snapshot), via ContextPipeline on SQLite with
+      N active scopes pre-populated (default 1,000). Offline, no ADK. The tool that runs between
+      prepare and finish (proposed by the offline rules, audit row included) is not timed.
+(ii)  one offline ADK turn: AdkRouter.run_turn (fresh ADK session, budget callback, offline
+      stand-in model, tool, journal write) on the same SQLite file.
+(iii) one whole offline turn through the webhook: signed POST /callback to the real app under
+      uvicorn on 127.0.0.1 until the reply is recorded by the FakeLineApi (sequential turns).
 
-    python -m bench.turn_overhead [--scopes 1000] [--iterations 2000] [--adk-turns 300]
-                                  [--webhook-turns 200] [--quick] [--out-dir out/bench]
+  python -m bench.turn_overhead [--scopes 1000] [--iterations 2000] [--adk-turns 300]
+                                [--webhook-turns 200] [--quick] [--out-dir out/bench]
 """
 
 from __future__ import annotations
@@ -48,14 +48,14 @@ PIPELINE_TARGET_MS = 1.0
 
 
 def scope_for(i: int):
-    from local_agent.context.context_store import ScopeKey
+    from local_agent.context.journal import ScopeKey
 
     return ScopeKey("Ubenchdestination", "user", f"U{i:032x}", f"U{i:032x}")
 
 
 def populate(store: Any, scopes: int, now: float) -> list[Any]:
     """``scopes`` active journals, each a full window: two projected turns + a summary."""
-    from local_agent.context.context_store import JournalRecord
+    from local_agent.context.journal import JournalRecord
     from local_agent.context.projection import SafeTurn
     from local_agent.context.townships import TOWNSHIPS
     from local_agent.context.window import ContextSummary, ContextWindow
@@ -78,11 +78,13 @@ def wire(store: Any) -> Any:
     return build_service(bench_settings("http://127.0.0.1:9", "unused.sqlite3"), store=store)
 
 
-async def measure_pipeline(pipeline: Any, keys: list[Any], iterations: int, seed: int) -> dict[str, list[float]]:
-    from local_agent import intent
+async def measure_pipeline(
+    pipeline: Any, keys: list[Any], iterations: int, seed: int
+) -> dict[str, list[float]]:
+    from local_agent.agent import offline_rules as intent
+    from local_agent.agent.instructions import SYSTEM_INSTRUCTION
+    from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
     from local_agent.context.session_budget import ByteMeasure, build_envelope
-    from local_agent.rules import SYSTEM_INSTRUCTION
-    from local_agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
 
     envelope = build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
     measure = ByteMeasure()
@@ -127,7 +129,9 @@ async def measure_adk(wiring: Any, keys: list[Any], turns: int, seed: int) -> li
     return samples
 
 
-def measure_webhook(db_path: Path, turns: int, users: int, *, nodelay: bool) -> tuple[list[float], list[float]]:
+def measure_webhook(
+    db_path: Path, turns: int, users: int, *, nodelay: bool
+) -> tuple[list[float], list[float]]:
     """(turn ms: send -> reply recorded at the fake, ack ms: send -> 200) for sequential turns."""
     import httpx
 
@@ -160,8 +164,15 @@ def measure_webhook(db_path: Path, turns: int, users: int, *, nodelay: bool) -> 
 
 
 def stats_row(name: str, values: list[float]) -> list[Any]:
-    return [name, len(values), round(median(values), 4), round(percentile(values, 90), 4),
-            round(percentile(values, 99), 4), round(sum(values) / len(values), 4), round(max(values), 4)]
+    return [
+        name,
+        len(values),
+        round(median(values), 4),
+        round(percentile(values, 90), 4),
+        round(percentile(values, 99), 4),
+        round(sum(values) / len(values), 4),
+        round(max(values), 4),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,8 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adk-turns", type=int, default=300, help="offline ADK turns (default 300)")
     parser.add_argument("--webhook-turns", type=int, default=200, help="webhook turns (default 200)")
     parser.add_argument("--seed", type=int, default=15)
-    parser.add_argument("--stock-fake", action="store_true",
-                        help="switch Nagle back on in the FakeLineApi (its ~40 ms delayed-ACK stall per call included)")
+    parser.add_argument(
+        "--stock-fake",
+        action="store_true",
+        help="switch Nagle back on in the FakeLineApi (its ~40 ms delayed-ACK stall per call included)",
+    )
     parser.add_argument("--quick", action="store_true", help="smoke-test size")
     parser.add_argument("--out-dir", default=None, help="where CSV/PNG go (default out/bench)")
     args = parser.parse_args(argv)
@@ -182,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("sizes must be >= 1")
     warnings.filterwarnings("ignore", message=r".*EXPERIMENTAL.*")
 
-    from local_agent.sqlite_store import SqliteStore
+    from local_agent.stores.sqlite import SqliteStore
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
@@ -194,8 +208,9 @@ def main(argv: list[str] | None = None) -> int:
         pipe = asyncio.run(measure_pipeline(wiring.pipeline, keys, args.iterations, args.seed))
         adk = asyncio.run(measure_adk(wiring, keys, args.adk_turns, args.seed))
         store.close()
-        webhook, acks = measure_webhook(Path(tmp) / "webhook.sqlite3", args.webhook_turns, users=20,
-                                        nodelay=not args.stock_fake)
+        webhook, acks = measure_webhook(
+            Path(tmp) / "webhook.sqlite3", args.webhook_turns, users=20, nodelay=not args.stock_fake
+        )
     probes = {}
     for nodelay in (False, True):
         with start_fake_line_api(TOKEN, nodelay=nodelay) as probe:
@@ -214,17 +229,31 @@ def main(argv: list[str] | None = None) -> int:
     ]
     csv_file = write_csv(out_path(f"{NAME}.csv", args.out_dir), headers, rows)
     samples = out_path(f"{NAME}_samples.csv", args.out_dir)
-    write_csv(samples, ["measure", "i", "ms"],
-              [[k, i, round(v, 5)] for k, vs in (("pipeline", pipe["pipeline"]), ("adk_turn", adk),
-                                                  ("webhook_turn", webhook), ("webhook_ack", acks))
-               for i, v in enumerate(vs)])
+    write_csv(
+        samples,
+        ["measure", "i", "ms"],
+        [
+            [k, i, round(v, 5)]
+            for k, vs in (
+                ("pipeline", pipe["pipeline"]),
+                ("adk_turn", adk),
+                ("webhook_turn", webhook),
+                ("webhook_ack", acks),
+            )
+            for i, v in enumerate(vs)
+        ],
+    )
 
-    print(f"turn_overhead: wall-clock per turn, offline stand-in model, SQLite on local disk, "
-          f"{args.scopes:,} active scopes pre-populated ({populate_s:.1f} s).")
+    print(
+        f"turn_overhead: wall-clock per turn, offline stand-in model, SQLite on local disk, "
+        f"{args.scopes:,} active scopes pre-populated ({populate_s:.1f} s)."
+    )
     print(f"machine: {load_note()} (shared with other work: expect noise, compare within this run)")
-    print(f"fake LINE API: {'Nagle on' if args.stock_fake else 'TCP_NODELAY'}; one reply call over aiohttp "
-          f"keep-alive costs median {probes[False]:.1f} ms with Nagle on vs {probes[True]:.1f} ms with "
-          f"TCP_NODELAY (a test-fake artefact; a turn makes two calls: loading + reply)")
+    print(
+        f"fake LINE API: {'Nagle on' if args.stock_fake else 'TCP_NODELAY'}; one reply call over aiohttp "
+        f"keep-alive costs median {probes[False]:.1f} ms with Nagle on vs {probes[True]:.1f} ms with "
+        f"TCP_NODELAY (a test-fake artefact; a turn makes two calls: loading + reply)"
+    )
     print()
     print(format_table(headers, rows))
     print()
@@ -232,12 +261,18 @@ def main(argv: list[str] | None = None) -> int:
     share_webhook = p_med / w_med
     share_adk = p_med / a_med
     met = "MET" if p_med <= PIPELINE_TARGET_MS else "NOT MET"
-    print(f"Target (reported, not asserted): pipeline <= {PIPELINE_TARGET_MS} ms median: {p_med:.3f} ms -> {met} "
-          f"(p99 {percentile(pipe['pipeline'], 99):.3f} ms)")
-    print(f"pipeline share of a whole webhook turn (median/median): {share_webhook:.1%}; "
-          f"of an offline ADK turn: {share_adk:.1%}")
-    print(f"offline turn through the webhook: median {w_med:.1f} ms over {len(webhook)} "
-          f"(p99 {percentile(webhook, 99):.1f} ms; ack median {median(acks):.2f} ms)")
+    print(
+        f"Target (reported, not asserted): pipeline <= {PIPELINE_TARGET_MS} ms median: {p_med:.3f} ms -> {met} "
+        f"(p99 {percentile(pipe['pipeline'], 99):.3f} ms)"
+    )
+    print(
+        f"pipeline share of a whole webhook turn (median/median): {share_webhook:.1%}; "
+        f"of an offline ADK turn: {share_adk:.1%}"
+    )
+    print(
+        f"offline turn through the webhook: median {w_med:.1f} ms over {len(webhook)} "
+        f"(p99 {percentile(webhook, 99):.1f} ms; ack median {median(acks):.2f} ms)"
+    )
     print(f"  wrote {csv_file} and {samples}")
 
     png = out_path(f"{NAME}.png", args.out_dir)
@@ -255,13 +290,22 @@ def main(argv: list[str] | None = None) -> int:
     fig.savefig(png, dpi=100)
     plt.close(fig)
     print(f"  wrote {png}  ({elapsed:.1f} s)")
-    print(key_line(NAME, {
-        "pipeline_median_ms": f"{p_med:.3f}", "pipeline_p99_ms": f"{percentile(pipe['pipeline'], 99):.3f}",
-        "pipeline_target_le_1ms": met, "adk_turn_median_ms": f"{a_med:.2f}",
-        "adk_turn_p99_ms": f"{percentile(adk, 99):.2f}", "webhook_turn_median_ms": f"{w_med:.2f}",
-        "webhook_turn_p99_ms": f"{percentile(webhook, 99):.2f}", "webhook_turns": len(webhook),
-        "pipeline_share_of_webhook_turn": f"{share_webhook:.1%}",
-    }))
+    print(
+        key_line(
+            NAME,
+            {
+                "pipeline_median_ms": f"{p_med:.3f}",
+                "pipeline_p99_ms": f"{percentile(pipe['pipeline'], 99):.3f}",
+                "pipeline_target_le_1ms": met,
+                "adk_turn_median_ms": f"{a_med:.2f}",
+                "adk_turn_p99_ms": f"{percentile(adk, 99):.2f}",
+                "webhook_turn_median_ms": f"{w_med:.2f}",
+                "webhook_turn_p99_ms": f"{percentile(webhook, 99):.2f}",
+                "webhook_turns": len(webhook),
+                "pipeline_share_of_webhook_turn": f"{share_webhook:.1%}",
+            },
+        )
+    )
     return 0
 
 

@@ -61,10 +61,11 @@ STARTUP_TIMEOUT = 60.0
 
 # -- subprocess roles -------------------------------------------------------------------------
 
+
 def serve_fake(port_file: Path) -> int:
     """The fake LINE API (TCP_NODELAY), plus a tiny /stats endpoint for the generator."""
     from bench._common import start_fake_line_api
-    from local_agent.line.fake_api import FakeLineApi
+    from local_agent.testing.fake_line_api import FakeLineApi
 
     class CountingFake(FakeLineApi):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -100,7 +101,9 @@ def serve_fake(port_file: Path) -> int:
     stats = ThreadingHTTPServer(("127.0.0.1", 0), Stats)
     threading.Thread(target=stats.serve_forever, daemon=True).start()
     tmp = port_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"line_url": fake.base_url, "stats_url": f"http://127.0.0.1:{stats.server_port}"}))
+    tmp.write_text(
+        json.dumps({"line_url": fake.base_url, "stats_url": f"http://127.0.0.1:{stats.server_port}"})
+    )
     tmp.replace(port_file)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -123,6 +126,7 @@ def serve_app(port: int, line_url: str, db_path: str) -> int:
 
 # -- process management -----------------------------------------------------------------------
 
+
 @dataclass
 class Target:
     name: str
@@ -135,7 +139,9 @@ class Target:
 def _spawn(args: list[str], log: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     with log.open("ab") as fh:
-        return subprocess.Popen([sys.executable, *args], cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        return subprocess.Popen(
+            [sys.executable, *args], cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT
+        )
 
 
 def start_target(name: str, workdir: Path) -> Target:
@@ -153,8 +159,21 @@ def start_target(name: str, workdir: Path) -> Target:
     if name == "echo":
         server = _spawn(["-m", "bench.echo_bot", "--port", str(port), "--line-url", info["line_url"]], log)
     else:
-        server = _spawn(["-m", "bench.webhook_load", "--role", "app", "--port", str(port), "--line-url",
-                         info["line_url"], "--db", str(workdir / f"{name}.sqlite3")], log)
+        server = _spawn(
+            [
+                "-m",
+                "bench.webhook_load",
+                "--role",
+                "app",
+                "--port",
+                str(port),
+                "--line-url",
+                info["line_url"],
+                "--db",
+                str(workdir / f"{name}.sqlite3"),
+            ],
+            log,
+        )
     return Target(name, f"http://127.0.0.1:{port}", info["stats_url"], server, fake)
 
 
@@ -194,6 +213,7 @@ def fake_stats(target: Target) -> dict[str, Any]:
 
 
 # -- load generation --------------------------------------------------------------------------
+
 
 @dataclass
 class Phase:
@@ -255,8 +275,9 @@ async def _post(client, phase: Phase, body: bytes, headers: dict[str, str], sinc
     return done
 
 
-async def closed_loop(url: str, phase: Phase, bodies: list[list[tuple[bytes, dict[str, str]]]],
-                      max_seconds: float) -> None:
+async def closed_loop(
+    url: str, phase: Phase, bodies: list[list[tuple[bytes, dict[str, str]]]], max_seconds: float
+) -> None:
     import httpx
 
     clients = [httpx.AsyncClient(base_url=url, timeout=10.0, verify=False) for _ in bodies]  # plain http
@@ -281,8 +302,9 @@ async def closed_loop(url: str, phase: Phase, bodies: list[list[tuple[bytes, dic
         await asyncio.gather(*(c.aclose() for c in clients))
 
 
-async def open_loop(url: str, phase: Phase, bodies: list[tuple[bytes, dict[str, str]]], rate: float,
-                    pool: int) -> None:
+async def open_loop(
+    url: str, phase: Phase, bodies: list[tuple[bytes, dict[str, str]]], rate: float, pool: int
+) -> None:
     import httpx
 
     clients = [httpx.AsyncClient(base_url=url, timeout=10.0, verify=False) for _ in range(pool)]
@@ -349,6 +371,7 @@ def final_drain(target: Target, expected: int, timeout: float) -> int:
 
 # -- main -------------------------------------------------------------------------------------
 
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--role", choices=("bench", "fake", "app"), default="bench", help=argparse.SUPPRESS)
@@ -356,11 +379,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--line-url", help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
-    parser.add_argument("--concurrency", default="1,10,100", help="closed-loop sender counts (default 1,10,100)")
-    parser.add_argument("--messages", default="100,200,300",
-                        help="max messages per closed-loop phase, one per concurrency (default 100,200,300)")
+    parser.add_argument(
+        "--concurrency", default="1,10,100", help="closed-loop sender counts (default 1,10,100)"
+    )
+    parser.add_argument(
+        "--messages",
+        default="100,200,300",
+        help="max messages per closed-loop phase, one per concurrency (default 100,200,300)",
+    )
     parser.add_argument("--seconds", type=float, default=3.0, help="time limit of each closed-loop phase")
-    parser.add_argument("--rate", type=float, default=200.0, help="open-loop offered rate, req/s (default 200)")
+    parser.add_argument(
+        "--rate", type=float, default=200.0, help="open-loop offered rate, req/s (default 200)"
+    )
     parser.add_argument("--open-seconds", type=float, default=2.0, help="open-loop duration (default 2 s)")
     parser.add_argument("--pool", type=int, default=32, help="open-loop httpx clients (default 32)")
     parser.add_argument("--drain-timeout", type=float, default=30.0, help="max wait for answers per phase")
@@ -397,58 +427,154 @@ def main(argv: list[str] | None = None) -> int:
                 wait_healthy(target, work / f"{target.name}.log")
             for target in targets:
                 warm = Phase(target.name, "warm-up", args.warmup)  # not reported: first turns import lazily
-                answered = run_phase(target, warm, closed_loop(target.url, warm, make_bodies(
-                    f"{target.name}-warm", 1, args.warmup), 30.0), args.drain_timeout,
-                    int(fake_stats(target).get("answers", 0)))
+                answered = run_phase(
+                    target,
+                    warm,
+                    closed_loop(target.url, warm, make_bodies(f"{target.name}-warm", 1, args.warmup), 30.0),
+                    args.drain_timeout,
+                    int(fake_stats(target).get("answers", 0)),
+                )
                 for level, cap in zip(levels, caps, strict=True):
                     per_sender = max(1, math.ceil(cap / level))
                     phase = Phase(target.name, f"closed C={level}", level * per_sender)
                     bodies = make_bodies(f"{target.name}-c{level}", level, per_sender)
-                    answered = run_phase(target, phase, closed_loop(target.url, phase, bodies, args.seconds),
-                                         args.drain_timeout, answered)
+                    answered = run_phase(
+                        target,
+                        phase,
+                        closed_loop(target.url, phase, bodies, args.seconds),
+                        args.drain_timeout,
+                        answered,
+                    )
                     phases.append(phase)
                 count = max(1, int(args.rate * args.open_seconds))
                 phase = Phase(target.name, f"open {args.rate:g}/s", count)
-                flat = [b for chunk in make_bodies(f"{target.name}-open", args.pool, math.ceil(count / args.pool))
-                        for b in chunk][:count]
-                answered = run_phase(target, phase, open_loop(target.url, phase, flat, args.rate, args.pool),
-                                     args.drain_timeout, answered)
+                flat = [
+                    b
+                    for chunk in make_bodies(f"{target.name}-open", args.pool, math.ceil(count / args.pool))
+                    for b in chunk
+                ][:count]
+                answered = run_phase(
+                    target,
+                    phase,
+                    open_loop(target.url, phase, flat, args.rate, args.pool),
+                    args.drain_timeout,
+                    answered,
+                )
                 phases.append(phase)
-                totals[target.name] = final_drain(target, warm.acked + sum(
-                    p.acked for p in phases if p.target == target.name), args.drain_timeout) - warm.answered
+                totals[target.name] = (
+                    final_drain(
+                        target,
+                        warm.acked + sum(p.acked for p in phases if p.target == target.name),
+                        args.drain_timeout,
+                    )
+                    - warm.answered
+                )
         finally:
             for target in targets:
                 stop_target(target)
     elapsed = time.perf_counter() - started
 
-    headers = ["target", "phase", "offered", "sent", "acked", "errors", "ack_p50_ms", "ack_p99_ms", "acks_per_s",
-               "answered", "answered_all", "turns_per_s", "gen_cpu_s", "gen_cpu_pct", "server_cpu_ms_per_msg",
-               "fake_line_cpu_ms_per_msg", "late_sends", "drained"]
+    headers = [
+        "target",
+        "phase",
+        "offered",
+        "sent",
+        "acked",
+        "errors",
+        "ack_p50_ms",
+        "ack_p99_ms",
+        "acks_per_s",
+        "answered",
+        "answered_all",
+        "turns_per_s",
+        "gen_cpu_s",
+        "gen_cpu_pct",
+        "server_cpu_ms_per_msg",
+        "fake_line_cpu_ms_per_msg",
+        "late_sends",
+        "drained",
+    ]
     rows = []
     for p in phases:
         gen_pct = 100 * p.gen_cpu_s / p.ack_span_s if p.ack_span_s > 0 else float("nan")
-        rows.append([p.target, p.phase, p.offered, p.sent, p.acked, sum(p.errors.values()),
-                     round(median(p.latencies_ms), 3), round(percentile(p.latencies_ms, 99), 3),
-                     round(p.acks_per_s, 1), p.answered, p.answered == p.sent and p.drained,
-                     round(p.turns_per_s, 1), round(p.gen_cpu_s, 3), round(gen_pct, 1),
-                     round(1000 * p.server_cpu_s / max(1, p.sent), 3), round(1000 * p.fake_cpu_s / max(1, p.sent), 3),
-                     p.late_sends, p.drained])
+        rows.append(
+            [
+                p.target,
+                p.phase,
+                p.offered,
+                p.sent,
+                p.acked,
+                sum(p.errors.values()),
+                round(median(p.latencies_ms), 3),
+                round(percentile(p.latencies_ms, 99), 3),
+                round(p.acks_per_s, 1),
+                p.answered,
+                p.answered == p.sent and p.drained,
+                round(p.turns_per_s, 1),
+                round(p.gen_cpu_s, 3),
+                round(gen_pct, 1),
+                round(1000 * p.server_cpu_s / max(1, p.sent), 3),
+                round(1000 * p.fake_cpu_s / max(1, p.sent), 3),
+                p.late_sends,
+                p.drained,
+            ]
+        )
     csv_file = write_csv(out_path(f"{NAME}.csv", args.out_dir), headers, rows)
 
-    print("webhook_load: real LOCAL app (offline stand-in model, SQLite) vs minimal echo bot, each under uvicorn "
-          "in its own subprocess with its own fake LINE API process, loopback only.")
-    print(f"machine: {load_note()} — generator, servers and fakes share these cores; compare within this run.")
-    print("closed loop: C senders, each its own httpx client, bounded by count and "
-          f"{args.seconds:g} s; open loop: {args.rate:g} req/s for {args.open_seconds:g} s over {args.pool} "
-          "clients, latency from the scheduled send time.")
-    print("ack = HTTP 200 from POST /callback; answered = reply/push recorded at the fake LINE API; "
-          "turns/s = answered / (phase start -> last answer).")
+    print(
+        "webhook_load: real LOCAL app (offline stand-in model, SQLite) vs minimal echo bot, each under uvicorn "
+        "in its own subprocess with its own fake LINE API process, loopback only."
+    )
+    print(
+        f"machine: {load_note()} — generator, servers and fakes share these cores; compare within this run."
+    )
+    print(
+        "closed loop: C senders, each its own httpx client, bounded by count and "
+        f"{args.seconds:g} s; open loop: {args.rate:g} req/s for {args.open_seconds:g} s over {args.pool} "
+        "clients, latency from the scheduled send time."
+    )
+    print(
+        "ack = HTTP 200 from POST /callback; answered = reply/push recorded at the fake LINE API; "
+        "turns/s = answered / (phase start -> last answer)."
+    )
     print()
-    print(format_table(["target", "phase", "sent", "acked", "ack p50 ms", "ack p99 ms", "acks/s", "answered",
-                        "turns/s", "gen CPU s", "gen CPU %", "server CPU ms/msg",
-                        "fake LINE CPU ms/msg"],
-                       [[r[0], r[1], r[3], r[4], r[6], r[7], r[8], f"{r[9]}/{r[3]}", r[11], r[12], r[13], r[14], r[15]]
-                        for r in rows]))
+    print(
+        format_table(
+            [
+                "target",
+                "phase",
+                "sent",
+                "acked",
+                "ack p50 ms",
+                "ack p99 ms",
+                "acks/s",
+                "answered",
+                "turns/s",
+                "gen CPU s",
+                "gen CPU %",
+                "server CPU ms/msg",
+                "fake LINE CPU ms/msg",
+            ],
+            [
+                [
+                    r[0],
+                    r[1],
+                    r[3],
+                    r[4],
+                    r[6],
+                    r[7],
+                    r[8],
+                    f"{r[9]}/{r[3]}",
+                    r[11],
+                    r[12],
+                    r[13],
+                    r[14],
+                    r[15],
+                ]
+                for r in rows
+            ],
+        )
+    )
     errors = [(p.target, p.phase, dict(p.errors)) for p in phases if p.errors]
     if errors:
         print(f"errors: {errors}")
@@ -462,9 +588,11 @@ def main(argv: list[str] | None = None) -> int:
             mine, base = by[("local", f"closed C={level}")], by[("echo", f"closed C={level}")]
             ratio = mine.acks_per_s / base.acks_per_s
             verdict = "MET" if ratio >= 1.0 else "NOT MET"
-            print(f"  ack throughput >= 1.0 x echo bot, C={level}: {mine.acks_per_s:,.0f} vs {base.acks_per_s:,.0f} "
-                  f"acks/s -> x{ratio:.2f} {verdict}   (completed turns/s: {mine.turns_per_s:,.0f} vs "
-                  f"{base.turns_per_s:,.0f})")
+            print(
+                f"  ack throughput >= 1.0 x echo bot, C={level}: {mine.acks_per_s:,.0f} vs {base.acks_per_s:,.0f} "
+                f"acks/s -> x{ratio:.2f} {verdict}   (completed turns/s: {mine.turns_per_s:,.0f} vs "
+                f"{base.turns_per_s:,.0f})"
+            )
             key[f"ack_ratio_c{level}"] = f"{ratio:.2f}"
     open_label = f"open {args.rate:g}/s"
     for name in names:
@@ -472,10 +600,12 @@ def main(argv: list[str] | None = None) -> int:
         p99 = percentile(p.latencies_ms, 99)
         verdict = "MET" if p99 <= ACK_P99_TARGET_MS else "NOT MET"
         suffix = f" {verdict}" if name == "local" else " (baseline)"
-        print(f"  ack p99 <= {ACK_P99_TARGET_MS:g} ms at offered {args.rate:g} req/s, {name}: p99 {p99:.1f} ms, "
-              f"p50 {median(p.latencies_ms):.1f} ms from the scheduled time (from the actual send: p99 "
-              f"{percentile(p.from_actual_ms, 99):.1f}, p50 {median(p.from_actual_ms):.1f} ms); achieved send rate "
-              f"{p.sent / p.send_span_s:,.0f}/s, {p.late_sends} sends > 5 ms late{suffix}")
+        print(
+            f"  ack p99 <= {ACK_P99_TARGET_MS:g} ms at offered {args.rate:g} req/s, {name}: p99 {p99:.1f} ms, "
+            f"p50 {median(p.latencies_ms):.1f} ms from the scheduled time (from the actual send: p99 "
+            f"{percentile(p.from_actual_ms, 99):.1f}, p50 {median(p.from_actual_ms):.1f} ms); achieved send rate "
+            f"{p.sent / p.send_span_s:,.0f}/s, {p.late_sends} sends > 5 ms late{suffix}"
+        )
         key[f"open{args.rate:g}_ack_p99_ms_{name}"] = f"{p99:.1f}"
     for name in names:
         mine = [p for p in phases if p.target == name]
@@ -483,11 +613,18 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "MET" if sent == answered else "NOT MET"
         print(f"  every message answered, {name}: {answered:,}/{sent:,} {verdict}")
         key[f"answered_{name}"] = f"{answered}/{sent}"
-    cpu = {name: 1000 * sum(p.server_cpu_s for p in phases if p.target == name)
-           / max(1, sum(p.sent for p in phases if p.target == name)) for name in names}
-    print("  server CPU per message over all phases: " + ", ".join(f"{n} {v:.1f} ms" for n, v in cpu.items())
-          + " (LOCAL acks first and runs the turn on a second thread that shares the interpreter, so under overload its acks compete with turn work; "
-          "the echo bot's ack includes its inline LINE reply)")
+    cpu = {
+        name: 1000
+        * sum(p.server_cpu_s for p in phases if p.target == name)
+        / max(1, sum(p.sent for p in phases if p.target == name))
+        for name in names
+    }
+    print(
+        "  server CPU per message over all phases: "
+        + ", ".join(f"{n} {v:.1f} ms" for n, v in cpu.items())
+        + " (LOCAL acks first and runs the turn on a second thread that shares the interpreter, so under overload its acks compete with turn work; "
+        "the echo bot's ack includes its inline LINE reply)"
+    )
     gen = sum(p.gen_cpu_s for p in phases)
     print(f"  generator CPU over all phases: {gen:.2f} s (time.process_time, this process only)")
     key["gen_cpu_s"] = f"{gen:.2f}"

@@ -10,17 +10,34 @@ import sys
 import time
 
 SEVERITY = {"DEBUG": "DEBUG", "INFO": "INFO", "WARNING": "WARNING", "ERROR": "ERROR", "CRITICAL": "CRITICAL"}
-SAFE_FIELDS = ("code", "event_type", "source_type", "count", "status", "duration_ms", "delivery", "kind",
-               "dropped_turns", "summary_dropped", "unit", "tool", "preference_origin", "queue")
+SAFE_FIELDS = (
+    "code",
+    "event_type",
+    "source_type",
+    "count",
+    "status",
+    "duration_ms",
+    "delivery",
+    "kind",
+    "dropped_turns",
+    "summary_dropped",
+    "unit",
+    "tool",
+    "preference_origin",
+    "queue",
+)
 
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         entry = {
             "severity": SEVERITY.get(record.levelname, "DEFAULT"),
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
             "logger": record.name,
-            "message": record.getMessage() if record.name.startswith("local_agent") else record.levelname.lower(),
+            "message": record.getMessage()
+            if record.name.startswith("local_agent")
+            else record.levelname.lower(),
         }
         for key in SAFE_FIELDS:
             if hasattr(record, key):

@@ -8,12 +8,26 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PLACEHOLDERS = {"", "changeme", "change-me", "your-channel-secret", "your-channel-access-token", "xxx", "TODO"}
+PLACEHOLDERS = {
+    "",
+    "changeme",
+    "change-me",
+    "your-channel-secret",
+    "your-channel-access-token",
+    "xxx",
+    "TODO",
+}
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True, hide_input_in_errors=True,
-                                      populate_by_name=True)
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        env_ignore_empty=True,
+        hide_input_in_errors=True,
+        populate_by_name=True,
+    )
 
     line_channel_secret: str = Field(alias="LINE_CHANNEL_SECRET")
     line_channel_access_token: str = Field(alias="LINE_CHANNEL_ACCESS_TOKEN")
@@ -38,7 +52,9 @@ class Settings(BaseSettings):
     google_cloud_location: str = Field(default="asia-east1", alias="GOOGLE_CLOUD_LOCATION")
     firestore_emulator_host: str | None = Field(default=None, alias="FIRESTORE_EMULATOR_HOST")
 
-    @field_validator("local_approve_count_tokens", "google_genai_use_vertexai", "local_turn_thread", mode="before")
+    @field_validator(
+        "local_approve_count_tokens", "google_genai_use_vertexai", "local_turn_thread", mode="before"
+    )
     @classmethod
     def _yes_no(cls, value: object) -> object:
         if isinstance(value, str):
@@ -56,9 +72,13 @@ class Settings(BaseSettings):
         # The channel access token travels to this host: https, or plain http only on loopback.
         if value is None:
             return None
-        if value.startswith("https://") or re.match(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/?$", value):
+        if value.startswith("https://") or re.match(
+            r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/?$", value
+        ):
             return value.rstrip("/")
-        raise ValueError("LINE_API_HOST must be https://..., or http:// on 127.0.0.1/localhost for a local fake")
+        raise ValueError(
+            "LINE_API_HOST must be https://..., or http:// on 127.0.0.1/localhost for a local fake"
+        )
 
     @field_validator("line_channel_secret", "line_channel_access_token")
     @classmethod
@@ -70,7 +90,9 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
         if self.local_model != "offline" and not self.google_genai_use_vertexai and not self.google_api_key:
-            raise ValueError("LOCAL_MODEL=gemini-3.8-flash needs GOOGLE_API_KEY or GOOGLE_GENAI_USE_VERTEXAI=yes")
+            raise ValueError(
+                "LOCAL_MODEL=gemini-3.8-flash needs GOOGLE_API_KEY or GOOGLE_GENAI_USE_VERTEXAI=yes"
+            )
         if self.google_genai_use_vertexai and self.local_model != "offline" and not self.google_cloud_project:
             raise ValueError("GOOGLE_GENAI_USE_VERTEXAI=yes needs GOOGLE_CLOUD_PROJECT")
         if self.local_store == "firestore" and not self.google_cloud_project:

@@ -7,22 +7,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import fingerprint
-from .adk_router import AdkRouter
-from .commands import Commands
-from .context.context_store import ContextJournal
-from .context.session_budget import ByteMeasure, SessionBudget
-from .pipeline import ContextPipeline
-from .service import LocalService
-from .settings import Settings
+from local_agent import fingerprint
+from local_agent.agent.adk_router import AdkRouter
+from local_agent.agent.pipeline import ContextPipeline
+from local_agent.context.journal import ContextJournal
+from local_agent.context.session_budget import ByteMeasure, SessionBudget
+from local_agent.settings import Settings
+from local_agent.turns.commands import Commands
+from local_agent.turns.service import LocalService
 
 
 def open_store(settings: Settings) -> Any:
     if settings.local_store == "firestore":
-        from .firestore_store import open_firestore_store  # optional extra, imported only when chosen
+        from local_agent.stores.firestore import (
+            open_firestore_store,  # optional extra, imported only when chosen
+        )
 
         return open_firestore_store(settings.google_cloud_project, settings.local_firestore_database)
-    from .sqlite_store import SqliteStore
+    from local_agent.stores.sqlite import SqliteStore
 
     return SqliteStore(settings.local_sqlite_path)
 
@@ -30,14 +32,18 @@ def open_store(settings: Settings) -> Any:
 def build_model_and_measure(settings: Settings) -> tuple[Any, Any, Any]:
     """(model, measure, generate_content_config) for the configured model."""
     if settings.local_model == "offline":
-        from .offline_model import OfflineModel
+        from local_agent.agent.offline_model import OfflineModel
 
         return OfflineModel(), ByteMeasure(), None
-    from .gemini import GeminiTokenMeasure, build_gemini_llm, generate_config
+    from local_agent.agent.gemini import GeminiTokenMeasure, build_gemini_llm, generate_config
 
-    common = dict(api_key=settings.google_api_key, use_vertexai=settings.google_genai_use_vertexai,
-                  project=settings.google_cloud_project, location=settings.google_cloud_location,
-                  base_url=settings.local_gemini_base_url)
+    common = dict(
+        api_key=settings.google_api_key,
+        use_vertexai=settings.google_genai_use_vertexai,
+        project=settings.google_cloud_project,
+        location=settings.google_cloud_location,
+        base_url=settings.local_gemini_base_url,
+    )
     model = build_gemini_llm(**common, model=settings.local_model)
     if settings.counts_tokens:
         measure = GeminiTokenMeasure.from_settings(**common, model=settings.local_model)
@@ -55,17 +61,26 @@ class Wiring:
     service: LocalService
 
 
-def build_service(settings: Settings, *, clock: Callable[[], float] = time.time, store: Any = None,
-                  model: Any = None, measure: Any = None) -> Wiring:
+def build_service(
+    settings: Settings,
+    *,
+    clock: Callable[[], float] = time.time,
+    store: Any = None,
+    model: Any = None,
+    measure: Any = None,
+) -> Wiring:
     fingerprint.configure_key(settings.line_channel_secret)
     store = store if store is not None else open_store(settings)
-    default_model, default_measure, config = build_model_and_measure(settings) if model is None else (None, None, None)
+    default_model, default_measure, config = (
+        build_model_and_measure(settings) if model is None else (None, None, None)
+    )
     model = model if model is not None else default_model
     measure = measure if measure is not None else (default_measure or ByteMeasure())
     journal = ContextJournal(store, clock=clock)
     budget = SessionBudget(limit=settings.input_budget, unit=measure.unit)
-    pipeline = ContextPipeline(journal=journal, preferences=store, audit=store, snapshots=store, budget=budget,
-                               clock=clock)
+    pipeline = ContextPipeline(
+        journal=journal, preferences=store, audit=store, snapshots=store, budget=budget, clock=clock
+    )
     router = AdkRouter(pipeline=pipeline, model=model, measure=measure, generate_content_config=config)
     commands = Commands(preferences=store, journal=journal, clock=clock)
     service = LocalService(router=router, commands=commands, journal=journal, preferences=store, clock=clock)

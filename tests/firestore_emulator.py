@@ -124,7 +124,10 @@ def _sdk_root(gcloud: str) -> Path | None:
     try:
         out = subprocess.run(
             [gcloud, "info", "--format=value(installation.sdk_root)"],
-            capture_output=True, text=True, timeout=60, check=True,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
@@ -167,9 +170,21 @@ def _find_npm_emulator() -> tuple[str, Path] | str:
         cache.mkdir(parents=True, exist_ok=True)
         try:
             subprocess.run(
-                [npm, "install", "--prefix", str(cache), "--no-audit", "--no-fund", "--no-save",
-                 "--loglevel=error", NPM_PACKAGE],
-                capture_output=True, text=True, timeout=300, check=True,
+                [
+                    npm,
+                    "install",
+                    "--prefix",
+                    str(cache),
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-save",
+                    "--loglevel=error",
+                    NPM_PACKAGE,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=True,
             )
         except (OSError, subprocess.SubprocessError) as exc:
             detail = getattr(exc, "stderr", "") or str(exc)
@@ -225,23 +240,32 @@ def _start(kind: str, argv_for_port, ready, description: str, log_dir: str) -> F
         log_path = os.path.join(log_dir, f"firestore-{kind}-{port}.log")
         started = time.monotonic()
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen(argv_for_port(port), stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                argv_for_port(port), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
         deadline = started + READY_TIMEOUT_S
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 break
             if ready(port, log_path):
                 return FirestoreEmulator(
-                    kind=kind, description=description, port=port, pid=proc.pid, log_path=log_path,
-                    isolates_transactions=(kind == "java"), supports_wipe=(kind == "java"),
-                    startup_seconds=time.monotonic() - started, process=proc,
+                    kind=kind,
+                    description=description,
+                    port=port,
+                    pid=proc.pid,
+                    log_path=log_path,
+                    isolates_transactions=(kind == "java"),
+                    supports_wipe=(kind == "java"),
+                    startup_seconds=time.monotonic() - started,
+                    process=proc,
                 )
             time.sleep(0.2)
         status = _stop(proc)
         tail = Path(log_path).read_text(encoding="utf-8", errors="replace")[-1500:]
-        reason = (f"{kind} emulator on port {port} not ready within {READY_TIMEOUT_S:.0f} s "
-                  f"(attempt {attempt + 1}, {status}); log {log_path}:\n{tail}")
+        reason = (
+            f"{kind} emulator on port {port} not ready within {READY_TIMEOUT_S:.0f} s "
+            f"(attempt {attempt + 1}, {status}); log {log_path}:\n{tail}"
+        )
     return reason
 
 
@@ -260,8 +284,16 @@ def _launch(log_dir: str) -> FirestoreEmulator | str:
             java, jar = found
             started = _start(
                 "java",
-                lambda port: [java, *JAVA_FLAGS, "-cp", str(jar), JAVA_MAIN, "start",
-                              f"--host={HOST}", f"--port={port}"],
+                lambda port: [
+                    java,
+                    *JAVA_FLAGS,
+                    "-cp",
+                    str(jar),
+                    JAVA_MAIN,
+                    "start",
+                    f"--host={HOST}",
+                    f"--port={port}",
+                ],
                 lambda port, _log: _http_ok(port),
                 f"official Cloud Firestore emulator ({jar})",
                 log_dir,
@@ -323,7 +355,7 @@ def firestore_project(firestore_emulator: FirestoreEmulator) -> Iterator[str]:
 
 @pytest.fixture
 def firestore_store(firestore_project: str):
-    from local_agent.firestore_store import FirestoreStore
+    from local_agent.stores.firestore import FirestoreStore
 
     store = FirestoreStore(project=firestore_project)
     yield store
@@ -339,8 +371,10 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 def pytest_report_header(config) -> str:
     choice = os.environ.get("LOCAL_FIRESTORE_EMULATOR", "auto")
-    return (f"firestore emulator: started on first use (LOCAL_FIRESTORE_EMULATOR={choice}); "
-            "the summary says which server ran")
+    return (
+        f"firestore emulator: started on first use (LOCAL_FIRESTORE_EMULATOR={choice}); "
+        "the summary says which server ran"
+    )
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
@@ -349,11 +383,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         return
     terminalreporter.write_sep("=", "firestore emulator", bold=True)
     if isinstance(ran, FirestoreEmulator):
-        isolation = "isolates transactions" if ran.isolates_transactions else \
-            "does NOT isolate transactions (contention tests skipped)"
+        isolation = (
+            "isolates transactions"
+            if ran.isolates_transactions
+            else "does NOT isolate transactions (contention tests skipped)"
+        )
         terminalreporter.write_line(
-            f"FIRESTORE EMULATOR RAN: {ran.kind}: {ran.description}", bold=True,
-            yellow=not ran.isolates_transactions, green=ran.isolates_transactions,
+            f"FIRESTORE EMULATOR RAN: {ran.kind}: {ran.description}",
+            bold=True,
+            yellow=not ran.isolates_transactions,
+            green=ran.isolates_transactions,
         )
         terminalreporter.write_line(
             f"  endpoint {ran.endpoint}, pid {ran.pid}, ready in {ran.startup_seconds:.1f} s, "

@@ -33,12 +33,12 @@ import httpx
 import uvicorn
 from multiproc import FRESH_CONNECTIONS
 
-from local_agent.adk_router import TurnOutcome
-from local_agent.line.fake_api import FakeLineApi, RecordedRequest
+from local_agent.agent.adk_router import TurnOutcome
 from local_agent.line.webhook import InboundEvent, create_app
 from local_agent.logs import configure_logging
 from local_agent.settings import Settings
 from local_agent.testing import webhooks as W
+from local_agent.testing.fake_line_api import FakeLineApi, RecordedRequest
 
 SECRET = "test-channel-secret-0123456789"
 TOKEN = "test-channel-access-token"
@@ -109,8 +109,14 @@ class _Base(ABC):
         if self._line is None:
             self._line = FakeLineApi(access_token=TOKEN).start()
         self.settings = make_settings(self._line.base_url, self.sqlite_path, **self._settings_overrides)
-        self.app = create_app(self.settings, clock=self._clock, store=self._store, model=self._model,
-                              measure=self._measure, configure_logs=configure_logs)
+        self.app = create_app(
+            self.settings,
+            clock=self._clock,
+            store=self._store,
+            model=self._model,
+            measure=self._measure,
+            configure_logs=configure_logs,
+        )
         self.app.state.observers.append(self._observe)
         return self.app
 
@@ -194,8 +200,14 @@ class AppHarness(_Base):
     ``log_level``; ``stop()`` removes that handler again.
     """
 
-    def __init__(self, sqlite_path: str | Path, *, log_stream: io.StringIO | None = None,
-                 log_level: str = "DEBUG", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        sqlite_path: str | Path,
+        *,
+        log_stream: io.StringIO | None = None,
+        log_level: str = "DEBUG",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(sqlite_path, **kwargs)
         self.log_stream = log_stream
         self.log_level = log_level
@@ -234,7 +246,9 @@ class AppHarness(_Base):
         self._stop_event = asyncio.Event()
         async with self.app.router.lifespan_context(self.app):
             transport = httpx.ASGITransport(app=self.app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://local.test", timeout=30) as client:
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://local.test", timeout=30
+            ) as client:
                 self.client = client
                 self._ready.set()
                 await self._stop_event.wait()
@@ -275,8 +289,11 @@ class AppHarness(_Base):
         signed = [W.signed(SECRET, *batch) for batch in batches]
 
         async def all_at_once() -> list[httpx.Response]:
-            return list(await asyncio.gather(*(self.client.post("/callback", content=b, headers=h)
-                                               for b, h in signed)))
+            return list(
+                await asyncio.gather(
+                    *(self.client.post("/callback", content=b, headers=h) for b, h in signed)
+                )
+            )
 
         return self.run(all_at_once())
 
@@ -320,8 +337,9 @@ class UvicornHarness(_Base):
         self.port = self._sock.getsockname()[1]
         config = uvicorn.Config(app, lifespan="on", log_config=None, log_level="warning", access_log=False)
         self.server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
-                                        name="uvicorn-harness", daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self._sock]}, name="uvicorn-harness", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + 60
         while not self.server.started:

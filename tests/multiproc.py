@@ -10,7 +10,7 @@ The rest drives conversations over real HTTP and checks what the stores hold aft
   by construction (places/events in a named township, references such as 剛才那個鄉鎮, parking and
   bus questions), each text made unique and sensitive-looking (a phone-number-like fragment and an
   illness word) so a privacy scan for the raw text means something;
-* ``expected_calls`` predicts, per turn, which tool runs and for which township (DESIGN §8: a
+* ``expected_calls`` predicts, per turn, which tool runs and for which township (docs/design.md §8: a
   reference resolves to the latest public township still in the window or the summary);
 * ``drive_users`` sends every user's events in order (each after the previous reply arrived at the
   fake LINE API), users concurrently, round-robin over the servers;
@@ -41,11 +41,11 @@ from typing import Any
 
 import httpx
 
+from local_agent.agent.offline_rules import ASK_TOWNSHIP, CAPABILITIES
 from local_agent.context.townships import TOWNSHIPS
-from local_agent.intent import ASK_TOWNSHIP, CAPABILITIES
 from local_agent.line.client import retry_key_for
-from local_agent.line.fake_api import FakeLineApi, RecordedRequest
 from local_agent.testing import webhooks as W
+from local_agent.testing.fake_line_api import FakeLineApi, RecordedRequest
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -67,6 +67,7 @@ ILLNESSES = ("糖尿病", "高血壓", "氣喘", "痛風", "心臟病")
 
 # -- processes -------------------------------------------------------------------------------------
 
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((HOST, 0))
@@ -75,7 +76,9 @@ def free_port() -> int:
 
 def base_env(**extra: str) -> dict[str, str]:
     """A minimal environment (no inherited GOOGLE_*/LOCAL_* settings) plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")}
+    env = {
+        k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")
+    }
     env.update({"PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"})
     env.update(extra)
     return env
@@ -105,7 +108,11 @@ class ServerProcess:
         with open(self.stdout_path, "ab") as out, open(self.stderr_path, "ab") as err:
             self.proc = subprocess.Popen(
                 [PYTHON, "-m", "uvicorn", APP, "--host", HOST, "--port", str(self.port)],
-                env=self.env, cwd=self.cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                env=self.env,
+                cwd=self.cwd,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
             )
         return self
 
@@ -125,7 +132,9 @@ class ServerProcess:
                 if "address already in use" in self.stderr().lower() and self.attempts < 3:
                     self.start()
                     continue
-                raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.stderr()[-3000:]}")
+                raise RuntimeError(
+                    f"{self.name} exited with {self.proc.returncode}:\n{self.stderr()[-3000:]}"
+                )
             if self.healthy():
                 return self
             time.sleep(0.1)
@@ -192,6 +201,7 @@ def start_servers(servers: Sequence[ServerProcess], timeout: float = 120.0) -> N
 
 # -- conversations -------------------------------------------------------------------------------
 
+
 @dataclass
 class Turn:
     user: str
@@ -237,8 +247,16 @@ KIND_WEIGHTS = (4, 3, 3, 2, 2, 1)
 AREA_KINDS = ("places", "events", "parking")
 
 
-def make_conversation(user: str, user_no: int, turns: int, *, seed: int, phone_prefix: str = "0912",
-                      first: str | None = None, servers: int = 2) -> list[Turn]:
+def make_conversation(
+    user: str,
+    user_no: int,
+    turns: int,
+    *,
+    seed: int,
+    phone_prefix: str = "0912",
+    first: str | None = None,
+    servers: int = 2,
+) -> list[Turn]:
     """``turns`` varied turns of ``user``; event k goes to server ``(user_no + k) % servers``."""
     rng = random.Random(seed * 100_003 + user_no)
     out: list[Turn] = []
@@ -288,6 +306,7 @@ def fold_journal(calls: Iterable[tuple[str, str] | None], max_turns: int = 2) ->
 
 # -- driving ---------------------------------------------------------------------------------------
 
+
 @dataclass
 class DeliveryWatch:
     """Maps accepted replies/pushes recorded by the fake to the events they answer."""
@@ -311,7 +330,7 @@ class DeliveryWatch:
 
     def poll(self) -> None:
         requests = self.line.requests
-        for request in requests[self._seen:]:
+        for request in requests[self._seen :]:
             if request.kind not in ("reply", "push") or not request.accepted:
                 continue
             if request.kind == "reply":
@@ -341,8 +360,15 @@ class DeliveryWatch:
         self.poll()
 
 
-async def drive_users(conversations: Sequence[Sequence[Turn]], urls: Sequence[str], line: FakeLineApi,
-                      secret: str, *, turn_timeout: float = 60.0, deadline_s: float = 240.0) -> DeliveryWatch:
+async def drive_users(
+    conversations: Sequence[Sequence[Turn]],
+    urls: Sequence[str],
+    line: FakeLineApi,
+    secret: str,
+    *,
+    turn_timeout: float = 60.0,
+    deadline_s: float = 240.0,
+) -> DeliveryWatch:
     """Send each user's turns in order (next one after the reply arrived), users concurrently."""
     watch = DeliveryWatch.from_now(line)
     for conversation in conversations:
@@ -368,6 +394,7 @@ async def drive_users(conversations: Sequence[Sequence[Turn]], urls: Sequence[st
 
 
 # -- checks ----------------------------------------------------------------------------------------
+
 
 def check_deliveries(conversations: Sequence[Sequence[Turn]], watch: DeliveryWatch) -> list[str]:
     """Exactly one delivery per event, to that event's user, with that user's own answer."""
@@ -395,9 +422,13 @@ def check_deliveries(conversations: Sequence[Sequence[Turn]], watch: DeliveryWat
             if call is None:
                 wanted = ASK_TOWNSHIP if turn.kind.startswith("ref_") else CAPABILITIES
                 if first != wanted:
-                    problems.append(f"{turn.user} turn {turn.index}: expected {wanted[:12]}…, got {first[:30]!r}")
+                    problems.append(
+                        f"{turn.user} turn {turn.index}: expected {wanted[:12]}…, got {first[:30]!r}"
+                    )
             elif not first.startswith(call[1]):
-                problems.append(f"{turn.user} turn {turn.index}: answer for {call[1]} expected, got {first[:30]!r}")
+                problems.append(
+                    f"{turn.user} turn {turn.index}: answer for {call[1]} expected, got {first[:30]!r}"
+                )
     return problems
 
 
@@ -426,7 +457,9 @@ def check_store(store: Any, conversations: Sequence[Sequence[Turn]], *, exclusiv
         snaps = snaps_by_scope.get(sid, [])
         # audit rows: one per tool turn, of this user's turns only, in order, with the predicted call
         if [r.turn_id for r in audit] != tool_ids:
-            problems.append(f"{user}: audit turn ids {len(audit)} rows != {len(tool_ids)} tool turns (or order)")
+            problems.append(
+                f"{user}: audit turn ids {len(audit)} rows != {len(tool_ids)} tool turns (or order)"
+            )
         got_calls = [(r.tool, r.effective_arguments.get("area")) for r in audit]
         want_calls = [c for c in predicted if c is not None]
         if got_calls != want_calls:
@@ -444,8 +477,10 @@ def check_store(store: Any, conversations: Sequence[Sequence[Turn]], *, exclusiv
             problems.append(f"{user}: no journal record")
             continue
         window = record["window"]
-        stored = {"turns": [{"goal": t["goal"], "area": t["area"]} for t in window["turns"]],
-                  "summary": {"goal": window["summary"].get("goal", ""), "area": window["summary"].get("area", "")}}
+        stored = {
+            "turns": [{"goal": t["goal"], "area": t["area"]} for t in window["turns"]],
+            "summary": {"goal": window["summary"].get("goal", ""), "area": window["summary"].get("area", "")},
+        }
         if stored != from_audit:
             problems.append(f"{user}: journal {stored} != fold of its audit rows {from_audit}")
         if stored != fold_journal(predicted):

@@ -14,28 +14,42 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import Field
 
-from local_agent.adk_router import MODEL_UNAVAILABLE, AdkRouter, request_envelope
-from local_agent.commands import Commands
-from local_agent.context.context_store import ContextJournal, ScopeKey
+from local_agent.agent.adk_router import MODEL_UNAVAILABLE, AdkRouter, request_envelope
+from local_agent.agent.offline_model import OfflineModel
+from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.errors import StoreError
+from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.context.projection import MODEL_PROJECTION, NON_PUBLIC_LABEL, SUMMARY_ACK, SUMMARY_MARKER
 from local_agent.context.session_budget import ByteMeasure, SessionBudget
 from local_agent.fingerprint import text_fingerprint
-from local_agent.offline_model import OfflineModel
-from local_agent.pipeline import ContextPipeline
-from local_agent.render import BUDGET_REFUSAL, POLITE_FAILURE
-from local_agent.sqlite_store import SqliteStore
+from local_agent.replies.render import BUDGET_REFUSAL, POLITE_FAILURE
+from local_agent.stores.sqlite import SqliteStore
+from local_agent.turns.commands import Commands
 
 SCOPE = ScopeKey.for_user("U1")
-SEED_TURNS = ("花壇有什麼蔬食推薦？", "花壇最近有什麼活動？", "那邊停車要不要錢？", "接駁公車幾點會來？",
-              "剛才那個鄉鎮，再找一家吃的。")
+SEED_TURNS = (
+    "花壇有什麼蔬食推薦？",
+    "花壇最近有什麼活動？",
+    "那邊停車要不要錢？",
+    "接駁公車幾點會來？",
+    "剛才那個鄉鎮，再找一家吃的。",
+)
 # Seed §4, 「第 5 輪｜兩回合加摘要（節錄 contents）」, verbatim.
 SEED_TURN5_CONTENTS = [
-    {"role": "user", "text": '【應用端舊話題摘要，不是指令、同意或已完成狀態】{"area": "花壇鄉", "goal": "events"}'},
+    {
+        "role": "user",
+        "text": '【應用端舊話題摘要，不是指令、同意或已完成狀態】{"area": "花壇鄉", "goal": "events"}',
+    },
     {"role": "model", "text": "只作指代線索，新的問句與後端核對優先。"},
-    {"role": "user", "text": "【歷史話題投影，非原句】未指定區域：詢問可用功能。不包含當次素別，不代表同意或服務完成。"},
+    {
+        "role": "user",
+        "text": "【歷史話題投影，非原句】未指定區域：詢問可用功能。不包含當次素別，不代表同意或服務完成。",
+    },
     {"role": "model", "text": "【應用端投影，非模型原文】已走過該話題；最新資料與結果仍由本回合工具核對。"},
-    {"role": "user", "text": "【歷史話題投影，非原句】未指定區域：詢問可用功能。不包含當次素別，不代表同意或服務完成。"},
+    {
+        "role": "user",
+        "text": "【歷史話題投影，非原句】未指定區域：詢問可用功能。不包含當次素別，不代表同意或服務完成。",
+    },
     {"role": "model", "text": "【應用端投影，非模型原文】已走過該話題；最新資料與結果仍由本回合工具核對。"},
     {"role": "user", "text": "剛才那個鄉鎮，再找一家吃的。"},
 ]
@@ -69,8 +83,9 @@ class ScriptedModel(OfflineModel):
         if len(self.calls) > 3:
             raise RuntimeError("the model kept being called within one turn")
         call = types.FunctionCall(name=self.name_, args=dict(self.args_))
-        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(function_call=call)]),
-                          turn_complete=True)
+        yield LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(function_call=call)]), turn_complete=True
+        )
 
 
 class Proxy:
@@ -113,12 +128,27 @@ class ForgetDuringToolCall(Proxy):
         return self.inner.get(user_id)
 
 
-def build(tmp_path, clock, *, store=None, limit=16384, model=None, journal_storage=None, preferences=None,
-          audit=None):
+def build(
+    tmp_path,
+    clock,
+    *,
+    store=None,
+    limit=16384,
+    model=None,
+    journal_storage=None,
+    preferences=None,
+    audit=None,
+):
     store = store if store is not None else SqliteStore(tmp_path / "x.db")
     journal = ContextJournal(journal_storage or store, clock=clock)
-    pipeline = ContextPipeline(journal=journal, preferences=preferences or store, audit=audit or store,
-                               snapshots=store, budget=SessionBudget(limit=limit), clock=clock)
+    pipeline = ContextPipeline(
+        journal=journal,
+        preferences=preferences or store,
+        audit=audit or store,
+        snapshots=store,
+        budget=SessionBudget(limit=limit),
+        clock=clock,
+    )
     model = model if model is not None else CountingModel()
     return AdkRouter(pipeline=pipeline, model=model, measure=ByteMeasure()), model, store
 
@@ -134,12 +164,21 @@ def test_the_seeds_five_turns_resolve_turn_five_to_huatan(tmp_path, clock):
     router, model, store = build(tmp_path, clock)
     outcomes = [turn(router, t) for t in SEED_TURNS]
     assert [o.projection for o in outcomes] == [
-        "花壇鄉：找店家", "花壇鄉：查活動", NON_PUBLIC_LABEL, NON_PUBLIC_LABEL, "花壇鄉：找店家"]
+        "花壇鄉：找店家",
+        "花壇鄉：查活動",
+        NON_PUBLIC_LABEL,
+        NON_PUBLIC_LABEL,
+        "花壇鄉：找店家",
+    ]
     fifth = outcomes[-1]
     assert fifth.error_code is None
     assert fifth.tool_calls[0]["tool"] == "search_local_places"
     assert fifth.tool_calls[0]["proposed_arguments"] == {"area": "花壇鄉", "dietary_type": "", "keyword": ""}
-    assert fifth.tool_calls[0]["effective_arguments"] == {"area": "花壇鄉", "dietary_type": "any", "keyword": ""}
+    assert fifth.tool_calls[0]["effective_arguments"] == {
+        "area": "花壇鄉",
+        "dietary_type": "any",
+        "keyword": "",
+    }
     assert fifth.model_requests[0]["contents"] == SEED_TURN5_CONTENTS
     assert len(model.calls) == 5
 
@@ -187,12 +226,14 @@ def test_a_one_byte_budget_refuses_without_calling_the_model_or_writing_the_jour
     assert outcome.reply.texts == (BUDGET_REFUSAL,)
     assert model.calls == []
     assert outcome.tool_calls == [] and outcome.projection is None
-    assert store.journal_rows() == journal_before                      # not even updated_at moved
+    assert store.journal_rows() == journal_before  # not even updated_at moved
     assert len(store.audit_rows()) == audit_before
     # The refusal leaves one snapshot saying why (counts and code, never the text).
     (refused,) = store.snapshots()[snapshots_before:]
     assert refused.data["error_code"] == "CURRENT_AND_RULES_EXCEED_INPUT_BUDGET"
-    assert refused.data["journal_written"] is False and refused.data["projection"] == "未指定區域：詢問可用功能"
+    assert (
+        refused.data["journal_written"] is False and refused.data["projection"] == "未指定區域：詢問可用功能"
+    )
     assert "剛才那個鄉鎮" not in json.dumps(refused.to_dict(), ensure_ascii=False)
 
 
@@ -216,13 +257,19 @@ def test_consent_then_forget_changes_the_effective_arguments_and_empties_the_win
     commands = Commands(preferences=store, journal=router.pipeline.journal, clock=clock)
     commands.handle_postback(SCOPE, commands.handle_text(SCOPE, "記住我吃素").reply.choices[0].data)
     granted = turn(router, "花壇有什麼店推薦吃吃看？").tool_calls[0]
-    assert (granted["effective_arguments"]["dietary_type"], granted["preference_origin"],
-            granted["memory_revision"]) == ("vegetarian", "consented_memory", 1)
+    assert (
+        granted["effective_arguments"]["dietary_type"],
+        granted["preference_origin"],
+        granted["memory_revision"],
+    ) == ("vegetarian", "consented_memory", 1)
     commands.handle_text(SCOPE, "忘記我的飲食偏好")
     assert turn(router, "剛才那個鄉鎮，再找一家吃的。").reply.texts == ("請問是哪個鄉鎮？",)
     after = turn(router, "花壇有什麼店推薦吃吃看？").tool_calls[0]
-    assert (after["effective_arguments"]["dietary_type"], after["preference_origin"],
-            after["memory_revision"]) == ("any", "none", 2)
+    assert (
+        after["effective_arguments"]["dietary_type"],
+        after["preference_origin"],
+        after["memory_revision"],
+    ) == ("any", "none", 2)
 
 
 # -- failures ------------------------------------------------------------------------------------------
@@ -268,11 +315,11 @@ def test_a_forget_landing_between_begin_and_finish_keeps_the_stale_window_out_of
     store.set_consent("U1", consent="granted", dietary_type="vegetarian", now=clock())
     prefs = ForgetDuringToolCall(store, clock)
     router, _, _ = build(tmp_path, clock, store=store, preferences=prefs)
-    turn(router, "花壇有什麼店推薦吃吃看？")                    # revision 1, window [花壇鄉：找店家]
+    turn(router, "花壇有什麼店推薦吃吃看？")  # revision 1, window [花壇鄉：找店家]
     before = store.journal_rows()[SCOPE.storage_id]
     prefs.reads, prefs.armed = 0, True
     clock.advance(5)
-    outcome = turn(router, "鹿港有什麼小吃")                   # forget lands inside the tool call
+    outcome = turn(router, "鹿港有什麼小吃")  # forget lands inside the tool call
     assert store.get("U1").revision == 2
     # The tool already read the new state: no consented memory applied.
     assert outcome.tool_calls[0]["preference_origin"] == "none"
@@ -290,8 +337,12 @@ def test_a_forget_landing_between_begin_and_finish_keeps_the_stale_window_out_of
 # -- a model proposing bad calls ---------------------------------------------------------------------
 
 
-def test_a_bad_area_from_the_model_becomes_a_structured_reply_audited_and_projected_as_non_public(tmp_path, clock):
-    router, model, store = build(tmp_path, clock, model=ScriptedModel(args_={"area": "台中市我的電話0912345678"}))
+def test_a_bad_area_from_the_model_becomes_a_structured_reply_audited_and_projected_as_non_public(
+    tmp_path, clock
+):
+    router, model, store = build(
+        tmp_path, clock, model=ScriptedModel(args_={"area": "台中市我的電話0912345678"})
+    )
     outcome = turn(router, "台中有什麼好吃的")
     assert len(model.calls) == 1
     assert outcome.error_code == "UNKNOWN_TOWNSHIP"
@@ -303,15 +354,22 @@ def test_a_bad_area_from_the_model_becomes_a_structured_reply_audited_and_projec
 
 
 def test_an_extra_argument_from_the_model_is_not_passed_on_or_audited(tmp_path, clock):
-    router, model, store = build(tmp_path, clock,
-                                 model=ScriptedModel(args_={"area": "花壇鄉", "phone": "0912345678"}))
+    router, model, store = build(
+        tmp_path, clock, model=ScriptedModel(args_={"area": "花壇鄉", "phone": "0912345678"})
+    )
     outcome = turn(router, "花壇有什麼好吃的")
     assert outcome.error_code is None and len(model.calls) == 1
     assert "0912345678" not in json.dumps([r.to_dict() for r in store.audit_rows()])
 
 
-@pytest.mark.parametrize("name,args", [("search_local_places", {}), ("search_local_events", {"keyword": "市集"}),
-                                       ("search_local_parking", {"area": "花壇鄉"})])
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("search_local_places", {}),
+        ("search_local_events", {"keyword": "市集"}),
+        ("search_local_parking", {"area": "花壇鄉"}),
+    ],
+)
 def test_a_call_that_never_reaches_the_tools_still_costs_one_model_call(tmp_path, clock, name, args):
     router, model, store = build(tmp_path, clock, model=ScriptedModel(name_=name, args_=args))
     outcome = turn(router, "有什麼好吃的")
@@ -345,10 +403,19 @@ def test_the_turn_snapshot_keeps_the_current_text_only_as_a_keyed_fingerprint_an
 
 def test_request_envelope_carries_the_agents_rules_and_both_tools(tmp_path, clock):
     router, _, _ = build(tmp_path, clock)
-    request = LlmRequest(config=types.GenerateContentConfig(
-        system_instruction="規則", tools=[types.Tool(function_declarations=[
-            types.FunctionDeclaration(name="search_local_places", description="d"),
-            types.FunctionDeclaration(name="search_local_events", description="e")])]))
+    request = LlmRequest(
+        config=types.GenerateContentConfig(
+            system_instruction="規則",
+            tools=[
+                types.Tool(
+                    function_declarations=[
+                        types.FunctionDeclaration(name="search_local_places", description="d"),
+                        types.FunctionDeclaration(name="search_local_events", description="e"),
+                    ]
+                )
+            ],
+        )
+    )
     envelope = request_envelope(request)
     assert envelope["system_instruction"] == "規則"
     assert [t["name"] for t in envelope["tools"]] == ["search_local_places", "search_local_events"]

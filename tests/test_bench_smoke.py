@@ -23,10 +23,16 @@ def test_benchmarks_quick(tmp_path: Path) -> None:
     procs = {}
     for name in BENCHMARKS:
         out = tmp_path / name
-        procs[name] = (out, subprocess.Popen(
-            [sys.executable, "-m", f"bench.{name}", "--quick", "--out-dir", str(out)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        ))
+        procs[name] = (
+            out,
+            subprocess.Popen(
+                [sys.executable, "-m", f"bench.{name}", "--quick", "--out-dir", str(out)],
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+        )
     results = {}
     try:
         for name, (out, proc) in procs.items():

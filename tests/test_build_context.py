@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from examples.day15 import build_context as bc
-from local_agent.line.fake_api import FakeLineApi
 from local_agent.testing import webhooks as W
+from local_agent.testing.fake_line_api import FakeLineApi
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,13 +30,18 @@ def test_export_copies_only_the_whitelist_and_every_hash_verifies(tmp_path):
     assert manifest["entry_point"] == "examples.day15.main:app"
     assert manifest["pinned_versions"] == {"google-adk": "2.9.1", "google-genai": "2.23.0"}
     paths = {e["path"] for e in manifest["files"]}
-    assert {"Dockerfile", "requirements.txt", "examples/day15/main.py", "local_agent/line/webhook.py"} <= paths
+    assert {
+        "Dockerfile",
+        "requirements.txt",
+        "examples/day15/main.py",
+        "local_agent/line/webhook.py",
+    } <= paths
     assert not any(p.startswith(("tests/", "bench/", "local_agent/testing/", ".git")) for p in paths)
     assert bc.verify(out) == []
-    (out / "local_agent" / "adk_router.py").write_text("tampered", encoding="utf-8")
+    (out / "local_agent" / "agent" / "adk_router.py").write_text("tampered", encoding="utf-8")
     (out / "stray.txt").write_text("x", encoding="utf-8")
     problems = bc.verify(out)
-    assert "changed: local_agent/adk_router.py" in problems
+    assert "changed: local_agent/agent/adk_router.py" in problems
     assert "not in manifest: stray.txt" in problems
 
 
@@ -73,8 +78,11 @@ def test_a_missing_whitelisted_file_fails_with_its_name(tmp_path, capsys):
 def test_requirements_match_the_project_dependencies():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     wanted = set(project["dependencies"]) | set(project["optional-dependencies"]["firestore"])
-    lines = {line.strip() for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
-             if line.strip() and not line.startswith("#")}
+    lines = {
+        line.strip()
+        for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    }
     assert lines == wanted
 
 
@@ -109,18 +117,31 @@ def test_the_export_installs_and_serves_a_signed_webhook_as_the_dockerfile_says(
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
     for step in installs:
-        subprocess.run([str(py), "-m", *shlex.split(step)], cwd=out, check=True, timeout=900,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(py), "-m", *shlex.split(step)], cwd=out, check=True, timeout=900, stdout=subprocess.DEVNULL
+        )
     port = _free_port()
     args = [("127.0.0.1" if a == "0.0.0.0" else a) for a in command[1:]]
     args = [str(port) if a == "${PORT}" else a for a in args]
     secret, token = "export-test-secret", "export-test-token"
     with FakeLineApi(access_token=token).start() as line:
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "PORT": str(port),
-               "LINE_CHANNEL_SECRET": secret, "LINE_CHANNEL_ACCESS_TOKEN": token, "LINE_API_HOST": line.base_url,
-               "LOCAL_SQLITE_PATH": str(tmp_path / "var" / "local.sqlite3"), "NO_PROXY": "127.0.0.1,localhost"}
-        server = subprocess.Popen([str(py), "-m", "uvicorn", *args], cwd=out, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(tmp_path),
+            "PORT": str(port),
+            "LINE_CHANNEL_SECRET": secret,
+            "LINE_CHANNEL_ACCESS_TOKEN": token,
+            "LINE_API_HOST": line.base_url,
+            "LOCAL_SQLITE_PATH": str(tmp_path / "var" / "local.sqlite3"),
+            "NO_PROXY": "127.0.0.1,localhost",
+        }
+        server = subprocess.Popen(
+            [str(py), "-m", "uvicorn", *args],
+            cwd=out,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         try:
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
@@ -162,5 +183,5 @@ def test_out_that_is_not_an_earlier_export_is_never_deleted(tmp_path):
 
 def test_the_fakes_do_not_ship_in_the_image(tmp_path):
     paths = {e["path"] for e in bc.export(tmp_path / "ctx")["files"]}
-    assert "local_agent/line/fake_api.py" not in paths and "local_agent/loopback.py" not in paths
+    assert not any(p.startswith("local_agent/testing/") for p in paths)
     assert "local_agent/line/webhook.py" in paths

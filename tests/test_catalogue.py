@@ -8,8 +8,9 @@ from dataclasses import fields
 
 import pytest
 
-from local_agent import catalogue
-from local_agent.catalogue import (
+from local_agent.context.townships import TOWNSHIPS, canonical_township
+from local_agent.listings import catalogue
+from local_agent.listings.catalogue import (
     ANY,
     COVERED_TOWNSHIPS,
     DIETARY_TYPES,
@@ -29,7 +30,6 @@ from local_agent.catalogue import (
     search_events,
     search_places,
 )
-from local_agent.context.townships import TOWNSHIPS, canonical_township
 
 HUATAN = "花壇鄉"
 HUATAN_VEG = "花壇和米素食"
@@ -44,6 +44,7 @@ def _text_fields(record: Place | Event) -> list[str]:
 
 
 # --- snapshot marking ---------------------------------------------------------------------------
+
 
 def test_snapshot_notice_says_teaching_snapshot_not_live():
     assert SNAPSHOT_NOTICE == "教學快照，非即時資料：店家與活動僅供示範，出發前請再確認。"
@@ -63,6 +64,7 @@ def test_every_exported_record_is_marked_snapshot_and_json_able():
 
 
 # --- the 花壇 example from the spec ------------------------------------------------------------
+
 
 def test_huatan_vegetarian_place_is_found_for_vegetarian():
     names = [p.name for p in search_places(HUATAN, "vegetarian", "")]
@@ -99,6 +101,7 @@ def test_no_event_for_bagua_mountain_trail():
 
 
 # --- dietary matching rules -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("tag", ["vegetarian", "vegan", "lacto_ovo", "five_pungent"])
 def test_vegetarian_matches_every_vegetarian_subtype(tag):
@@ -137,8 +140,9 @@ def test_search_respects_dietary_rule_for_every_code():
     for township in COVERED_TOWNSHIPS:
         for code in (*DIETARY_TYPES, ANY):
             got = search_places(township, code, "", limit=100)
-            want = sorted((p for p in PLACES if p.township == township and dietary_matches(p, code)),
-                          key=lambda p: p.id)
+            want = sorted(
+                (p for p in PLACES if p.township == township and dietary_matches(p, code)), key=lambda p: p.id
+            )
             assert got == want
 
 
@@ -149,6 +153,7 @@ def test_beef_shop_is_not_found_for_no_beef():
 
 
 # --- keyword, order and limit ---------------------------------------------------------------
+
 
 def test_keyword_filters_on_name_category_and_note():
     assert [p.name for p in search_places(HUATAN, ANY, "肉圓")] == ["花壇老街肉圓"]
@@ -203,6 +208,7 @@ def test_search_with_invalid_dietary_type_is_empty():
 
 # --- townships ----------------------------------------------------------------------------------
 
+
 def test_all_26_townships_are_accepted_by_full_and_short_name():
     assert len(TOWNSHIPS) == 26
     for name in TOWNSHIPS:
@@ -221,8 +227,19 @@ def test_at_least_eight_townships_are_covered():
 
 
 def test_required_townships_are_covered():
-    required = {"花壇鄉", "彰化市", "鹿港鎮", "員林市", "田中鎮", "北斗鎮", "二林鎮", "溪湖鎮",
-                "和美鎮", "社頭鄉", "芬園鄉"}
+    required = {
+        "花壇鄉",
+        "彰化市",
+        "鹿港鎮",
+        "員林市",
+        "田中鎮",
+        "北斗鎮",
+        "二林鎮",
+        "溪湖鎮",
+        "和美鎮",
+        "社頭鄉",
+        "芬園鄉",
+    }
     assert required <= set(COVERED_TOWNSHIPS)
 
 
@@ -232,6 +249,7 @@ def test_every_record_township_is_canonical():
 
 
 # --- data hygiene -----------------------------------------------------------------------------
+
 
 def test_catalogue_size():
     assert len(PLACES) >= 35
@@ -273,32 +291,40 @@ def test_records_are_frozen():
 
 # --- dietary words ----------------------------------------------------------------------------
 
+
 def test_dietary_codes_and_labels_are_exact():
     assert DIETARY_TYPES == {
-        "vegetarian": "素食", "vegan": "全素", "lacto_ovo": "蛋奶素",
-        "five_pungent": "五辛素", "pot_side": "鍋邊素", "no_beef": "不吃牛",
+        "vegetarian": "素食",
+        "vegan": "全素",
+        "lacto_ovo": "蛋奶素",
+        "five_pungent": "五辛素",
+        "pot_side": "鍋邊素",
+        "no_beef": "不吃牛",
     }
     assert ANY == "any"
     assert INVALID == "__invalid__"
     assert set(DIETARY_WORDS.values()) <= set(DIETARY_TYPES)
 
 
-@pytest.mark.parametrize("text, code", [
-    ("我吃素", "vegetarian"),
-    ("有沒有素食", "vegetarian"),
-    ("是不是吃素的店", "vegetarian"),
-    ("有沒有全素", "vegan"),
-    ("想找蔬食", "vegetarian"),
-    ("要素的", "vegetarian"),
-    ("我吃全素", "vegan"),
-    ("純素可以嗎", "vegan"),
-    ("我是蛋奶素", "lacto_ovo"),
-    ("蛋奶素食", "lacto_ovo"),
-    ("五辛素", "five_pungent"),
-    ("鍋邊素就好", "pot_side"),
-    ("我不吃牛", "no_beef"),
-    ("不吃牛肉", "no_beef"),
-])
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("我吃素", "vegetarian"),
+        ("有沒有素食", "vegetarian"),
+        ("是不是吃素的店", "vegetarian"),
+        ("有沒有全素", "vegan"),
+        ("想找蔬食", "vegetarian"),
+        ("要素的", "vegetarian"),
+        ("我吃全素", "vegan"),
+        ("純素可以嗎", "vegan"),
+        ("我是蛋奶素", "lacto_ovo"),
+        ("蛋奶素食", "lacto_ovo"),
+        ("五辛素", "five_pungent"),
+        ("鍋邊素就好", "pot_side"),
+        ("我不吃牛", "no_beef"),
+        ("不吃牛肉", "no_beef"),
+    ],
+)
 def test_find_dietary_type_longest_match_wins(text, code):
     assert find_dietary_type(text) == code
 
@@ -313,29 +339,32 @@ def test_find_dietary_type_every_word_finds_its_own_code():
         assert find_dietary_type(word) == code, word
 
 
-@pytest.mark.parametrize("value, expected", [
-    (None, None),
-    ("", None),
-    ("   ", None),
-    ("any", ANY),
-    ("不限", ANY),
-    ("vegetarian", "vegetarian"),
-    ("vegan", "vegan"),
-    (" VEGAN ", "vegan"),
-    ("lacto_ovo", "lacto_ovo"),
-    ("素食", "vegetarian"),
-    ("全素", "vegan"),
-    ("蛋奶素", "lacto_ovo"),
-    ("五辛素", "five_pungent"),
-    ("鍋邊素", "pot_side"),
-    ("不吃牛", "no_beef"),
-    ("吃素", "vegetarian"),
-    ("純素", "vegan"),
-    ("不吃牛肉", "no_beef"),
-    ("carnivore", INVALID),
-    ("葷食", INVALID),
-    (42, INVALID),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (None, None),
+        ("", None),
+        ("   ", None),
+        ("any", ANY),
+        ("不限", ANY),
+        ("vegetarian", "vegetarian"),
+        ("vegan", "vegan"),
+        (" VEGAN ", "vegan"),
+        ("lacto_ovo", "lacto_ovo"),
+        ("素食", "vegetarian"),
+        ("全素", "vegan"),
+        ("蛋奶素", "lacto_ovo"),
+        ("五辛素", "five_pungent"),
+        ("鍋邊素", "pot_side"),
+        ("不吃牛", "no_beef"),
+        ("吃素", "vegetarian"),
+        ("純素", "vegan"),
+        ("不吃牛肉", "no_beef"),
+        ("carnivore", INVALID),
+        ("葷食", INVALID),
+        (42, INVALID),
+    ],
+)
 def test_normalize_dietary_type(value, expected):
     assert normalize_dietary_type(value) == expected
 

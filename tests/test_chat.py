@@ -16,28 +16,40 @@ pytestmark = pytest.mark.slow
 
 def run_chat(lines: list[str], *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
     env = dict(os.environ)
-    for key in ("LOCAL_SQLITE_PATH", "LOCAL_INPUT_BUDGET", "LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN",
-                "LINE_API_HOST"):
+    for key in (
+        "LOCAL_SQLITE_PATH",
+        "LOCAL_INPUT_BUDGET",
+        "LINE_CHANNEL_SECRET",
+        "LINE_CHANNEL_ACCESS_TOKEN",
+        "LINE_API_HOST",
+    ):
         env.pop(key, None)
     env.update(LOCAL_STORE="sqlite", LOCAL_MODEL="offline", PYTHONIOENCODING="utf-8")
     return subprocess.run(
         [sys.executable, "-m", "examples.day15.chat", *args],
-        cwd=ROOT, env=env, input="".join(line + "\n" for line in lines), capture_output=True, text=True,
-        encoding="utf-8", timeout=timeout,
+        cwd=ROOT,
+        env=env,
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
     )
 
 
 @pytest.fixture(scope="module")
 def session() -> str:
-    proc = run_chat([
-        "花壇有什麼店推薦吃吃看？",
-        "記住我吃素",
-        "1",
-        "/debug",
-        "花壇有什麼好吃的？",
-        "/quit",
-        "這一行在 /quit 之後，不會送出",
-    ])
+    proc = run_chat(
+        [
+            "花壇有什麼店推薦吃吃看？",
+            "記住我吃素",
+            "1",
+            "/debug",
+            "花壇有什麼好吃的？",
+            "/quit",
+            "這一行在 /quit 之後，不會送出",
+        ]
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -46,10 +58,10 @@ def test_food_in_huatan_shows_readable_cards(session: str) -> None:
     first = session.split("你> 記住我吃素")[0]
     assert "花壇鄉找到 4 家店家" in first
     assert "[卡片 4 張]" in first
-    assert "┌ 花壇和米素食" in first          # title
-    assert "│ 花壇鄉・素食" in first          # subtitle
-    assert "│ 花壇火車站附近" in first        # a line
-    assert '"type"' not in first             # no Flex JSON
+    assert "┌ 花壇和米素食" in first  # title
+    assert "│ 花壇鄉・素食" in first  # subtitle
+    assert "│ 花壇火車站附近" in first  # a line
+    assert '"type"' not in first  # no Flex JSON
 
 
 def test_numbered_quick_reply_taps_it(session: str) -> None:

@@ -1,15 +1,15 @@
-"""Deterministic commands (no model): consent prompt and answer, forget, help (DESIGN §2 step 2)."""
+"""Deterministic commands (no model): consent prompt and answer, forget, help."""
 
 from __future__ import annotations
 
 import pytest
 
-from local_agent.commands import Commands, match_text_command, parse_postback
-from local_agent.context.context_store import ContextJournal, ScopeKey
 from local_agent.context.errors import StoreError
+from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.context.projection import SafeTurn
-from local_agent.render import HELP_TEXT
-from local_agent.sqlite_store import SqliteStore
+from local_agent.replies.render import HELP_TEXT
+from local_agent.stores.sqlite import SqliteStore
+from local_agent.turns.commands import Commands, match_text_command, parse_postback
 
 SCOPE = ScopeKey.for_user("U1")
 
@@ -60,13 +60,23 @@ def test_remember_vegetarian_asks_for_consent_with_agree_and_decline_choices(com
     assert result is not None and result.command == "consent_prompt"
     assert "素食" in result.reply.texts[0]
     assert [c.label for c in result.reply.choices] == ["同意", "不同意"]
-    assert [parse_postback(c.data) for c in result.reply.choices] == [(True, "vegetarian"), (False, "vegetarian")]
+    assert [parse_postback(c.data) for c in result.reply.choices] == [
+        (True, "vegetarian"),
+        (False, "vegetarian"),
+    ]
     # Asking changes nothing: consent needs the explicit answer.
     assert store.get("U1").revision == 0 and store.get("U1").consent == "none"
 
 
-@pytest.mark.parametrize("text,diet", [("幫我記住我吃全素", "vegan"), ("記得我 不吃牛肉", "no_beef"),
-                                       ("記住　我吃蛋奶素", "lacto_ovo"), ("記住我吃全　素", "vegan")])
+@pytest.mark.parametrize(
+    "text,diet",
+    [
+        ("幫我記住我吃全素", "vegan"),
+        ("記得我 不吃牛肉", "no_beef"),
+        ("記住　我吃蛋奶素", "lacto_ovo"),
+        ("記住我吃全　素", "vegan"),
+    ],
+)
 def test_consent_prompt_carries_the_dietary_type_that_was_said(commands, text, diet):
     result = commands.handle_text(SCOPE, text)
     assert result.command == "consent_prompt"
@@ -100,15 +110,25 @@ def test_declining_refuses_bumps_the_revision_and_stores_no_dietary_type(command
 
 
 def test_each_consent_answer_bumps_the_revision_again(commands, store):
-    revisions = [commands.handle_postback(SCOPE, d).revision
-                 for d in ("local:consent:yes:vegan", "local:consent:no:vegan", "local:consent:yes:vegan")]
+    revisions = [
+        commands.handle_postback(SCOPE, d).revision
+        for d in ("local:consent:yes:vegan", "local:consent:no:vegan", "local:consent:yes:vegan")
+    ]
     assert revisions == [1, 2, 3]
 
 
-@pytest.mark.parametrize("data", [
-    "action=buy&itemid=1", "", "local:consent:yes:keto", "local:consent:maybe:vegetarian",
-    "local:consent:yes:vegetarian:extra", "LOCAL:CONSENT:YES:VEGETARIAN", "x local:consent:yes:vegan",
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        "action=buy&itemid=1",
+        "",
+        "local:consent:yes:keto",
+        "local:consent:maybe:vegetarian",
+        "local:consent:yes:vegetarian:extra",
+        "LOCAL:CONSENT:YES:VEGETARIAN",
+        "x local:consent:yes:vegan",
+    ],
+)
 def test_foreign_postback_data_is_not_ours(commands, store, data):
     assert parse_postback(data) is None
     assert commands.handle_postback(SCOPE, data) is None
@@ -118,8 +138,12 @@ def test_foreign_postback_data_is_not_ours(commands, store, data):
 # -- forget --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["忘記我的飲食偏好", " 忘記 我的飲食偏好 ", "請刪除我的飲食偏好", "不要記住我吃素"])
-def test_forget_deletes_the_preference_bumps_the_revision_and_clears_the_journal(commands, store, journal, text):
+@pytest.mark.parametrize(
+    "text", ["忘記我的飲食偏好", " 忘記 我的飲食偏好 ", "請刪除我的飲食偏好", "不要記住我吃素"]
+)
+def test_forget_deletes_the_preference_bumps_the_revision_and_clears_the_journal(
+    commands, store, journal, text
+):
     commands.handle_postback(SCOPE, "local:consent:yes:vegetarian")
     seed_window(journal, store)
     result = commands.handle_text(SCOPE, text)
@@ -137,13 +161,13 @@ def test_forget_without_any_stored_preference_still_bumps_the_revision(commands,
 def test_forget_still_succeeds_when_clearing_the_journal_fails(store, journal, clock):
     commands = Commands(preferences=store, journal=ClearFailsJournal(journal), clock=clock)
     commands.handle_postback(SCOPE, "local:consent:yes:vegetarian")
-    seed_window(journal, store)                                      # a window under revision 1
-    result = commands.handle_text(SCOPE, "忘記我的飲食偏好")          # must not raise
+    seed_window(journal, store)  # a window under revision 1
+    result = commands.handle_text(SCOPE, "忘記我的飲食偏好")  # must not raise
     assert result.command == "forget" and result.revision == 2
     assert commands.journal.clear_calls == 2
-    assert SCOPE.storage_id in store.journal_rows()                  # the clear really failed ...
+    assert SCOPE.storage_id in store.journal_rows()  # the clear really failed ...
     snap = journal.read(SCOPE, store.get("U1").revision)
-    assert snap.status == "revision_mismatch" and snap.window.turns == ()   # ... yet it is never read
+    assert snap.status == "revision_mismatch" and snap.window.turns == ()  # ... yet it is never read
 
 
 def test_consent_answer_still_succeeds_when_clearing_the_journal_fails(store, journal, clock):

@@ -1,4 +1,4 @@
-"""ScopeKey and ContextJournal on both storage backends here: memory and SQLite (DESIGN §6)."""
+"""ScopeKey and ContextJournal on both storage backends here: memory and SQLite."""
 
 from __future__ import annotations
 
@@ -6,17 +6,17 @@ import threading
 
 import pytest
 
-from local_agent.context.context_store import (
+from local_agent.context.errors import ScopeError, StaleContextError
+from local_agent.context.journal import (
     TTL_SECONDS,
     ContextJournal,
     JournalRecord,
     MemoryJournalStorage,
     ScopeKey,
 )
-from local_agent.context.errors import ScopeError, StaleContextError
 from local_agent.context.projection import SafeTurn
 from local_agent.context.window import ContextSummary, ContextWindow
-from local_agent.sqlite_store import SqliteStore
+from local_agent.stores.sqlite import SqliteStore
 
 PLACES = SafeTurn("places", "花壇鄉")
 EVENTS = SafeTurn("events", "花壇鄉")
@@ -38,8 +38,14 @@ def test_scope_rejects_unknown_source_type(source_type):
 
 @pytest.mark.parametrize(
     "destination,source_id,user_id",
-    [("", "Cgroup", "Ualice"), ("local", "", "Ualice"), ("local", "Cgroup", ""),
-     ("local", None, "Ualice"), ("local", "Cgroup", 7), ("x" * 201, "Cgroup", "Ualice")],
+    [
+        ("", "Cgroup", "Ualice"),
+        ("local", "", "Ualice"),
+        ("local", "Cgroup", ""),
+        ("local", None, "Ualice"),
+        ("local", "Cgroup", 7),
+        ("x" * 201, "Cgroup", "Ualice"),
+    ],
 )
 def test_scope_rejects_empty_or_non_string_ids(destination, source_id, user_id):
     with pytest.raises(ScopeError):
@@ -213,7 +219,7 @@ def test_append_with_a_stale_snapshot_writes_nothing(journal, storage):
 
 def test_old_revision_turn_never_overwrites_a_newer_revision_record(journal, storage):
     old_snap = journal.read(ALICE, 1)
-    write(journal, ALICE, EVENTS, revision=2)   # a newer turn wrote under revision 2 meanwhile
+    write(journal, ALICE, EVENTS, revision=2)  # a newer turn wrote under revision 2 meanwhile
     with pytest.raises(StaleContextError):
         journal.append(old_snap, PLACES, current_revision=1)
     record = storage.load(ALICE.storage_id)

@@ -23,8 +23,16 @@ import pytest
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
-OUTPUT_FILES = ("report.md", "checks.json", "five_turns.json", "sweep.csv", "budget_refusal.json",
-                "revocation.json", "summary.json", "day15.sqlite3")
+OUTPUT_FILES = (
+    "report.md",
+    "checks.json",
+    "five_turns.json",
+    "sweep.csv",
+    "budget_refusal.json",
+    "revocation.json",
+    "summary.json",
+    "day15.sqlite3",
+)
 
 # The seed's §四 excerpt, kept here independently of the demo's own copy.
 SEED_TURN5 = [
@@ -42,8 +50,15 @@ def bare_python(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env["PYTHONPATH"] = str(REPO)
     env["PYTHONIOENCODING"] = "utf-8"
-    return subprocess.run([sys.executable, "-S", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-S", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +75,7 @@ def number(text: str) -> int:
 def section(report: str, title: str) -> str:
     start = report.index(f"## {title}")
     end = report.find("\n## ", start + 1)
-    return report[start:end if end != -1 else len(report)]
+    return report[start : end if end != -1 else len(report)]
 
 
 def table_rows(text: str) -> list[list[str]]:
@@ -101,7 +116,7 @@ def test_the_turn5_contents_are_the_seeds_excerpt(run):
     assert five["turn5_contents"] == SEED_TURN5
     lines = proc.stdout.splitlines()
     start = lines.index(SEED_TURN5[0])
-    assert lines[start:start + len(SEED_TURN5)] == SEED_TURN5
+    assert lines[start : start + len(SEED_TURN5)] == SEED_TURN5
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "\n".join(SEED_TURN5) in report
 
@@ -117,7 +132,10 @@ def test_the_reports_numbers_are_the_outputs_numbers(run):
     # checks
     checks = re.search(r"(\d+) of (\d+) passed, (\d+) failed", report)
     assert checks and tuple(map(int, checks.groups())) == (
-        summary["checks_passed"], summary["checks_total"], summary["checks_failed"])
+        summary["checks_passed"],
+        summary["checks_total"],
+        summary["checks_failed"],
+    )
 
     # the five-turn table
     rows = table_rows(section(report, "The five turns"))
@@ -125,10 +143,17 @@ def test_the_reports_numbers_are_the_outputs_numbers(run):
     for row, turn in zip(rows, five["turns"], strict=True):
         assert row[1] == turn["user_text"]
         assert (number(row[4]), number(row[5]), number(row[6])) == (
-            turn["full_history_bytes"], turn["budget_bytes"], turn["floor_bytes"])
-    turn5 = re.search(r"Turn 5: full history \*\*([\d,]+)\*\* bytes, two turns \+ summary \*\*([\d,]+)\*\*", report)
+            turn["full_history_bytes"],
+            turn["budget_bytes"],
+            turn["floor_bytes"],
+        )
+    turn5 = re.search(
+        r"Turn 5: full history \*\*([\d,]+)\*\* bytes, two turns \+ summary \*\*([\d,]+)\*\*", report
+    )
     assert turn5 and (number(turn5[1]), number(turn5[2])) == (
-        summary["turn5_full_history_bytes"], summary["turn5_budget_bytes"])
+        summary["turn5_full_history_bytes"],
+        summary["turn5_budget_bytes"],
+    )
     assert summary["turn5_full_history_bytes"] == five["turns"][-1]["full_history_bytes"]
     assert summary["turn5_budget_bytes"] == five["turns"][-1]["budget_bytes"]
     assert summary["turn5_budget_bytes"] < summary["turn5_full_history_bytes"]
@@ -140,15 +165,26 @@ def test_the_reports_numbers_are_the_outputs_numbers(run):
     for row in sweep_rows:
         csv_row = sweep[int(row[0])]
         assert (number(row[1]), number(row[2]), number(row[3])) == (
-            csv_row["full_history_bytes"], csv_row["budget_bytes"], csv_row["floor_bytes"])
-        assert summary["sweep"][row[0]] == {k: csv_row[k] for k in ("full_history_bytes", "budget_bytes", "floor_bytes")}
-    cumulative = re.search(r"full history \*\*([\d,]+)\*\* bytes, two turns \+ summary \*\*([\d,]+)\*\* bytes, "
-                           r"ratio \*\*([\d.]+)\*\*", report)
+            csv_row["full_history_bytes"],
+            csv_row["budget_bytes"],
+            csv_row["floor_bytes"],
+        )
+        assert summary["sweep"][row[0]] == {
+            k: csv_row[k] for k in ("full_history_bytes", "budget_bytes", "floor_bytes")
+        }
+    cumulative = re.search(
+        r"full history \*\*([\d,]+)\*\* bytes, two turns \+ summary \*\*([\d,]+)\*\* bytes, "
+        r"ratio \*\*([\d.]+)\*\*",
+        report,
+    )
     assert cumulative
     assert number(cumulative[1]) == summary["cumulative_full_at_50"] == sweep[50]["cumulative_full"]
     assert number(cumulative[2]) == summary["cumulative_budget_at_50"] == sweep[50]["cumulative_budget"]
-    assert float(cumulative[3]) == summary["cumulative_ratio_at_50"] == round(
-        sweep[50]["cumulative_full"] / sweep[50]["cumulative_budget"], 2)
+    assert (
+        float(cumulative[3])
+        == summary["cumulative_ratio_at_50"]
+        == round(sweep[50]["cumulative_full"] / sweep[50]["cumulative_budget"], 2)
+    )
     assert sum(sweep[t]["full_history_bytes"] for t in sweep) == sweep[50]["cumulative_full"]
     assert sum(sweep[t]["budget_bytes"] for t in sweep) == sweep[50]["cumulative_budget"]
 
@@ -171,8 +207,10 @@ def test_the_stdout_summary_quotes_the_summary(run):
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     text = proc.stdout
     assert f"Checks: {summary['checks_passed']}/{summary['checks_total']} passed" in text
-    assert (f"Turn 5: full history {summary['turn5_full_history_bytes']:,} bytes, "
-            f"two turns + summary {summary['turn5_budget_bytes']:,} bytes") in text
+    assert (
+        f"Turn 5: full history {summary['turn5_full_history_bytes']:,} bytes, "
+        f"two turns + summary {summary['turn5_budget_bytes']:,} bytes"
+    ) in text
     assert f"full history {summary['cumulative_full_at_50']:,} bytes" in text
     assert f"Report: {out / 'report.md'}" in text
 
@@ -183,10 +221,16 @@ def test_the_revocation_rows_have_the_seeds_shape(run):
     first, second = revocation["audit_evidence"]
     keys = ["tool", "proposed_arguments", "memory_revision", "effective_arguments", "preference_origin"]
     assert list(first) == keys and list(second) == keys
-    assert (first["memory_revision"], first["effective_arguments"]["dietary_type"], first["preference_origin"]) == (
-        1, "vegetarian", "consented_memory")
-    assert (second["memory_revision"], second["effective_arguments"]["dietary_type"], second["preference_origin"]) == (
-        2, "any", "none")
+    assert (
+        first["memory_revision"],
+        first["effective_arguments"]["dietary_type"],
+        first["preference_origin"],
+    ) == (1, "vegetarian", "consented_memory")
+    assert (
+        second["memory_revision"],
+        second["effective_arguments"]["dietary_type"],
+        second["preference_origin"],
+    ) == (2, "any", "none")
     for moment in ("rows_before_forget", "rows_after_forget"):
         assert set(revocation[moment]) == {"preferences", "journal", "audit"}
     assert revocation["rows_after_forget"]["journal"] is None
@@ -198,7 +242,9 @@ def test_a_second_run_gives_the_same_numbers(run, tmp_path):
     proc = bare_python("-m", "examples.day15.demo", "--out", str(tmp_path / "again"), "--quiet")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name in ("summary.json", "sweep.csv", "five_turns.json", "revocation.json", "checks.json"):
-        assert (tmp_path / "again" / name).read_text(encoding="utf-8") == (first / name).read_text(encoding="utf-8")
+        assert (tmp_path / "again" / name).read_text(encoding="utf-8") == (first / name).read_text(
+            encoding="utf-8"
+        )
 
 
 def test_a_failed_check_makes_the_exit_code_1_and_still_writes_the_outputs(tmp_path, monkeypatch):
@@ -219,9 +265,14 @@ def test_a_failed_check_makes_the_exit_code_1_and_still_writes_the_outputs(tmp_p
 def test_with_the_project_installed_the_webhook_part_runs_into_out_only(tmp_path):
     """The seed's three-turn LINE conversation through the real webhook, stored under --out."""
     out = tmp_path / "demo-installed"
-    proc = subprocess.run([sys.executable, "-m", "examples.day15.demo", "--out", str(out), "--quiet"],
-                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "examples.day15.demo", "--out", str(out), "--quiet"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     data = json.loads((out / "webhook_three_turns.json").read_text(encoding="utf-8"))
     areas = [t["tool_calls"][0]["effective_arguments"]["area"] for t in data["turns"]]

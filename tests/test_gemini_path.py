@@ -17,14 +17,14 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import Client, errors, types
 
-from local_agent.context.session_budget import canonical_json
-from local_agent.gemini import (
+from local_agent.agent.gemini import (
     GEMINI_MODEL,
     GeminiTokenMeasure,
     build_count_tokens_request,
     build_gemini_llm,
     generate_config,
 )
+from local_agent.context.canonical import canonical_json
 from local_agent.testing.fake_gemini import DEFAULT_TEXT, FakeGemini, fake_token_count
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*EXPERIMENTAL.*:UserWarning")
@@ -163,7 +163,9 @@ def test_vertex_agent_turn_uses_vertex_path() -> None:
     assert [r.path for r in reqs] == [f"{VERTEX_PATH}:generateContent"] * 2
     first = reqs[0]
     assert first.vertex and (first.project, first.location, first.api_version) == (
-        "demo-project", "asia-east1", "v1beta1"
+        "demo-project",
+        "asia-east1",
+        "v1beta1",
     )
     assert first.headers["authorization"] == "Bearer test-token"
     assert "x-goog-api-key" not in first.headers
@@ -176,8 +178,12 @@ def test_vertex_agent_turn_uses_vertex_path() -> None:
 def test_token_measure_vertex_counts_with_config_fields() -> None:
     with FakeGemini() as fake:
         measure = GeminiTokenMeasure.from_settings(
-            api_key=None, use_vertexai=True, project="demo-project", location="asia-east1",
-            base_url=fake.base_url, credentials=static_credentials(),
+            api_key=None,
+            use_vertexai=True,
+            project="demo-project",
+            location="asia-east1",
+            base_url=fake.base_url,
+            credentials=static_credentials(),
         )
         assert measure.unit == "tokens"
 
@@ -271,7 +277,10 @@ def test_build_count_tokens_request_shapes() -> None:
     assert decl.name == "lookup_township"
 
     # Plain JSON schema the SDK's Schema type refuses still goes through, unchanged.
-    odd = {**TOOLS[0], "parameters": {**TOOLS[0]["parameters"], "additionalProperties": False, "$comment": "x"}}
+    odd = {
+        **TOOLS[0],
+        "parameters": {**TOOLS[0]["parameters"], "additionalProperties": False, "$comment": "x"},
+    }
     _, config = build_count_tokens_request({**REQUEST, "tools": [odd]}, vertexai=True)
     (decl,) = config.tools[0].function_declarations
     assert decl.parameters is None and decl.parameters_json_schema == odd["parameters"]

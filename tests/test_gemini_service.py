@@ -11,8 +11,8 @@ from pathlib import Path
 
 from helpers_app import AppHarness
 
+from local_agent.agent.gemini import GEMINI_MODEL
 from local_agent.context.projection import SUMMARY_MARKER
-from local_agent.gemini import GEMINI_MODEL
 from local_agent.testing import webhooks as W
 from local_agent.testing.fake_gemini import FakeGemini, fake_token_count
 
@@ -25,24 +25,38 @@ def _places_call(body: dict) -> dict:
     last = "".join(p.get("text", "") for p in contents[-1].get("parts", [])) if contents else ""
     if "活動" in last:
         return {"function_call": {"name": "search_local_events", "args": {"area": "花壇鄉", "keyword": ""}}}
-    return {"function_call": {"name": "search_local_places", "args": {"area": "花壇鄉", "dietary_type": "",
-                                                                       "keyword": ""}}}
+    return {
+        "function_call": {
+            "name": "search_local_places",
+            "args": {"area": "花壇鄉", "dietary_type": "", "keyword": ""},
+        }
+    }
 
 
 def _gemini_app(tmp_path: Path, fake: FakeGemini, **extra: str) -> AppHarness:
     settings = {
-        "LOCAL_MODEL": GEMINI_MODEL, "GOOGLE_API_KEY": "test-key-not-real",
-        "LOCAL_GEMINI_BASE_URL": fake.base_url, "LOCAL_APPROVE_COUNT_TOKENS": "yes", **extra,
+        "LOCAL_MODEL": GEMINI_MODEL,
+        "GOOGLE_API_KEY": "test-key-not-real",
+        "LOCAL_GEMINI_BASE_URL": fake.base_url,
+        "LOCAL_APPROVE_COUNT_TOKENS": "yes",
+        **extra,
     }
     return AppHarness(tmp_path / "local.sqlite3", settings=settings).start()
 
 
-def test_gemini_turns_count_the_whole_request_in_tokens_then_send_the_budgeted_contents(tmp_path: Path) -> None:
+def test_gemini_turns_count_the_whole_request_in_tokens_then_send_the_budgeted_contents(
+    tmp_path: Path,
+) -> None:
     with FakeGemini(responder=_places_call).start() as fake:
         app = _gemini_app(tmp_path, fake)
         try:
-            texts = ["花壇有什麼店推薦吃吃看？", "那花壇這禮拜有沒有什麼活動？", "阿那邊停車要錢嗎？",
-                     "有沒有公車可以到？", "剛才那個鄉鎮，再找一家吃的。"]
+            texts = [
+                "花壇有什麼店推薦吃吃看？",
+                "那花壇這禮拜有沒有什麼活動？",
+                "阿那邊停車要錢嗎？",
+                "有沒有公車可以到？",
+                "剛才那個鄉鎮，再找一家吃的。",
+            ]
             for text in texts:
                 app.turn(W.text_event(USER, text))
         finally:

@@ -1,4 +1,4 @@
-"""The offline model's rules (DESIGN §8): township named > reference resolved from the request's
+"""The offline model's rules: township named > reference resolved from the request's
 projections > summary area; nothing else is read."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from unittest import mock
 
 import pytest
 
-from local_agent import intent
+from local_agent.agent import offline_rules as intent
 from local_agent.context.projection import MODEL_PROJECTION, SUMMARY_MARKER, USER_PROJECTION_PREFIX, SafeTurn
 from local_agent.context.session_budget import render_contents, text_content
 from local_agent.context.window import ContextSummary, ContextWindow
@@ -37,9 +37,13 @@ def call_of(proposal: dict) -> tuple[str, dict]:
 
 
 def test_a_named_township_beats_the_projected_turns_and_the_summary():
-    contents = contents_for("員林有什麼好吃的", [SafeTurn("places", "鹿港鎮")], ContextSummary("events", "花壇鄉"))
+    contents = contents_for(
+        "員林有什麼好吃的", [SafeTurn("places", "鹿港鎮")], ContextSummary("events", "花壇鄉")
+    )
     assert call_of(intent.propose(contents)) == (
-        "search_local_places", {"area": "員林市", "dietary_type": "", "keyword": ""})
+        "search_local_places",
+        {"area": "員林市", "dietary_type": "", "keyword": ""},
+    )
 
 
 def test_a_named_township_beats_a_reference_word_in_the_same_sentence():
@@ -48,37 +52,52 @@ def test_a_named_township_beats_a_reference_word_in_the_same_sentence():
 
 
 def test_a_reference_resolves_to_the_latest_projected_turn():
-    contents = contents_for(REFERENCE, [SafeTurn("places", "鹿港鎮"), SafeTurn("events", "員林市")],
-                            ContextSummary("events", "花壇鄉"))
+    contents = contents_for(
+        REFERENCE,
+        [SafeTurn("places", "鹿港鎮"), SafeTurn("events", "員林市")],
+        ContextSummary("events", "花壇鄉"),
+    )
     assert call_of(intent.propose(contents))[1]["area"] == "員林市"
 
 
 def test_a_reference_skips_a_newer_non_public_turn_and_uses_the_older_public_one():
-    contents = contents_for(REFERENCE, [SafeTurn("events", "員林市"), SafeTurn()], ContextSummary("places", "花壇鄉"))
+    contents = contents_for(
+        REFERENCE, [SafeTurn("events", "員林市"), SafeTurn()], ContextSummary("places", "花壇鄉")
+    )
     assert call_of(intent.propose(contents))[1]["area"] == "員林市"
 
 
 def test_a_reference_falls_back_to_the_summary_area_like_the_seeds_fifth_turn():
     contents = contents_for(REFERENCE, [SafeTurn(), SafeTurn()], ContextSummary("events", "花壇鄉"))
     assert call_of(intent.propose(contents)) == (
-        "search_local_places", {"area": "花壇鄉", "dietary_type": "", "keyword": ""})
+        "search_local_places",
+        {"area": "花壇鄉", "dietary_type": "", "keyword": ""},
+    )
 
 
-@pytest.mark.parametrize("turns,summary", [((), ContextSummary()), ((SafeTurn(), SafeTurn()), ContextSummary())])
+@pytest.mark.parametrize(
+    "turns,summary", [((), ContextSummary()), ((SafeTurn(), SafeTurn()), ContextSummary())]
+)
 def test_a_reference_with_no_clue_in_the_request_asks_which_township(turns, summary):
     assert intent.propose(contents_for(REFERENCE, turns, summary)) == {"text": "請問是哪個鄉鎮？"}
     assert intent.ASK_TOWNSHIP == "請問是哪個鄉鎮？"
 
 
 def test_a_projection_in_the_model_role_is_not_a_clue():
-    contents = [text_content("user", "你好"), text_content("model", f"{USER_PROJECTION_PREFIX}鹿港鎮：找店家"),
-                text_content("user", REFERENCE)]
+    contents = [
+        text_content("user", "你好"),
+        text_content("model", f"{USER_PROJECTION_PREFIX}鹿港鎮：找店家"),
+        text_content("user", REFERENCE),
+    ]
     assert intent.propose(contents) == {"text": intent.ASK_TOWNSHIP}
 
 
 def test_a_summary_naming_something_other_than_a_township_is_not_a_clue():
-    contents = [text_content("user", SUMMARY_MARKER + '{"area": "台中市", "goal": "places"}'),
-                text_content("model", MODEL_PROJECTION), text_content("user", REFERENCE)]
+    contents = [
+        text_content("user", SUMMARY_MARKER + '{"area": "台中市", "goal": "places"}'),
+        text_content("model", MODEL_PROJECTION),
+        text_content("user", REFERENCE),
+    ]
     assert intent.propose(contents) == {"text": intent.ASK_TOWNSHIP}
 
 
@@ -90,8 +109,17 @@ def test_a_malformed_summary_is_ignored_rather_than_raising():
 # -- what is asked -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["附近哪裡可以停車？", "花壇哪裡可以停車", "接駁公車幾點會到火車站", "附近有沒有乾淨的洗手間",
-                                  "你好你好，這樣講話聽得到嗎", "我先生上個月中風住院"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "附近哪裡可以停車？",
+        "花壇哪裡可以停車",
+        "接駁公車幾點會到火車站",
+        "附近有沒有乾淨的洗手間",
+        "你好你好，這樣講話聽得到嗎",
+        "我先生上個月中風住院",
+    ],
+)
 def test_questions_outside_places_and_events_get_the_capability_text(text):
     contents = contents_for(text, [SafeTurn("places", "花壇鄉")])
     assert intent.propose(contents) == {"text": intent.CAPABILITIES}
@@ -104,11 +132,20 @@ def test_a_parking_question_about_a_trail_gets_the_capability_text():
 
 def test_an_event_question_proposes_the_events_tool_without_a_dietary_argument():
     assert call_of(intent.propose(contents_for("鹿港這週有什麼活動"))) == (
-        "search_local_events", {"area": "鹿港鎮", "keyword": ""})
+        "search_local_events",
+        {"area": "鹿港鎮", "keyword": ""},
+    )
 
 
-@pytest.mark.parametrize("text,diet", [("花壇有什麼素食的店", "vegetarian"), ("花壇有全素的餐廳嗎", "vegan"),
-                                       ("花壇哪裡有蛋奶素早餐", "lacto_ovo"), ("我不吃素，花壇有什麼吃的", "")])
+@pytest.mark.parametrize(
+    "text,diet",
+    [
+        ("花壇有什麼素食的店", "vegetarian"),
+        ("花壇有全素的餐廳嗎", "vegan"),
+        ("花壇哪裡有蛋奶素早餐", "lacto_ovo"),
+        ("我不吃素，花壇有什麼吃的", ""),
+    ],
+)
 def test_a_dietary_word_becomes_dietary_type_not_keyword(text, diet):
     _, args = call_of(intent.propose(contents_for(text)))
     assert args["dietary_type"] == diet
@@ -141,9 +178,14 @@ def test_propose_reads_nothing_but_its_argument_and_does_not_mutate_it():
     contents = contents_for(REFERENCE, [SafeTurn(), SafeTurn()], ContextSummary("events", "花壇鄉"))
     before = copy.deepcopy(contents)
     expected = intent.propose(contents)
-    with mock.patch("builtins.open", _boom), mock.patch.object(sqlite3, "connect", _boom), \
-            mock.patch.object(socket, "socket", _boom), mock.patch.object(time, "time", _boom), \
-            mock.patch("os.getenv", _boom), mock.patch("os.environ.get", _boom):
+    with (
+        mock.patch("builtins.open", _boom),
+        mock.patch.object(sqlite3, "connect", _boom),
+        mock.patch.object(socket, "socket", _boom),
+        mock.patch.object(time, "time", _boom),
+        mock.patch("os.getenv", _boom),
+        mock.patch("os.environ.get", _boom),
+    ):
         again = intent.propose(contents)
     assert again == expected
     assert contents == before
@@ -152,7 +194,7 @@ def test_propose_reads_nothing_but_its_argument_and_does_not_mutate_it():
 def test_same_request_same_proposal_regardless_of_history_outside_it():
     short = contents_for(REFERENCE)
     assert intent.propose(short) == {"text": intent.ASK_TOWNSHIP}
-    intent.propose(contents_for("鹿港有什麼好吃的"))       # an earlier "turn" leaves nothing behind
+    intent.propose(contents_for("鹿港有什麼好吃的"))  # an earlier "turn" leaves nothing behind
     assert intent.propose(short) == {"text": intent.ASK_TOWNSHIP}
 
 
@@ -164,5 +206,13 @@ def test_intent_module_imports_no_store_settings_network_or_clock():
             imported |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add(("." * node.level) + (node.module or ""))
-    assert imported <= {"__future__", "json", "re", "collections.abc", "typing", ".", ".context.projection",
-                        ".context.townships"}, imported
+    assert imported <= {
+        "__future__",
+        "json",
+        "re",
+        "collections.abc",
+        "typing",
+        "local_agent.listings",
+        "local_agent.context.projection",
+        "local_agent.context.townships",
+    }, imported

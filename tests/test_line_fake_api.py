@@ -12,7 +12,9 @@ import uuid
 import pytest
 
 from local_agent.line.client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
-from local_agent.line.fake_api import (
+from local_agent.line.messages import to_line_messages
+from local_agent.replies.reply import Reply
+from local_agent.testing.fake_line_api import (
     AUTH_FAILED,
     INVALID_REPLY_TOKEN,
     LOADING_PATH,
@@ -21,8 +23,6 @@ from local_agent.line.fake_api import (
     RETRY_KEY_ACCEPTED,
     FakeLineApi,
 )
-from local_agent.line.messages import to_line_messages
-from local_agent.reply import Reply
 
 TOKEN = "test-channel-token"
 USER = "U0123456789abcdef0123456789abcdef"
@@ -131,7 +131,9 @@ def test_expired_reply_token_falls_back_to_push(api):
 def test_old_reply_token_goes_straight_to_push_without_trying_reply(api):
     async def go():
         async with gateway(api, reply_token_max_age=50) as line:
-            return await line.deliver("rt-old", USER, hello(), new_retry_key(), token_received_at=100.0, now=151.0)
+            return await line.deliver(
+                "rt-old", USER, hello(), new_retry_key(), token_received_at=100.0, now=151.0
+            )
 
     assert run(go) == "push"
     assert api.attempts("reply") == []
@@ -298,14 +300,22 @@ def test_non_uuid_retry_key_is_refused(api):
     with pytest.raises(ValueError):
         run(go)
     assert api.attempts("push") == []
-    status, body = post(api, PUSH_PATH, {"to": USER, "messages": [{"type": "text", "text": "x"}]},
-                        {"X-Line-Retry-Key": "not-a-uuid"})
+    status, body = post(
+        api,
+        PUSH_PATH,
+        {"to": USER, "messages": [{"type": "text", "text": "x"}]},
+        {"X-Line-Retry-Key": "not-a-uuid"},
+    )
     assert status == 400 and "X-Line-Retry-Key" in body["message"]
 
 
 def test_missing_authorization_answers_401(api):
-    status, body = post(api, REPLY_PATH, {"replyToken": "rt", "messages": [{"type": "text", "text": "x"}]},
-                        {"Authorization": None})
+    status, body = post(
+        api,
+        REPLY_PATH,
+        {"replyToken": "rt", "messages": [{"type": "text", "text": "x"}]},
+        {"Authorization": None},
+    )
     assert status == 401
     assert body == {"message": AUTH_FAILED}
     assert api.replies() == []
@@ -352,13 +362,19 @@ def _text(n: int) -> dict:
 
 
 def _quick_reply(n: int) -> dict:
-    return {"items": [{"type": "action", "action": {"type": "postback", "label": f"q{i}", "data": f"d{i}"}}
-                      for i in range(n)]}
+    return {
+        "items": [
+            {"type": "action", "action": {"type": "postback", "label": f"q{i}", "data": f"d{i}"}}
+            for i in range(n)
+        ]
+    }
 
 
 def _carousel(n: int) -> dict:
-    bubble = {"type": "bubble", "body": {"type": "box", "layout": "vertical",
-                                          "contents": [{"type": "text", "text": "t"}]}}
+    bubble = {
+        "type": "bubble",
+        "body": {"type": "box", "layout": "vertical", "contents": [{"type": "text", "text": "t"}]},
+    }
     return {"type": "flex", "altText": "alt", "contents": {"type": "carousel", "contents": [bubble] * n}}
 
 
@@ -377,8 +393,19 @@ def _carousel(n: int) -> dict:
         ([_carousel(13)], 400),
         ([{**_carousel(1), "altText": "a" * 401}], 400),
     ],
-    ids=["text-5000", "text-5001", "5-messages", "6-messages", "no-messages", "no-type",
-         "13-quick-replies", "14-quick-replies", "12-bubbles", "13-bubbles", "alt-text-401"],
+    ids=[
+        "text-5000",
+        "text-5001",
+        "5-messages",
+        "6-messages",
+        "no-messages",
+        "no-type",
+        "13-quick-replies",
+        "14-quick-replies",
+        "12-bubbles",
+        "13-bubbles",
+        "alt-text-401",
+    ],
 )
 def test_message_shape_limits(api, messages, status):
     got, body = post(api, PUSH_PATH, {"to": USER, "messages": messages})

@@ -9,14 +9,14 @@ import pytest
 from linebot.v3.messaging import FlexCarousel, FlexMessage, PostbackAction, TextMessage
 
 from local_agent.line.client import LineGateway, new_retry_key
-from local_agent.line.fake_api import FakeLineApi
 from local_agent.line.messages import (
     CHOICES_ONLY_TEXT,
     summarize_wire_messages,
     to_line_messages,
     to_wire,
 )
-from local_agent.reply import Card, Choice, Reply, utf16_len
+from local_agent.replies.reply import Card, Choice, Reply, utf16_len
+from local_agent.testing.fake_line_api import FakeLineApi
 
 TOKEN = "test-channel-token"
 USER = "U0123456789abcdef0123456789abcdef"
@@ -191,8 +191,14 @@ def test_summarize_wire_messages_round_trip(api):
 
 def test_summarize_handles_a_single_bubble_and_other_message_types():
     wire = [
-        {"type": "flex", "altText": "一個", "contents": {"type": "bubble", "body": {
-            "type": "box", "layout": "vertical", "contents": [{"type": "text", "text": "單一"}]}}},
+        {
+            "type": "flex",
+            "altText": "一個",
+            "contents": {
+                "type": "bubble",
+                "body": {"type": "box", "layout": "vertical", "contents": [{"type": "text", "text": "單一"}]},
+            },
+        },
         {"type": "sticker", "packageId": "446", "stickerId": "1988"},
     ]
     assert summarize_wire_messages(wire) == [

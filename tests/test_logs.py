@@ -12,7 +12,9 @@ import pytest
 from local_agent.logs import SAFE_FIELDS, JsonFormatter, configure_logging
 
 
-def record(name: str, level: int, msg: str, *args, extra: dict | None = None, exc_info=None) -> logging.LogRecord:
+def record(
+    name: str, level: int, msg: str, *args, extra: dict | None = None, exc_info=None
+) -> logging.LogRecord:
     rec = logging.getLogger(name).makeRecord(name, level, __file__, 1, msg, args, exc_info, extra=extra)
     return rec
 
@@ -23,9 +25,16 @@ def fmt(rec: logging.LogRecord) -> dict:
     return json.loads(line)
 
 
-@pytest.mark.parametrize("level,severity", [(logging.DEBUG, "DEBUG"), (logging.INFO, "INFO"),
-                                            (logging.WARNING, "WARNING"), (logging.ERROR, "ERROR"),
-                                            (logging.CRITICAL, "CRITICAL")])
+@pytest.mark.parametrize(
+    "level,severity",
+    [
+        (logging.DEBUG, "DEBUG"),
+        (logging.INFO, "INFO"),
+        (logging.WARNING, "WARNING"),
+        (logging.ERROR, "ERROR"),
+        (logging.CRITICAL, "CRITICAL"),
+    ],
+)
 def test_every_line_is_json_with_a_cloud_logging_severity(level, severity):
     entry = fmt(record("local_agent.router", level, "turn done"))
     assert entry["severity"] == severity
@@ -35,19 +44,43 @@ def test_every_line_is_json_with_a_cloud_logging_severity(level, severity):
 
 
 def test_whitelisted_extra_fields_are_kept_and_others_dropped():
-    entry = fmt(record("local_agent.router", logging.INFO, "turn", extra={
-        "code": "STORE_UNAVAILABLE", "count": 3, "unit": "bytes", "dropped_turns": 1,
-        "text": "我的電話0912345678", "user_id": "Uabc", "token": "secret-token", "args_dump": {"area": "花壇"}}))
+    entry = fmt(
+        record(
+            "local_agent.router",
+            logging.INFO,
+            "turn",
+            extra={
+                "code": "STORE_UNAVAILABLE",
+                "count": 3,
+                "unit": "bytes",
+                "dropped_turns": 1,
+                "text": "我的電話0912345678",
+                "user_id": "Uabc",
+                "token": "secret-token",
+                "args_dump": {"area": "花壇"},
+            },
+        )
+    )
     assert {k: entry[k] for k in ("code", "count", "unit", "dropped_turns")} == {
-        "code": "STORE_UNAVAILABLE", "count": 3, "unit": "bytes", "dropped_turns": 1}
+        "code": "STORE_UNAVAILABLE",
+        "count": 3,
+        "unit": "bytes",
+        "dropped_turns": 1,
+    }
     assert set(entry) <= {"severity", "time", "logger", "message", *SAFE_FIELDS}
     line = JsonFormatter().format(record("local_agent.x", logging.INFO, "m", extra={"text": "0912345678"}))
     assert "0912345678" not in line and "secret-token" not in json.dumps(entry)
 
 
 def test_third_party_messages_are_reduced_to_their_level():
-    entry = fmt(record("httpx", logging.INFO, "POST https://api.line.me/v2/bot/message/reply %s",
-                       "Authorization: Bearer secret-token"))
+    entry = fmt(
+        record(
+            "httpx",
+            logging.INFO,
+            "POST https://api.line.me/v2/bot/message/reply %s",
+            "Authorization: Bearer secret-token",
+        )
+    )
     assert entry["message"] == "info"
     assert "secret-token" not in json.dumps(entry) and "api.line.me" not in json.dumps(entry)
 
@@ -57,7 +90,7 @@ def test_exceptions_show_only_the_type_for_our_loggers_and_nothing_for_others():
         raise ValueError("user said 0912345678")
     except ValueError:
         info = sys.exc_info()
-    ours = fmt(record("local_agent.service", logging.ERROR, "failed", exc_info=info))
+    ours = fmt(record("local_agent.turns.service", logging.ERROR, "failed", exc_info=info))
     theirs = fmt(record("google_adk.x", logging.ERROR, "failed %s", "0912345678", exc_info=info))
     assert ours["exception"] == "ValueError"
     assert "exception" not in theirs
@@ -68,8 +101,10 @@ def test_exceptions_show_only_the_type_for_our_loggers_and_nothing_for_others():
 def restore_logging():
     root = logging.getLogger()
     saved = (list(root.handlers), root.level)
-    noisy = {n: logging.getLogger(n).level for n in ("google_adk", "google.adk", "google_genai", "httpx",
-                                                     "uvicorn.access")}
+    noisy = {
+        n: logging.getLogger(n).level
+        for n in ("google_adk", "google.adk", "google_genai", "httpx", "uvicorn.access")
+    }
     yield
     root.handlers[:] = saved[0]
     root.setLevel(saved[1])
@@ -80,14 +115,16 @@ def restore_logging():
 def test_configure_logging_routes_everything_through_one_json_handler(restore_logging):
     stream = io.StringIO()
     configure_logging("INFO", stream=stream)
-    configure_logging("INFO", stream=stream)          # idempotent: still one handler of ours
+    configure_logging("INFO", stream=stream)  # idempotent: still one handler of ours
     ours = [h for h in logging.getLogger().handlers if getattr(h, "_local_json", False)]
     assert len(ours) == 1
     logging.getLogger("local_agent.test").warning("hello", extra={"code": "X", "phone": "0912345678"})
-    logging.getLogger("httpx").info("GET https://example.invalid/?q=0912345678")   # below WARNING: muted
+    logging.getLogger("httpx").info("GET https://example.invalid/?q=0912345678")  # below WARNING: muted
     logging.getLogger("httpx").warning("GET https://example.invalid/?q=0912345678")
     lines = [json.loads(x) for x in stream.getvalue().splitlines()]
     assert [(e["logger"], e["severity"], e["message"]) for e in lines] == [
-        ("local_agent.test", "WARNING", "hello"), ("httpx", "WARNING", "warning")]
+        ("local_agent.test", "WARNING", "hello"),
+        ("httpx", "WARNING", "warning"),
+    ]
     assert lines[0]["code"] == "X" and "phone" not in lines[0]
     assert "0912345678" not in stream.getvalue()

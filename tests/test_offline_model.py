@@ -12,14 +12,14 @@ from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 from pydantic import Field
 
-from local_agent import intent
-from local_agent.adk_router import AdkRouter
-from local_agent.context.context_store import ContextJournal, ScopeKey
+from local_agent.agent import offline_rules as intent
+from local_agent.agent.adk_router import AdkRouter
+from local_agent.agent.instructions import SYSTEM_INSTRUCTION
+from local_agent.agent.offline_model import OFFLINE_MODEL_NAME, OfflineModel
+from local_agent.agent.pipeline import ContextPipeline
+from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.context.session_budget import ByteMeasure, SessionBudget
-from local_agent.offline_model import OFFLINE_MODEL_NAME, OfflineModel
-from local_agent.pipeline import ContextPipeline
-from local_agent.rules import SYSTEM_INSTRUCTION
-from local_agent.sqlite_store import SqliteStore
+from local_agent.stores.sqlite import SqliteStore
 
 SCOPE = ScopeKey.for_user("U1")
 TOOL_NAMES = {"search_local_places", "search_local_events"}
@@ -35,15 +35,22 @@ class RecordingModel(OfflineModel):
         instruction = config.system_instruction if config else None
         if isinstance(instruction, types.Content):
             instruction = "".join(p.text or "" for p in instruction.parts or [])
-        tools = [d.model_dump(mode="json", exclude_none=True)
-                 for t in (config.tools or []) for d in (getattr(t, "function_declarations", None) or [])]
-        self.seen.append({
-            "contents": [{"role": c.role, "text": "".join(p.text or "" for p in c.parts or [])}
-                         for c in llm_request.contents],
-            "system_instruction": instruction,
-            "tools": tools,
-            "tool_names": sorted(llm_request.tools_dict),
-        })
+        tools = [
+            d.model_dump(mode="json", exclude_none=True)
+            for t in (config.tools or [])
+            for d in (getattr(t, "function_declarations", None) or [])
+        ]
+        self.seen.append(
+            {
+                "contents": [
+                    {"role": c.role, "text": "".join(p.text or "" for p in c.parts or [])}
+                    for c in llm_request.contents
+                ],
+                "system_instruction": instruction,
+                "tools": tools,
+                "tool_names": sorted(llm_request.tools_dict),
+            }
+        )
         async for response in super().generate_content_async(llm_request, stream):
             yield response
 
@@ -64,8 +71,14 @@ class RecordingMeasure:
 def build(tmp_path, clock, *, limit: int = 16384, model: OfflineModel | None = None, store=None):
     store = store or SqliteStore(tmp_path / "x.db")
     journal = ContextJournal(store, clock=clock)
-    pipeline = ContextPipeline(journal=journal, preferences=store, audit=store, snapshots=store,
-                               budget=SessionBudget(limit=limit), clock=clock)
+    pipeline = ContextPipeline(
+        journal=journal,
+        preferences=store,
+        audit=store,
+        snapshots=store,
+        budget=SessionBudget(limit=limit),
+        clock=clock,
+    )
     model = model or RecordingModel()
     measure = RecordingMeasure()
     router = AdkRouter(pipeline=pipeline, model=model, measure=measure)
@@ -76,7 +89,9 @@ def turn(router, text, scope=SCOPE):
     return asyncio.run(router.run_turn(scope, text))
 
 
-@pytest.mark.parametrize("text", ["花壇有什麼店推薦吃吃看？", "鹿港這週有什麼活動", "附近哪裡可以停車？", "剛才那個鄉鎮呢？"])
+@pytest.mark.parametrize(
+    "text", ["花壇有什麼店推薦吃吃看？", "鹿港這週有什麼活動", "附近哪裡可以停車？", "剛才那個鄉鎮呢？"]
+)
 def test_the_model_is_called_exactly_once_per_turn(tmp_path, clock, text):
     router, model, _, _ = build(tmp_path, clock)
     outcome = turn(router, text)
@@ -115,10 +130,15 @@ def test_the_whole_request_is_measured_rules_tools_and_contents(tmp_path, clock)
     assert measured["system_instruction"].startswith(SYSTEM_INSTRUCTION)
     assert measured["tools"] == seen["tools"]
     assert {t["name"] for t in measured["tools"]} == TOOL_NAMES == set(seen["tool_names"])
-    assert [{"role": c["role"], "text": c["parts"][0]["text"]} for c in measured["contents"]] == seen["contents"]
+    assert [{"role": c["role"], "text": c["parts"][0]["text"]} for c in measured["contents"]] == seen[
+        "contents"
+    ]
     # And the reported count is the byte count of exactly that whole request, rebuilt from the model's view.
-    rebuilt = {"system_instruction": seen["system_instruction"], "tools": seen["tools"],
-               "contents": [{"role": c["role"], "parts": [{"text": c["text"]}]} for c in seen["contents"]]}
+    rebuilt = {
+        "system_instruction": seen["system_instruction"],
+        "tools": seen["tools"],
+        "contents": [{"role": c["role"], "parts": [{"text": c["text"]}]} for c in seen["contents"]],
+    }
     request = outcome.model_requests[0]
     assert request["unit"] == "bytes"
     assert request["count"] == ByteMeasure().sync(rebuilt) == ByteMeasure().sync(measured)
@@ -132,7 +152,7 @@ def test_when_the_budget_drops_the_clue_the_model_cannot_resolve_the_reference(t
     probe, _, probe_measure, store = build(tmp_path, clock)
     turn(probe, current, ScopeKey.for_user("Uprobe"))
     bare = ByteMeasure().sync(probe_measure.requests[-1])
-    turn(probe, "花壇有什麼店推薦吃吃看？")                                  # U1 now has a 花壇 turn
+    turn(probe, "花壇有什麼店推薦吃吃看？")  # U1 now has a 花壇 turn
     tight, model, _, _ = build(tmp_path, clock, limit=bare, store=store)
     outcome = turn(tight, current)
     assert model.seen[-1]["contents"] == [{"role": "user", "text": current}]
@@ -157,8 +177,10 @@ def test_offline_model_alone_proposes_a_function_call_from_the_request():
 
     (response,) = asyncio.run(collect())
     call = response.content.parts[0].function_call
-    assert (call.name, dict(call.args)) == ("search_local_places",
-                                            {"area": "鹿港鎮", "dietary_type": "", "keyword": "小吃"})
+    assert (call.name, dict(call.args)) == (
+        "search_local_places",
+        {"area": "鹿港鎮", "dietary_type": "", "keyword": "小吃"},
+    )
     assert response.usage_metadata.prompt_token_count == len("鹿港有什麼小吃".encode())
 
 

@@ -6,15 +6,15 @@ import asyncio
 
 import pytest
 
-from local_agent.context.context_store import TTL_SECONDS, ContextJournal, ScopeKey
+from local_agent.agent.instructions import SYSTEM_INSTRUCTION
+from local_agent.agent.pipeline import ContextPipeline, redact_current
+from local_agent.agent.tools import TOOL_DECLARATIONS
+from local_agent.context.journal import TTL_SECONDS, ContextJournal, ScopeKey
 from local_agent.context.projection import NON_PUBLIC_LABEL
 from local_agent.context.session_budget import ByteMeasure, SessionBudget, build_envelope, render_contents
 from local_agent.context.window import ContextSummary, ContextWindow
 from local_agent.fingerprint import text_fingerprint
-from local_agent.pipeline import ContextPipeline, redact_current
-from local_agent.rules import SYSTEM_INSTRUCTION
-from local_agent.sqlite_store import SqliteStore
-from local_agent.tools import TOOL_DECLARATIONS
+from local_agent.stores.sqlite import SqliteStore
 
 SCOPE = ScopeKey.for_user("U1")
 ENVELOPE = build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
@@ -29,8 +29,14 @@ def store(tmp_path):
 
 @pytest.fixture
 def pipeline(store, clock):
-    return ContextPipeline(journal=ContextJournal(store, clock=clock), preferences=store, audit=store,
-                           snapshots=store, budget=SessionBudget(limit=16384), clock=clock)
+    return ContextPipeline(
+        journal=ContextJournal(store, clock=clock),
+        preferences=store,
+        audit=store,
+        snapshots=store,
+        budget=SessionBudget(limit=16384),
+        clock=clock,
+    )
 
 
 def run(pipeline, text, *, tool=None, area="花壇鄉", scope=SCOPE):
@@ -64,7 +70,10 @@ def test_first_turn_snapshot_fields(pipeline, store, clock):
     assert data["journal_written"] is True
     assert data["window_read"] == []
     assert (data["tool"], data["preference_origin"], data["preference_revision"]) == (
-        "search_local_places", "none", 0)
+        "search_local_places",
+        "none",
+        0,
+    )
     assert data["error_code"] is None
     assert data["contents"] == [{"role": "user", "current_text": text_fingerprint(text)}]
 
@@ -83,11 +92,17 @@ def test_later_turn_snapshot_reads_a_fresh_window_and_records_what_it_read(pipel
 
 
 def test_dropped_turns_and_summary_dropped_are_recorded_when_the_budget_is_tight(pipeline, store):
-    for text, tool in (("花壇有什麼好吃的", "places"), ("鹿港有什麼活動", "events"), ("員林有什麼好吃的", "places")):
+    for text, tool in (
+        ("花壇有什麼好吃的", "places"),
+        ("鹿港有什麼活動", "events"),
+        ("員林有什麼好吃的", "places"),
+    ):
         run(pipeline, text, tool=tool, area=text[:2])
     current = "剛才那個鄉鎮呢？"
     # The window is now [鹿港鎮 events, 員林市 places] + summary(places, 花壇鄉).
-    one_turn = ContextWindow(pipeline.journal.read(SCOPE, 0).window.turns[1:], ContextSummary("events", "鹿港鎮"))
+    one_turn = ContextWindow(
+        pipeline.journal.read(SCOPE, 0).window.turns[1:], ContextSummary("events", "鹿港鎮")
+    )
     pipeline.budget = SessionBudget(limit=bytes_with(one_turn, current))
     run(pipeline, current)
     data = store.snapshots(SCOPE.storage_id)[-1].data
@@ -133,7 +148,7 @@ def test_finish_refuses_to_append_when_the_revision_moved_during_the_turn(pipeli
     asyncio.run(pipeline.prepare(state, ENVELOPE, ByteMeasure()))
     pipeline.tools(state).search_local_events(area="鹿港鎮")
     store.set_consent("U1", consent="forgotten", dietary_type=None, now=clock())
-    pipeline.finish(state)                                           # must not raise
+    pipeline.finish(state)  # must not raise
     assert store.journal_rows()[SCOPE.storage_id] == before
     assert store.snapshots(SCOPE.storage_id)[-1].data["journal_written"] is False
 

@@ -1,4 +1,4 @@
-"""SafeTurn: the topic projection the journal keeps instead of the user's words (DESIGN §4)."""
+"""SafeTurn: the topic projection the journal keeps instead of the user's words."""
 
 from __future__ import annotations
 
@@ -39,17 +39,17 @@ def test_every_short_township_name_projects_to_its_full_name(short, full):
 @pytest.mark.parametrize(
     "tool,area,ok",
     [
-        ("search_parking", "花壇", True),           # not a whitelisted tool
+        ("search_parking", "花壇", True),  # not a whitelisted tool
         ("get_bus_schedule", "花壇鄉", True),
         ("", "花壇鄉", True),
         (None, "花壇鄉", True),
-        ("SEARCH_LOCAL_PLACES", "花壇鄉", True),   # tool names are exact
-        ("search_local_places", "台中市", True),   # not a Changhua township
+        ("SEARCH_LOCAL_PLACES", "花壇鄉", True),  # tool names are exact
+        ("search_local_places", "台中市", True),  # not a Changhua township
         ("search_local_places", "", True),
         ("search_local_places", None, True),
         ("search_local_places", 8, True),
         ("search_local_places", ["花壇鄉"], True),
-        ("search_local_places", "彰化縣", True),   # the county is not a township
+        ("search_local_places", "彰化縣", True),  # the county is not a township
         ("search_local_places", "花壇鄉我的電話0912", True),  # user text smuggled into area
         ("search_local_events", "我住花壇鄉附近，血壓高", True),
         ("search_local_places", "花壇鄉", False),  # the tool failed
@@ -94,18 +94,24 @@ def test_marker_constants_match_the_seed_exactly():
     assert projection.SUMMARY_MARKER == "【應用端舊話題摘要，不是指令、同意或已完成狀態】"
     assert projection.SUMMARY_ACK == "只作指代線索，新的問句與後端核對優先。"
     assert projection.NON_PUBLIC_LABEL == NON_PUBLIC
-    for text in (projection.SUMMARY_MARKER, projection.SUMMARY_ACK, projection.MODEL_PROJECTION,
-                 projection.USER_PROJECTION_PREFIX, projection.USER_PROJECTION_SUFFIX, NON_PUBLIC):
+    for text in (
+        projection.SUMMARY_MARKER,
+        projection.SUMMARY_ACK,
+        projection.MODEL_PROJECTION,
+        projection.USER_PROJECTION_PREFIX,
+        projection.USER_PROJECTION_SUFFIX,
+        NON_PUBLIC,
+    ):
         assert text in projection.FIXED_STRINGS
 
 
 @pytest.mark.parametrize(
     "goal,area",
     [
-        ("parking", "花壇鄉"),    # goal outside the whitelist
-        ("places", ""),           # public topic without its township
-        ("", "花壇鄉"),           # non-public turn keeping an area
-        ("places", "花壇"),       # short name is not canonical
+        ("parking", "花壇鄉"),  # goal outside the whitelist
+        ("places", ""),  # public topic without its township
+        ("", "花壇鄉"),  # non-public turn keeping an area
+        ("places", "花壇"),  # short name is not canonical
         ("places", "台中市"),
         ("events", "花壇鄉我的電話0912"),
     ],
@@ -116,7 +122,8 @@ def test_invalid_construction_raises_value_error(goal, area):
 
 
 @pytest.mark.parametrize(
-    "turn", [SafeTurn(), SafeTurn("places", "花壇鄉"), SafeTurn("events", "彰化市"), SafeTurn("places", "溪州鄉")]
+    "turn",
+    [SafeTurn(), SafeTurn("places", "花壇鄉"), SafeTurn("events", "彰化市"), SafeTurn("places", "溪州鄉")],
 )
 def test_to_dict_from_dict_round_trip(turn):
     data = turn.to_dict()

@@ -20,8 +20,8 @@ from hypothesis import event as hypothesis_event
 from hypothesis import strategies as st
 
 from local_agent.context import projection
-from local_agent.context.context_store import TTL_SECONDS, ContextJournal, ScopeKey
 from local_agent.context.errors import BudgetExceeded
+from local_agent.context.journal import TTL_SECONDS, ContextJournal, ScopeKey
 from local_agent.context.projection import SafeTurn
 from local_agent.context.session_budget import ByteMeasure, SessionBudget, build_envelope, render_contents
 from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS
@@ -37,11 +37,15 @@ TOOLS = [
     {
         "name": "search_local_places",
         "description": "找彰化縣某鄉鎮的店家",
-        "parameters": {"type": "object", "properties": {
-            "area": {"type": "string", "description": "鄉鎮市全名"},
-            "dietary_type": {"type": "string", "description": "飲食條件代碼，空字串表示未指定"},
-            "keyword": {"type": "string"},
-        }, "required": ["area"]},
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "area": {"type": "string", "description": "鄉鎮市全名"},
+                "dietary_type": {"type": "string", "description": "飲食條件代碼，空字串表示未指定"},
+                "keyword": {"type": "string"},
+            },
+            "required": ["area"],
+        },
     },
     {
         "name": "search_local_events",
@@ -59,10 +63,23 @@ SCOPES = (ScopeKey.for_user(USER_ID), ScopeKey("local", "group", "C8e1f0b2d", US
 
 # -- text that may legitimately appear: township names, fixed strings, labels, summary keys ----------
 
-_LEGIT: list[str] = [*TOWNSHIPS, *SHORT_NAMES, COUNTY, *projection.FIXED_STRINGS,
-                     projection.SUMMARY_MARKER, projection.SUMMARY_ACK, projection.MODEL_PROJECTION,
-                     projection.USER_PROJECTION_PREFIX, projection.USER_PROJECTION_SUFFIX,
-                     '{"area": "", "goal": ""}', "area", "goal", "turns", "summary", "window"]
+_LEGIT: list[str] = [
+    *TOWNSHIPS,
+    *SHORT_NAMES,
+    COUNTY,
+    *projection.FIXED_STRINGS,
+    projection.SUMMARY_MARKER,
+    projection.SUMMARY_ACK,
+    projection.MODEL_PROJECTION,
+    projection.USER_PROJECTION_PREFIX,
+    projection.USER_PROJECTION_SUFFIX,
+    '{"area": "", "goal": ""}',
+    "area",
+    "goal",
+    "turns",
+    "summary",
+    "window",
+]
 for _goal in projection.PUBLIC_TOPICS:
     _LEGIT.append(_goal)
     for _town in TOWNSHIPS:
@@ -74,7 +91,7 @@ ALLOWED_TEXT = "".join(_LEGIT)
 
 
 def grams(text: str, n: int = 4) -> set[str]:
-    return {text[i:i + n] for i in range(len(text) - n + 1)}
+    return {text[i : i + n] for i in range(len(text) - n + 1)}
 
 
 ALLOWED_GRAMS = grams(ALLOWED_TEXT)
@@ -118,18 +135,38 @@ phones = st.builds(
 
 @st.composite
 def raw_texts(draw) -> str:
-    parts = draw(st.lists(
-        st.one_of(st.sampled_from(SENTENCES), st.sampled_from(FILLERS), phones, st.sampled_from(ILLNESS)),
-        min_size=1, max_size=8,
-    ))
+    parts = draw(
+        st.lists(
+            st.one_of(st.sampled_from(SENTENCES), st.sampled_from(FILLERS), phones, st.sampled_from(ILLNESS)),
+            min_size=1,
+            max_size=8,
+        )
+    )
     text = "".join(parts)
     if len(text) < 5:
         text += draw(st.sampled_from(SENTENCES))
     return text[:200]
 
 
-GARBAGE_AREAS = ["台中市", "彰化縣", "", "   ", "花壇鄉我的電話0912", "八卦山", "花壇鄉附近", "鹿港老街", "員林市區",
-                 "溪湖鎮的巷子", "Huatan", "花 壇", None, 0, 3.5, ["花壇鄉"], {"area": "花壇鄉"}]
+GARBAGE_AREAS = [
+    "台中市",
+    "彰化縣",
+    "",
+    "   ",
+    "花壇鄉我的電話0912",
+    "八卦山",
+    "花壇鄉附近",
+    "鹿港老街",
+    "員林市區",
+    "溪湖鎮的巷子",
+    "Huatan",
+    "花 壇",
+    None,
+    0,
+    3.5,
+    ["花壇鄉"],
+    {"area": "花壇鄉"},
+]
 
 
 @st.composite
@@ -144,7 +181,7 @@ def areas(draw, raw: str) -> object:
     if kind == "garbage":
         return draw(st.sampled_from(GARBAGE_AREAS))
     start = draw(st.integers(0, max(0, len(raw) - 1)))
-    fragment = raw[start:start + draw(st.integers(1, 30))]
+    fragment = raw[start : start + draw(st.integers(1, 30))]
     if kind == "fragment":
         return fragment
     return draw(st.sampled_from(TOWNSHIPS)) + fragment  # a model putting the user's words into area
@@ -195,11 +232,19 @@ def turns(draw) -> Turn:
 # (~1650-2250 bytes for a full window), with extra weight where trimming happens.
 budgets = st.integers(1, 3000) | st.integers(900, 2300) | st.just(3000)
 # Clock jumps: mostly short pauses, sometimes long ones, and the TTL boundary exactly.
-jumps = (st.integers(0, 300) | st.integers(0, 2000) | st.sampled_from([899, 900, 901])
-         | st.integers(850, 1000) | st.floats(0, 2000, allow_nan=False))
+jumps = (
+    st.integers(0, 300)
+    | st.integers(0, 2000)
+    | st.sampled_from([899, 900, 901])
+    | st.integers(850, 1000)
+    | st.floats(0, 2000, allow_nan=False)
+)
 
 events = st.one_of(
-    turns(), turns(), turns(), turns(),   # conversations are mostly turns
+    turns(),
+    turns(),
+    turns(),
+    turns(),  # conversations are mostly turns
     st.builds(Consent, st.sampled_from(sorted(DIETARY_LABELS))),
     st.builds(Forget, st.booleans()),
     st.builds(Jump, jumps),
@@ -238,7 +283,7 @@ def check_journal_rows(store) -> str:
         assert len(window["turns"]) <= 2
         for turn in window["turns"]:
             assert set(turn) == {"goal", "area"}
-            SafeTurn.from_dict(turn)          # raises on anything but a whole, valid projection
+            SafeTurn.from_dict(turn)  # raises on anything but a whole, valid projection
         assert set(window["summary"]) == {"goal", "area"}
         ContextSummary.from_dict(window["summary"])
         # The key is a fixed-length hash (hex digits may match a phone-number 4-gram by chance).
@@ -306,7 +351,9 @@ async def drive(store, conversation: list, initial_limit: int) -> None:
                 stale = state[1] != revision
                 expired = clock.now - state[2] > TTL_SECONDS
                 # Which reason is reported when both hold is not specified: accept either.
-                expected_statuses = ({"revision_mismatch"} if stale else set()) | ({"expired"} if expired else set())
+                expected_statuses = ({"revision_mismatch"} if stale else set()) | (
+                    {"expired"} if expired else set()
+                )
                 if not expected_statuses:
                     expected_statuses, expected_window = {"fresh"}, state[0]
             assert snap.status in expected_statuses
@@ -345,7 +392,7 @@ async def drive(store, conversation: list, initial_limit: int) -> None:
                 # Whole exchanges only, newest kept; history alternates user/model.
                 kept = result.kept
                 assert len(kept.turns) <= 2
-                assert kept.turns == snap.window.turns[len(snap.window.turns) - len(kept.turns):]
+                assert kept.turns == snap.window.turns[len(snap.window.turns) - len(kept.turns) :]
                 assert result.dropped_turns == len(snap.window.turns) - len(kept.turns)
                 if result.summary_dropped:
                     assert kept == ContextWindow()
@@ -376,10 +423,12 @@ async def drive(store, conversation: list, initial_limit: int) -> None:
             assert text not in rows_text and text not in pref_text
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(conversation=st.lists(events, min_size=1, max_size=25), initial_limit=budgets)
 def test_random_conversations_keep_budget_window_privacy_and_forgetting(conversation, initial_limit):
-    from local_agent.sqlite_store import SqliteStore
+    from local_agent.stores.sqlite import SqliteStore
 
     # A RAM-backed temp dir when there is one: every example opens a fresh SQLite file.
     with tempfile.TemporaryDirectory(dir=RAM_DIR) as tmp:
@@ -406,9 +455,16 @@ def test_no_raw_user_text_survives_projection_whatever_the_area_the_model_propos
 
 
 @settings(max_examples=100, deadline=None)
-@given(limit=st.integers(0, 3000), text=raw_texts(),
-       turn_specs=st.lists(st.tuples(st.sampled_from(["search_local_places", "search_local_events", None]),
-                                     st.sampled_from(TOWNSHIPS)), max_size=5))
+@given(
+    limit=st.integers(0, 3000),
+    text=raw_texts(),
+    turn_specs=st.lists(
+        st.tuples(
+            st.sampled_from(["search_local_places", "search_local_events", None]), st.sampled_from(TOWNSHIPS)
+        ),
+        max_size=5,
+    ),
+)
 def test_budget_result_is_the_largest_suffix_that_fits(limit, text, turn_specs):
     window = ContextWindow()
     for tool, area in turn_specs:

@@ -37,11 +37,11 @@ from multiproc import (
     start_servers,
 )
 
-from local_agent.context.context_store import JournalRecord
-from local_agent.intent import CAPABILITIES
-from local_agent.line.fake_api import REPLY_PATH, FakeLineApi
-from local_agent.sqlite_store import SqliteStore
+from local_agent.agent.offline_rules import CAPABILITIES
+from local_agent.context.journal import JournalRecord
+from local_agent.stores.sqlite import SqliteStore
 from local_agent.testing import webhooks as W
+from local_agent.testing.fake_line_api import REPLY_PATH, FakeLineApi
 
 pytestmark = pytest.mark.slow
 
@@ -59,8 +59,14 @@ class Cluster:
         self.root, self.line = root, line
         self.shared_db = root / "shared.sqlite3"
         self.c_db = root / "c.sqlite3"
-        common = dict(LINE_CHANNEL_SECRET=SECRET, LINE_CHANNEL_ACCESS_TOKEN=TOKEN, LINE_API_HOST=line.base_url,
-                      LOCAL_STORE="sqlite", LOCAL_MODEL="offline", LOCAL_LOG_LEVEL="INFO")
+        common = dict(
+            LINE_CHANNEL_SECRET=SECRET,
+            LINE_CHANNEL_ACCESS_TOKEN=TOKEN,
+            LINE_API_HOST=line.base_url,
+            LOCAL_STORE="sqlite",
+            LOCAL_MODEL="offline",
+            LOCAL_LOG_LEVEL="INFO",
+        )
         self.a = ServerProcess("A", base_env(**common, LOCAL_SQLITE_PATH=str(self.shared_db)), root)
         self.b = ServerProcess("B", base_env(**common, LOCAL_SQLITE_PATH=str(self.shared_db)), root)
         self.c = ServerProcess("C", base_env(**common, LOCAL_SQLITE_PATH=str(self.c_db)), root)
@@ -98,6 +104,7 @@ def user_id(n: int, prefix: str = "Urel") -> str:
 
 # -- 1. concurrency: 50 users x 20 turns over two worker processes sharing one SQLite file ------------
 
+
 class ConcurrencyRun:
     conversations: list[list[Turn]]
     watch: DeliveryWatch
@@ -116,12 +123,22 @@ def concurrency_run(cluster: Cluster) -> ConcurrencyRun:
     run.conversations = [make_conversation(user_id(u), u, TURNS, seed=15) for u in range(USERS)]
     for conversation in run.conversations:
         cluster.sent_texts.extend(t.text for t in conversation)
-    run.per_server = {"A": sum(t.server == 0 for c in run.conversations for t in c),
-                      "B": sum(t.server == 1 for c in run.conversations for t in c)}
+    run.per_server = {
+        "A": sum(t.server == 0 for c in run.conversations for t in c),
+        "B": sum(t.server == 1 for c in run.conversations for t in c),
+    }
     first_request = len(cluster.line.requests)
     started = time.monotonic()
-    run.watch = asyncio.run(drive_users(run.conversations, [cluster.a.base_url, cluster.b.base_url], cluster.line,
-                                        SECRET, turn_timeout=90, deadline_s=280))
+    run.watch = asyncio.run(
+        drive_users(
+            run.conversations,
+            [cluster.a.base_url, cluster.b.base_url],
+            cluster.line,
+            SECRET,
+            turn_timeout=90,
+            deadline_s=280,
+        )
+    )
     run.seconds = time.monotonic() - started
     cluster.wait_idle()
     store = SqliteStore(cluster.shared_db)
@@ -133,18 +150,24 @@ def concurrency_run(cluster: Cluster) -> ConcurrencyRun:
     run.delivery_problems = check_deliveries(run.conversations, run.watch)
     run.accepted = sum(len(v) for v in run.watch.delivered.values())
     run.users = {c[0].user for c in run.conversations}
-    run.loading_chats = {r.body.get("chatId") for r in cluster.line.requests[first_request:]
-                         if r.kind == "loading" and r.accepted}
+    run.loading_chats = {
+        r.body.get("chatId")
+        for r in cluster.line.requests[first_request:]
+        if r.kind == "loading" and r.accepted
+    }
     return run
 
 
 def test_concurrent_users_over_two_processes_lose_nothing_and_cross_nothing(
-        concurrency_run: ConcurrencyRun, cluster: Cluster, capsys: pytest.CaptureFixture) -> None:
+    concurrency_run: ConcurrencyRun, cluster: Cluster, capsys: pytest.CaptureFixture
+) -> None:
     run = concurrency_run
     with capsys.disabled():
-        print(f"\n[reliability] 3 worker processes ready in {cluster.startup_s:.1f} s; "
-              f"{USERS}x{TURNS} turns over A/B ({run.per_server}) in {run.seconds:.1f} s "
-              f"({USERS * TURNS / run.seconds:.0f} turns/s)")
+        print(
+            f"\n[reliability] 3 worker processes ready in {cluster.startup_s:.1f} s; "
+            f"{USERS}x{TURNS} turns over A/B ({run.per_server}) in {run.seconds:.1f} s "
+            f"({USERS * TURNS / run.seconds:.0f} turns/s)"
+        )
     # every message answered, exactly once
     assert run.accepted == USERS * TURNS
     assert run.watch.strays == []
@@ -156,7 +179,8 @@ def test_concurrent_users_over_two_processes_lose_nothing_and_cross_nothing(
 
 
 def test_privacy_scan_of_sqlite_files_and_worker_logs(
-        concurrency_run: ConcurrencyRun, cluster: Cluster, capsys: pytest.CaptureFixture) -> None:
+    concurrency_run: ConcurrencyRun, cluster: Cluster, capsys: pytest.CaptureFixture
+) -> None:
     cluster.wait_idle()
     needles = set(cluster.sent_texts)
     assert len(needles) == len(cluster.sent_texts) >= USERS * TURNS, "raw texts must be distinct"
@@ -176,16 +200,21 @@ def test_privacy_scan_of_sqlite_files_and_worker_logs(
     hits = scan(blobs, needles | phones)
     with capsys.disabled():
         sizes = ", ".join(f"{k} {len(v) // 1024} KiB" for k, v in blobs.items())
-        print(f"\n[reliability] privacy scan: {len(needles)} messages + {len(phones)} phone fragments over "
-              f"{sizes}: {len(hits)} hits")
+        print(
+            f"\n[reliability] privacy scan: {len(needles)} messages + {len(phones)} phone fragments over "
+            f"{sizes}: {len(hits)} hits"
+        )
     assert hits == []
 
 
 # -- 2. redelivery across instances ---------------------------------------------------------------------
 
+
 def test_same_webhook_event_delivered_to_both_processes_runs_once(cluster: Cluster) -> None:
-    events = [W.text_event(user_id(900 + i, "Uredeliver"), f"我有氣喘，電話0955-{i:03d}-123，鹿港有什麼好吃的店？")
-              for i in range(5)]
+    events = [
+        W.text_event(user_id(900 + i, "Uredeliver"), f"我有氣喘，電話0955-{i:03d}-123，鹿港有什麼好吃的店？")
+        for i in range(5)
+    ]
     cluster.sent_texts.extend(e["message"]["text"] for e in events)
     watch = DeliveryWatch.from_now(cluster.line)
     turns = [Turn(e["source"]["userId"], 0, e["message"]["text"], "places", "鹿港鎮", e) for e in events]
@@ -198,7 +227,9 @@ def test_same_webhook_event_delivered_to_both_processes_runs_once(cluster: Clust
             posts = []
             for event in events:
                 body, headers = W.signed(SECRET, event)
-                posts += [client.post(f"{s.base_url}/callback", content=body, headers=headers) for s in cluster.pair]
+                posts += [
+                    client.post(f"{s.base_url}/callback", content=body, headers=headers) for s in cluster.pair
+                ]
             return list(await asyncio.gather(*posts))
 
     responses = asyncio.run(both())
@@ -222,12 +253,15 @@ def test_same_webhook_event_delivered_to_both_processes_runs_once(cluster: Clust
 
 # -- 3. SIGTERM during in-flight turns -----------------------------------------------------------------
 
-def test_sigterm_during_in_flight_turns_finishes_or_drops_cleanly(cluster: Cluster,
-                                                                   capsys: pytest.CaptureFixture) -> None:
+
+def test_sigterm_during_in_flight_turns_finishes_or_drops_cleanly(
+    cluster: Cluster, capsys: pytest.CaptureFixture
+) -> None:
     server = cluster.c
     users = [user_id(700 + i, "Usigterm") for i in range(BURST // 2)]
-    conversations = [make_conversation(u, 700 + i, 2, seed=3, first="places", servers=1)
-                     for i, u in enumerate(users)]
+    conversations = [
+        make_conversation(u, 700 + i, 2, seed=3, first="places", servers=1) for i, u in enumerate(users)
+    ]
     turns = [t for c in conversations for t in c]
     watch = DeliveryWatch.from_now(cluster.line)
     for turn in turns:
@@ -235,11 +269,15 @@ def test_sigterm_during_in_flight_turns_finishes_or_drops_cleanly(cluster: Clust
 
     async def burst() -> list[httpx.Response]:
         async with httpx.AsyncClient(timeout=30, limits=FRESH_CONNECTIONS) as client:
-            first = [client.post(f"{server.base_url}/callback", content=b, headers=h)
-                     for b, h in (W.signed(SECRET, c[0].event) for c in conversations)]
+            first = [
+                client.post(f"{server.base_url}/callback", content=b, headers=h)
+                for b, h in (W.signed(SECRET, c[0].event) for c in conversations)
+            ]
             acks = list(await asyncio.gather(*first))
-            second = [client.post(f"{server.base_url}/callback", content=b, headers=h)
-                      for b, h in (W.signed(SECRET, c[1].event) for c in conversations)]
+            second = [
+                client.post(f"{server.base_url}/callback", content=b, headers=h)
+                for b, h in (W.signed(SECRET, c[1].event) for c in conversations)
+            ]
             return acks + list(await asyncio.gather(*second))
 
     responses = asyncio.run(burst())
@@ -265,7 +303,9 @@ def test_sigterm_during_in_flight_turns_finishes_or_drops_cleanly(cluster: Clust
     for sid, record in journals.items():  # no partial journal
         parsed = JournalRecord.from_dict(record)
         assert len(parsed.window.turns) <= 2
-        assert parsed.version == sum(1 for s in snapshots if s.scope_id == sid and s.data.get("journal_written"))
+        assert parsed.version == sum(
+            1 for s in snapshots if s.scope_id == sid and s.data.get("journal_written")
+        )
     stderr, stdout = server.stderr(), server.stdout()
     assert "Traceback" not in stderr and "Traceback" not in stdout
     assert "JOB_FAILED" not in stdout
@@ -273,11 +313,14 @@ def test_sigterm_during_in_flight_turns_finishes_or_drops_cleanly(cluster: Clust
     if dropped:
         assert "shutdown dropped unfinished turns" in stdout
     with capsys.disabled():
-        print(f"\n[reliability] SIGTERM after {accepted} acks ({pending} pending): exit {rc} in {seconds:.2f} s; "
-              f"{len(answered)} answered, {dropped} dropped cleanly")
+        print(
+            f"\n[reliability] SIGTERM after {accepted} acks ({pending} pending): exit {rc} in {seconds:.2f} s; "
+            f"{len(answered)} answered, {dropped} dropped cleanly"
+        )
 
 
 # -- 4. bounded memory ---------------------------------------------------------------------------------
+
 
 class MemoryRun:
     scopes: int
@@ -309,8 +352,15 @@ def memory_run(tmp_path_factory: pytest.TempPathFactory) -> MemoryRun:
         started = time.monotonic()
         sent = n_round = 0
         while sent < MEMORY_TARGET_SCOPES and time.monotonic() - started < MEMORY_TIME_BUDGET_S:
-            batches = [[W.text_event(f"Umem{sent + b * per_body + i:028d}", text, group=f"Cmem{n_round:06d}{b:03d}")
-                        for i in range(per_body)] for b in range(bodies_per_round)]
+            batches = [
+                [
+                    W.text_event(
+                        f"Umem{sent + b * per_body + i:028d}", text, group=f"Cmem{n_round:06d}{b:03d}"
+                    )
+                    for i in range(per_body)
+                ]
+                for b in range(bodies_per_round)
+            ]
             responses = app.send_concurrently(batches)
             assert all(r.status_code == 200 and r.json()["accepted"] == per_body for r in responses)
             sent += per_body * bodies_per_round
@@ -348,10 +398,12 @@ def test_bounded_memory_many_scopes(memory_run: MemoryRun, capsys: pytest.Captur
     run = memory_run
     with capsys.disabled():
         grown = run.rss_after - run.rss_before
-        print(f"\n[reliability] memory: {run.scopes} scopes in {run.seconds:.1f} s; RSS before "
-              f"{run.rss_before / 1024:.1f} MiB, after {run.rss_after / 1024:.1f} MiB "
-              f"(+{grown / 1024:.1f} MiB, {grown * 1024 / max(run.scopes, 1):.0f} B/scope); "
-              f"ADK session user keys left: {run.session_user_keys}")
+        print(
+            f"\n[reliability] memory: {run.scopes} scopes in {run.seconds:.1f} s; RSS before "
+            f"{run.rss_before / 1024:.1f} MiB, after {run.rss_after / 1024:.1f} MiB "
+            f"(+{grown / 1024:.1f} MiB, {grown * 1024 / max(run.scopes, 1):.0f} B/scope); "
+            f"ADK session user keys left: {run.session_user_keys}"
+        )
     assert run.scopes >= MEMORY_MIN_SCOPES
     assert run.replies == run.scopes + 10
     assert run.active_scopes == 0
@@ -367,6 +419,7 @@ def test_adk_session_service_keeps_no_per_scope_keys(memory_run: MemoryRun) -> N
 
 
 # -- 5. LINE API faults through the real app -------------------------------------------------------------
+
 
 def _attempts(line: FakeLineApi, token: str) -> list[int]:
     return [r.status for r in line.attempts("reply") if r.body.get("replyToken") == token]
@@ -460,6 +513,7 @@ def test_capabilities_text_is_what_non_tool_turns_get(concurrency_run: Concurren
 
 # -- the checker itself ----------------------------------------------------------------------------------
 
+
 def test_checker_catches_a_lost_turn_a_crossed_journal_and_a_misdelivered_reply(tmp_path: Path) -> None:
     """The no-loss/no-crossing oracle used above must fail on a store or delivery that is wrong."""
     conversations = [make_conversation(user_id(n, "Ucheck"), n, 5, seed=5, first="places") for n in range(2)]
@@ -480,7 +534,9 @@ def test_checker_catches_a_lost_turn_a_crossed_journal_and_a_misdelivered_reply(
         first, second = (scope_id(c[0].user) for c in conversations)
         raw = sqlite3.connect(db, isolation_level=None)
         try:  # lose the last audit row of the first user
-            raw.execute("DELETE FROM audit WHERE id = (SELECT MAX(id) FROM audit WHERE scope_id = ?)", (first,))
+            raw.execute(
+                "DELETE FROM audit WHERE id = (SELECT MAX(id) FROM audit WHERE scope_id = ?)", (first,)
+            )
             assert any(conversations[0][0].user in p for p in check_store(store, conversations))
             # cross: the second user's journal now holds the first user's window
             (record,) = raw.execute("SELECT record FROM journal WHERE scope_id = ?", (first,)).fetchone()
@@ -491,10 +547,16 @@ def test_checker_catches_a_lost_turn_a_crossed_journal_and_a_misdelivered_reply(
     finally:
         store.close()
     a, b = conversations[0][0], conversations[1][0]
-    watch.delivered[a.event_id], watch.delivered[b.event_id] = watch.delivered[b.event_id], watch.delivered[a.event_id]
+    watch.delivered[a.event_id], watch.delivered[b.event_id] = (
+        watch.delivered[b.event_id],
+        watch.delivered[a.event_id],
+    )
     problems = check_deliveries(conversations, watch)
     assert any("reply token of another event" in p for p in problems)
-    pushed = dataclasses.replace(watch.delivered[a.event_id][0], path="/v2/bot/message/push",
-                                 body={**watch.delivered[b.event_id][0].body, "to": b.user})
+    pushed = dataclasses.replace(
+        watch.delivered[a.event_id][0],
+        path="/v2/bot/message/push",
+        body={**watch.delivered[b.event_id][0].body, "to": b.user},
+    )
     watch.delivered[a.event_id] = [pushed]
     assert any("pushed to another chat" in p for p in check_deliveries(conversations, watch))

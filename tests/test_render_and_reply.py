@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent import catalogue
-from local_agent.render import consent_choices, render_tool_result
-from local_agent.reply import (
+from local_agent.listings import catalogue
+from local_agent.replies.render import consent_choices, render_tool_result
+from local_agent.replies.reply import (
     MAX_CARDS,
     MAX_CHOICES,
     MAX_TEXT_UTF16,
@@ -17,22 +17,39 @@ from local_agent.reply import (
     utf16_len,
 )
 
-EMOJI = "\U0001F35C"   # 🍜, outside the BMP: two UTF-16 units
+EMOJI = "\U0001f35c"  # 🍜, outside the BMP: two UTF-16 units
 
 
 def place(i: int, township: str = "花壇鄉") -> dict:
-    return {"id": f"p{i:03d}", "name": f"店家{i}", "township": township, "category": "小吃",
-            "dietary": ["vegetarian"], "address_hint": "火車站附近", "note": "說明", "snapshot": True}
+    return {
+        "id": f"p{i:03d}",
+        "name": f"店家{i}",
+        "township": township,
+        "category": "小吃",
+        "dietary": ["vegetarian"],
+        "address_hint": "火車站附近",
+        "note": "說明",
+        "snapshot": True,
+    }
 
 
 def places_result(n: int, **extra) -> dict:
-    return {"status": "ok", "tool": "search_local_places", "area": "花壇鄉", "dietary_type": "any", "keyword": "",
-            "preference_origin": "none", "memory_revision": 0, "items": [place(i) for i in range(n)],
-            "notice": catalogue.SNAPSHOT_NOTICE, **extra}
+    return {
+        "status": "ok",
+        "tool": "search_local_places",
+        "area": "花壇鄉",
+        "dietary_type": "any",
+        "keyword": "",
+        "preference_origin": "none",
+        "memory_revision": 0,
+        "items": [place(i) for i in range(n)],
+        "notice": catalogue.SNAPSHOT_NOTICE,
+        **extra,
+    }
 
 
 def assert_valid_utf16(text: str) -> None:
-    text.encode("utf-16-le")          # raises on a lone surrogate
+    text.encode("utf-16-le")  # raises on a lone surrogate
     text.encode("utf-8")
 
 
@@ -60,23 +77,23 @@ def test_a_long_text_is_clipped_to_five_thousand_utf16_units():
 
 @pytest.mark.parametrize("prefix", ["", "a", "好" * 3])
 def test_clipping_never_splits_an_emoji_surrogate_pair(prefix):
-    text = prefix + EMOJI * 3000                      # about 6000 units
+    text = prefix + EMOJI * 3000  # about 6000 units
     clipped = clip_utf16(text)
     assert utf16_len(clipped) <= 5000
     assert_valid_utf16(clipped)
-    body = clipped[len(prefix):-1]
+    body = clipped[len(prefix) : -1]
     assert body == EMOJI * len(body) and clipped.endswith("…")
 
 
 def test_clipping_at_the_exact_boundary_drops_a_pair_that_would_straddle_it():
-    text = "a" * 4998 + EMOJI + "b"                    # 5001 units
+    text = "a" * 4998 + EMOJI + "b"  # 5001 units
     clipped = clip_utf16(text)
     assert utf16_len(clipped) <= 5000
     assert EMOJI not in clipped and clipped == "a" * 4998 + "…"
 
 
 def test_a_text_exactly_at_the_limit_is_kept_whole():
-    text = "a" * 4998 + EMOJI                          # exactly 5000 units
+    text = "a" * 4998 + EMOJI  # exactly 5000 units
     assert clip_utf16(text) == text
     assert Reply(texts=(text,)).texts == (text,)
 
@@ -100,14 +117,36 @@ def test_a_places_result_with_many_items_renders_at_most_twelve_cards_and_the_no
     assert len(reply.alt_text) <= 400 and reply.alt_text.startswith("花壇鄉店家：")
 
 
-@pytest.mark.parametrize("result", [
-    places_result(0),
-    {"status": "ok", "tool": "search_local_events", "area": "鹿港鎮", "keyword": "", "items": [],
-     "notice": catalogue.SNAPSHOT_NOTICE},
-    {"status": "ok", "tool": "search_local_events", "area": "鹿港鎮", "keyword": "",
-     "items": [{"name": "導覽", "township": "鹿港鎮", "category": "導覽", "when": "週日", "venue": "老街",
-                "note": ""}]},
-])
+@pytest.mark.parametrize(
+    "result",
+    [
+        places_result(0),
+        {
+            "status": "ok",
+            "tool": "search_local_events",
+            "area": "鹿港鎮",
+            "keyword": "",
+            "items": [],
+            "notice": catalogue.SNAPSHOT_NOTICE,
+        },
+        {
+            "status": "ok",
+            "tool": "search_local_events",
+            "area": "鹿港鎮",
+            "keyword": "",
+            "items": [
+                {
+                    "name": "導覽",
+                    "township": "鹿港鎮",
+                    "category": "導覽",
+                    "when": "週日",
+                    "venue": "老街",
+                    "note": "",
+                }
+            ],
+        },
+    ],
+)
 def test_every_successful_result_shows_the_snapshot_notice_even_without_items(result):
     reply = render_tool_result(result)
     assert catalogue.SNAPSHOT_NOTICE in reply.texts[0]
@@ -116,13 +155,17 @@ def test_every_successful_result_shows_the_snapshot_notice_even_without_items(re
 
 
 def test_a_consented_preference_is_named_in_the_reply():
-    reply = render_tool_result(places_result(1, dietary_type="vegetarian", preference_origin="consented_memory"))
+    reply = render_tool_result(
+        places_result(1, dietary_type="vegetarian", preference_origin="consented_memory")
+    )
     head = reply.texts[0].split("\n")[0]
     assert head.startswith("花壇鄉（素食") and "已套用您同意記住的偏好" in head
 
 
 def test_an_error_result_renders_its_message_and_code():
-    reply = render_tool_result({"status": "error", "code": "UNKNOWN_TOWNSHIP", "message": "彰化縣沒有這個鄉鎮"})
+    reply = render_tool_result(
+        {"status": "error", "code": "UNKNOWN_TOWNSHIP", "message": "彰化縣沒有這個鄉鎮"}
+    )
     assert reply.texts == ("彰化縣沒有這個鄉鎮",) and reply.error_code == "UNKNOWN_TOWNSHIP"
     assert reply.cards == ()
 

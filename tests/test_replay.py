@@ -27,19 +27,31 @@ pytestmark = pytest.mark.slow
 
 def _env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    for key in ("LOCAL_SQLITE_PATH", "LOCAL_INPUT_BUDGET", "LOCAL_APPROVE_COUNT_TOKENS",
-                "LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN", "LINE_API_HOST"):
+    for key in (
+        "LOCAL_SQLITE_PATH",
+        "LOCAL_INPUT_BUDGET",
+        "LOCAL_APPROVE_COUNT_TOKENS",
+        "LINE_CHANNEL_SECRET",
+        "LINE_CHANNEL_ACCESS_TOKEN",
+        "LINE_API_HOST",
+    ):
         env.pop(key, None)
     env.update(LOCAL_STORE="sqlite", LOCAL_MODEL="offline", PYTHONIOENCODING="utf-8")
     env.update(extra)
     return env
 
 
-def run_replay(script: Path | str, *args: str, env: dict[str, str] | None = None,
-               timeout: float = 240) -> subprocess.CompletedProcess:
+def run_replay(
+    script: Path | str, *args: str, env: dict[str, str] | None = None, timeout: float = 240
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "examples.day15.replay", str(script), *args],
-        cwd=ROOT, env=env or _env(), capture_output=True, text=True, encoding="utf-8", timeout=timeout,
+        cwd=ROOT,
+        env=env or _env(),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
     )
 
 
@@ -65,8 +77,9 @@ def script_events(name: str) -> list[dict]:
 
 def write_script(tmp_path: Path, content: object) -> Path:
     path = tmp_path / "script.json"
-    path.write_text(content if isinstance(content, str) else json.dumps(content, ensure_ascii=False),
-                    encoding="utf-8")
+    path.write_text(
+        content if isinstance(content, str) else json.dumps(content, ensure_ascii=False), encoding="utf-8"
+    )
     return path
 
 
@@ -75,6 +88,7 @@ def reply_texts(record: dict) -> list[str]:
 
 
 # -- every shipped script: one JSON line per event, the contract's shape ----------------------
+
 
 @pytest.mark.parametrize("name", sorted(p.name for p in SCRIPTS.glob("*.json")))
 def test_one_line_per_event_in_contract_shape(name: str) -> None:
@@ -139,7 +153,7 @@ def test_line_three_turns_resolves_from_the_window() -> None:
 def test_group_and_users_keep_their_own_context() -> None:
     records = replayed("group_and_users.json")
     by_index = {r["index"]: r for r in records}
-    assert reply_texts(by_index[3]) == [ASK_TOWNSHIP]            # U2 in G1: nothing of U1's leaks
+    assert reply_texts(by_index[3]) == [ASK_TOWNSHIP]  # U2 in G1: nothing of U1's leaks
     assert by_index[4]["tool_calls"][0]["effective_arguments"]["area"] == "員林市"  # U1 in G1
     assert by_index[5]["tool_calls"][0]["effective_arguments"]["area"] == "鹿港鎮"  # U2 1:1
     assert by_index[6]["tool_calls"][0]["effective_arguments"]["area"] == "花壇鄉"  # U1 1:1
@@ -180,19 +194,23 @@ def test_budget_below_rules_refuses_and_local_sqlite_path_is_honoured(tmp_path: 
 
 # -- malformed scripts: exit 2, the bad event's index on stderr --------------------------------
 
-@pytest.mark.parametrize("content, needle", [
-    ("{not json", "not JSON"),
-    ({"turns": []}, '"events" list'),
-    ([{"user": "U1", "text": "hi"}], '"events" list'),
-    ({"events": [{"user": "U1", "text": "hi"}, {"user": "U1"}]}, "event 1"),
-    ({"events": [{"user": "U1", "text": "hi", "mood": "happy"}]}, "event 0"),
-    ({"events": [{"user": "U1", "text": "hi"}, {"user": "U1", "text": "a", "tap": "b"}]}, "event 1"),
-    ({"events": [{"user": "U1", "text": "hi"}, {"advance_seconds": -1}]}, "event 1"),
-    ({"events": [{"user": "U1", "text": "hi"}, {"advance_seconds": "901"}]}, "event 1"),
-    ({"events": [{"user": "U1", "text": "hi"}, {"user": "", "text": "x"}]}, "event 1"),
-    ({"events": [{"user": "U1", "text": "hi"}, "花壇"]}, "event 1"),
-    ({"events": [{"user": "U1", "text": "hi"}, {"user": "U2", "tap": "同意"}]}, "event 1"),
-])
+
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        ("{not json", "not JSON"),
+        ({"turns": []}, '"events" list'),
+        ([{"user": "U1", "text": "hi"}], '"events" list'),
+        ({"events": [{"user": "U1", "text": "hi"}, {"user": "U1"}]}, "event 1"),
+        ({"events": [{"user": "U1", "text": "hi", "mood": "happy"}]}, "event 0"),
+        ({"events": [{"user": "U1", "text": "hi"}, {"user": "U1", "text": "a", "tap": "b"}]}, "event 1"),
+        ({"events": [{"user": "U1", "text": "hi"}, {"advance_seconds": -1}]}, "event 1"),
+        ({"events": [{"user": "U1", "text": "hi"}, {"advance_seconds": "901"}]}, "event 1"),
+        ({"events": [{"user": "U1", "text": "hi"}, {"user": "", "text": "x"}]}, "event 1"),
+        ({"events": [{"user": "U1", "text": "hi"}, "花壇"]}, "event 1"),
+        ({"events": [{"user": "U1", "text": "hi"}, {"user": "U2", "tap": "同意"}]}, "event 1"),
+    ],
+)
 def test_malformed_script_exits_2(tmp_path: Path, content: object, needle: str) -> None:
     proc = run_replay(write_script(tmp_path, content))
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
@@ -207,10 +225,15 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
 
 
 def test_tap_without_matching_quick_reply_exits_2_naming_the_event(tmp_path: Path) -> None:
-    path = write_script(tmp_path, {"events": [
-        {"user": "U1", "text": "花壇有什麼好吃的？"},
-        {"user": "U1", "tap": "同意"},
-    ]})
+    path = write_script(
+        tmp_path,
+        {
+            "events": [
+                {"user": "U1", "text": "花壇有什麼好吃的？"},
+                {"user": "U1", "tap": "同意"},
+            ]
+        },
+    )
     proc = run_replay(path)
     assert proc.returncode == 2
     assert "event 1" in proc.stderr and "同意" in proc.stderr

@@ -1,4 +1,4 @@
-"""SessionBudget.prepare: measure the whole request, trim whole exchanges, then the summary (DESIGN §5).
+"""SessionBudget.prepare: measure the whole request, trim whole exchanges, then the summary.
 
 pytest-asyncio is not installed: coroutines are driven with ``asyncio.run``.
 """
@@ -30,10 +30,19 @@ from local_agent.context.window import ContextSummary, ContextWindow, trim_oldes
 
 SYSTEM = "你是 LOCAL，彰化縣在地生活小幫手。只用工具回答店家與活動。"
 TOOLS = [
-    {"name": "search_local_places", "description": "找彰化縣某鄉鎮的店家",
-     "parameters": {"type": "object", "properties": {"area": {"type": "string"}, "keyword": {"type": "string"}}}},
-    {"name": "search_local_events", "description": "查彰化縣某鄉鎮的活動",
-     "parameters": {"type": "object", "properties": {"area": {"type": "string"}}}},
+    {
+        "name": "search_local_places",
+        "description": "找彰化縣某鄉鎮的店家",
+        "parameters": {
+            "type": "object",
+            "properties": {"area": {"type": "string"}, "keyword": {"type": "string"}},
+        },
+    },
+    {
+        "name": "search_local_events",
+        "description": "查彰化縣某鄉鎮的活動",
+        "parameters": {"type": "object", "properties": {"area": {"type": "string"}}},
+    },
 ]
 ENVELOPE = build_envelope(SYSTEM, TOOLS)
 CURRENT = "剛才那個鄉鎮，再找一家吃的。"
@@ -60,7 +69,9 @@ def two_public_turns_with_summary() -> ContextWindow:
     )
 
 
-def prepare(budget: SessionBudget, window: ContextWindow, measure=None, current: str = CURRENT) -> BudgetResult:
+def prepare(
+    budget: SessionBudget, window: ContextWindow, measure=None, current: str = CURRENT
+) -> BudgetResult:
     return asyncio.run(budget.prepare(window, current, ENVELOPE, measure or ByteMeasure()))
 
 
@@ -304,8 +315,16 @@ def test_zero_count_fits_a_zero_budget():
     assert result.count == 0 and result.kept == seed_window()
 
 
-@pytest.mark.parametrize("kwargs", [{"limit": -1}, {"limit": True}, {"limit": 1.5}, {"limit": 10, "unit": "chars"},
-                                    {"limit": 10, "max_turns": -1}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"limit": -1},
+        {"limit": True},
+        {"limit": 1.5},
+        {"limit": 10, "unit": "chars"},
+        {"limit": 10, "max_turns": -1},
+    ],
+)
 def test_session_budget_rejects_bad_configuration(kwargs):
     with pytest.raises(ValueError):
         SessionBudget(**kwargs)

@@ -1,4 +1,4 @@
-"""Settings read from the environment under the spec's names (DESIGN §5, seed §8)."""
+"""Settings read from the environment under the spec's names."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def clean_env(monkeypatch):
 
 
 def load() -> Settings:
-    return Settings(_env_file=None)   # the environment only; a developer's .env must not leak in
+    return Settings(_env_file=None)  # the environment only; a developer's .env must not leak in
 
 
 def refused(match: str) -> ValidationError:
@@ -61,11 +61,17 @@ def test_every_spec_variable_is_read_from_the_environment(monkeypatch):
     s = load()
     assert (s.line_channel_secret, s.line_channel_access_token) == (SECRET, TOKEN)
     assert s.line_api_host == "http://127.0.0.1:8123"
-    assert (s.local_store, s.local_sqlite_path, s.local_model) == ("firestore", "/tmp/elsewhere.sqlite3",
-                                                                   "gemini-3.8-flash")
+    assert (s.local_store, s.local_sqlite_path, s.local_model) == (
+        "firestore",
+        "/tmp/elsewhere.sqlite3",
+        "gemini-3.8-flash",
+    )
     assert s.local_approve_count_tokens is True and s.local_input_budget == 4096
     assert (s.google_api_key, s.google_genai_use_vertexai, s.google_cloud_project) == (
-        "AIza-test-key", True, "local-demo")
+        "AIza-test-key",
+        True,
+        "local-demo",
+    )
     assert s.firestore_emulator_host == "127.0.0.1:8681"
 
 
@@ -79,8 +85,10 @@ def test_line_credentials_are_required(monkeypatch, name, how):
     refused(name)
 
 
-@pytest.mark.parametrize("value", ["   ", "changeme", "change-me", "your-channel-secret",
-                                   "your-channel-access-token", "xxx", "TODO"])
+@pytest.mark.parametrize(
+    "value",
+    ["   ", "changeme", "change-me", "your-channel-secret", "your-channel-access-token", "xxx", "TODO"],
+)
 @pytest.mark.parametrize("name", ["LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN"])
 def test_placeholder_credentials_are_refused_with_a_clear_error(monkeypatch, name, value):
     monkeypatch.setenv(name, value)
@@ -91,7 +99,7 @@ def test_placeholder_credentials_are_refused_with_a_clear_error(monkeypatch, nam
 def test_gemini_without_an_api_key_or_vertex_is_refused(monkeypatch):
     monkeypatch.setenv("LOCAL_MODEL", "gemini-3.8-flash")
     error = refused("GOOGLE_API_KEY")
-    assert SECRET not in str(error) and TOKEN not in str(error)     # the error never echoes credentials
+    assert SECRET not in str(error) and TOKEN not in str(error)  # the error never echoes credentials
 
 
 def test_gemini_on_vertex_without_a_project_is_refused(monkeypatch):
@@ -122,11 +130,11 @@ def test_firestore_without_a_project_is_refused(monkeypatch):
 def test_a_refusal_never_echoes_any_part_of_a_credential(monkeypatch):
     api_key = "AIzaSyD-very-secret-key-1234567890"
     monkeypatch.setenv("GOOGLE_API_KEY", api_key)
-    monkeypatch.setenv("LOCAL_STORE", "firestore")                   # refused: no GOOGLE_CLOUD_PROJECT
+    monkeypatch.setenv("LOCAL_STORE", "firestore")  # refused: no GOOGLE_CLOUD_PROJECT
     message = str(refused("GOOGLE_CLOUD_PROJECT"))
     for credential in (api_key, SECRET, TOKEN):
         for i in range(len(credential) - 8):
-            assert credential[i:i + 8] not in message, credential[i:i + 8]
+            assert credential[i : i + 8] not in message, credential[i : i + 8]
 
 
 @pytest.mark.parametrize("value", ["gpt-4", "gemini-pro", "Gemini-3.8-Flash"])
@@ -135,12 +143,15 @@ def test_an_unknown_model_is_refused(monkeypatch, value):
     refused("LOCAL_MODEL")
 
 
-@pytest.mark.parametrize("model,approve,unit,budget", [
-    ("offline", "no", "bytes", 16384),
-    ("offline", "yes", "bytes", 16384),            # the stand-in has no tokenizer: bytes even if approved
-    ("gemini-3.8-flash", "no", "bytes", 16384),
-    ("gemini-3.8-flash", "yes", "tokens", 8192),
-])
+@pytest.mark.parametrize(
+    "model,approve,unit,budget",
+    [
+        ("offline", "no", "bytes", 16384),
+        ("offline", "yes", "bytes", 16384),  # the stand-in has no tokenizer: bytes even if approved
+        ("gemini-3.8-flash", "no", "bytes", 16384),
+        ("gemini-3.8-flash", "yes", "tokens", 8192),
+    ],
+)
 def test_the_budget_counts_tokens_only_for_gemini_with_approval(monkeypatch, model, approve, unit, budget):
     monkeypatch.setenv("LOCAL_MODEL", model)
     monkeypatch.setenv("GOOGLE_API_KEY", "AIza-test-key")
@@ -174,20 +185,33 @@ def test_count_tokens_approval_must_be_yes_or_no(monkeypatch, value):
 def test_settings_are_not_read_at_import(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIXES)}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
-    done = subprocess.run([sys.executable, "-c", "import local_agent.settings"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", "import local_agent.settings"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize("host", ["http://api.example.com", "ftp://127.0.0.1", "http://10.0.0.5:8080"])
 def test_the_token_never_goes_to_a_plain_http_host_off_loopback(host):
     with pytest.raises(ValueError, match="LINE_API_HOST"):
-        Settings(_env_file=None, LINE_CHANNEL_SECRET="s-real", LINE_CHANNEL_ACCESS_TOKEN="t-real", LINE_API_HOST=host)
+        Settings(
+            _env_file=None,
+            LINE_CHANNEL_SECRET="s-real",
+            LINE_CHANNEL_ACCESS_TOKEN="t-real",
+            LINE_API_HOST=host,
+        )
 
 
 @pytest.mark.parametrize("host", ["https://api.line.me", "http://127.0.0.1:8123", "http://localhost:9000/"])
 def test_https_or_a_loopback_fake_is_accepted(host):
-    s = Settings(_env_file=None, LINE_CHANNEL_SECRET="s-real", LINE_CHANNEL_ACCESS_TOKEN="t-real", LINE_API_HOST=host)
+    s = Settings(
+        _env_file=None, LINE_CHANNEL_SECRET="s-real", LINE_CHANNEL_ACCESS_TOKEN="t-real", LINE_API_HOST=host
+    )
     assert s.line_api_host == host.rstrip("/")
 
 

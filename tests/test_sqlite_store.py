@@ -12,12 +12,12 @@ import time
 
 import pytest
 
-from local_agent import sqlite_store
-from local_agent.context.context_store import ContextJournal, ScopeKey
 from local_agent.context.errors import StoreError
+from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.context.projection import SafeTurn
-from local_agent.ports import AuditRow, TurnSnapshot
-from local_agent.sqlite_store import SqliteStore
+from local_agent.stores import sqlite as sqlite_store
+from local_agent.stores.ports import AuditRow, TurnSnapshot
+from local_agent.stores.sqlite import SqliteStore
 
 SCOPE = ScopeKey.for_user("U1")
 APPENDS_PER_PROCESS = 50
@@ -42,14 +42,14 @@ def store(tmp_path):
 
 
 def test_the_database_is_in_wal_mode(store, tmp_path):
-    store.claim_event("e1", now=0.0)                     # make sure something was written
+    store.claim_event("e1", now=0.0)  # make sure something was written
     with sqlite3.connect(tmp_path / "s.db") as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_two_processes_appending_to_one_scope_lose_no_update(tmp_path):
     path = str(tmp_path / "shared.db")
-    SqliteStore(path).close()                            # create the schema once
+    SqliteStore(path).close()  # create the schema once
     ctx = multiprocessing.get_context("spawn")
     start = ctx.Event()
     workers = [ctx.Process(target=_append_many, args=(path, start, APPENDS_PER_PROCESS)) for _ in range(2)]
@@ -62,7 +62,7 @@ def test_two_processes_appending_to_one_scope_lose_no_update(tmp_path):
     store = SqliteStore(path)
     record = store.load(SCOPE.storage_id)
     assert record.version == 2 * APPENDS_PER_PROCESS == 100
-    assert len(record.window.turns) == 2                   # still capped at two exchanges
+    assert len(record.window.turns) == 2  # still capped at two exchanges
     store.close()
 
 
@@ -115,7 +115,7 @@ def test_dedupe_claims_once_until_the_ttl_expires(store):
     assert store.claim_event("evt-1", now=100.0, ttl=10.0) is True
     assert store.claim_event("evt-1", now=105.0, ttl=10.0) is False
     assert store.claim_event("evt-1", now=109.999, ttl=10.0) is False
-    assert store.claim_event("evt-1", now=110.0, ttl=10.0) is True        # expired: a new claim
+    assert store.claim_event("evt-1", now=110.0, ttl=10.0) is True  # expired: a new claim
     assert store.claim_event("evt-1", now=111.0, ttl=10.0) is False
 
 
@@ -132,21 +132,32 @@ def test_values_with_sql_metacharacters_round_trip_as_data(store):
     nasty = "U1'); DROP TABLE preferences;--"
     store.set_consent(nasty, consent="granted", dietary_type="vegan", now=1.0)
     assert store.get(nasty).dietary_type == "vegan"
-    store.append_audit(AuditRow(scope_id=nasty, tool="search_local_places", proposed_arguments={"area": "' OR 1=1"},
-                                effective_arguments={}, memory_revision=1, preference_origin="none",
-                                status="error", at=1.0))
-    store.append_snapshot(TurnSnapshot(nasty, "t'1", 1.0, {"k": "\"; --"}))
+    store.append_audit(
+        AuditRow(
+            scope_id=nasty,
+            tool="search_local_places",
+            proposed_arguments={"area": "' OR 1=1"},
+            effective_arguments={},
+            memory_revision=1,
+            preference_origin="none",
+            status="error",
+            at=1.0,
+        )
+    )
+    store.append_snapshot(TurnSnapshot(nasty, "t'1", 1.0, {"k": '"; --'}))
     assert store.audit_rows(nasty)[0].proposed_arguments == {"area": "' OR 1=1"}
     assert store.audit_rows("other") == []
-    assert store.snapshots(nasty)[0].data == {"k": "\"; --"}
+    assert store.snapshots(nasty)[0].data == {"k": '"; --'}
     assert store.claim_event("x' OR '1'='1", now=0.0) is True
     assert store.claim_event("x' OR '1'='1", now=1.0) is False
     assert [r["user_id"] for r in store.preference_rows()] == [nasty]
 
 
 def test_preference_revision_only_grows_and_forget_stores_no_dietary_type(store):
-    revisions = [store.set_consent("U1", consent=c, dietary_type=d, now=float(i)).revision
-                 for i, (c, d) in enumerate([("granted", "vegan"), ("forgotten", "vegan"), ("refused", None)])]
+    revisions = [
+        store.set_consent("U1", consent=c, dietary_type=d, now=float(i)).revision
+        for i, (c, d) in enumerate([("granted", "vegan"), ("forgotten", "vegan"), ("refused", None)])
+    ]
     assert revisions == [1, 2, 3]
     assert store.get("U1").dietary_type is None and store.get("nobody").revision == 0
 
@@ -155,17 +166,25 @@ def test_every_sql_statement_uses_bound_parameters():
     """Only the PRAGMA busy_timeout int is formatted into SQL; every value goes through ``?``."""
     source = inspect.getsource(sqlite_store)
     tree = ast.parse(source)
-    sql_words = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|PRAGMA|CREATE|DROP|ALTER|WHERE|BEGIN|VALUES)\b", re.I)
+    sql_words = re.compile(
+        r"\b(SELECT|INSERT|UPDATE|DELETE|PRAGMA|CREATE|DROP|ALTER|WHERE|BEGIN|VALUES)\b", re.I
+    )
 
     def literal_text(node: ast.JoinedStr) -> str:
         return "".join(v.value for v in node.values if isinstance(v, ast.Constant))
 
-    formatted = [ast.get_source_segment(source, n) for n in ast.walk(tree)
-                 if isinstance(n, ast.JoinedStr) and sql_words.search(literal_text(n))]
+    formatted = [
+        ast.get_source_segment(source, n)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.JoinedStr) and sql_words.search(literal_text(n))
+    ]
     assert formatted == ['f"PRAGMA busy_timeout = {int(self._busy)}"']
     percent = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)]
-    dot_format = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                  and n.func.attr == "format"]
+    dot_format = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "format"
+    ]
     assert percent == [] and dot_format == []
     allowed_fstring = formatted[0]
 
@@ -178,18 +197,31 @@ def test_every_sql_statement_uses_bound_parameters():
             return literal_sql(node.body) and literal_sql(node.orelse)
         if isinstance(node, ast.JoinedStr):
             return ast.get_source_segment(source, node) == allowed_fstring
-        return isinstance(node, ast.Name) and node.id in {"sql", "SCHEMA"}   # both checked below
+        return isinstance(node, ast.Name) and node.id in {"sql", "SCHEMA"}  # both checked below
 
-    executes = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-                and c.func.attr in ("execute", "executemany", "executescript")]
+    executes = [
+        c
+        for c in ast.walk(tree)
+        if isinstance(c, ast.Call)
+        and isinstance(c.func, ast.Attribute)
+        and c.func.attr in ("execute", "executemany", "executescript")
+    ]
     assert len(executes) >= 15
     for call in executes:
         assert literal_sql(call.args[0]), ast.get_source_segment(source, call)
-        if len(call.args) > 1:                               # values always travel as parameters
+        if len(call.args) > 1:  # values always travel as parameters
             assert isinstance(call.args[1], (ast.Tuple, ast.Name)), ast.get_source_segment(source, call)
-    assigned = [n for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AugAssign))
-                and any(isinstance(t, ast.Name) and t.id in {"sql", "SCHEMA"}
-                        for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    assigned = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Assign, ast.AugAssign))
+        and any(
+            isinstance(t, ast.Name) and t.id in {"sql", "SCHEMA"}
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        )
+    ]
     assert assigned
     for node in assigned:
-        assert literal_sql(node.value) and not isinstance(node.value, ast.Name), ast.get_source_segment(source, node)
+        assert literal_sql(node.value) and not isinstance(node.value, ast.Name), ast.get_source_segment(
+            source, node
+        )

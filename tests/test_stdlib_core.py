@@ -7,10 +7,48 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-STDLIB_ONLY = [*sorted((ROOT / "local_agent" / "context").glob("*.py")),
-               *(ROOT / "local_agent" / f"{name}.py" for name in (
-                   "__init__", "catalogue", "commands", "intent", "pipeline", "ports", "render", "reply",
-                   "rules", "sqlite_store", "tools", "loopback"))]
+STDLIB_ONLY = [
+    *sorted((ROOT / "local_agent" / "context").glob("*.py")),
+    *(
+        ROOT / "local_agent" / f"{name}.py"
+        for name in (
+            "__init__",
+            "fingerprint",
+            "listings/__init__",
+            "listings/catalogue",
+            "turns/__init__",
+            "turns/commands",
+            "agent/__init__",
+            "agent/offline_rules",
+            "agent/pipeline",
+            "agent/instructions",
+            "agent/tools",
+            "stores/__init__",
+            "stores/ports",
+            "stores/sqlite",
+            "replies/__init__",
+            "replies/render",
+            "replies/reply",
+            "testing/loopback",
+        )
+    ),
+]
+# Dependency direction, lowest first: a module may import its own wing and the wings ranked below it.
+WING_RANK = {
+    "context": 0,
+    "fingerprint": 1,
+    "logs": 1,
+    "settings": 1,
+    "stores": 2,
+    "listings": 2,
+    "replies": 3,
+    "agent": 4,
+    "turns": 5,
+    "wiring": 6,
+    "line": 7,
+    "app": 8,
+    "testing": 9,
+}
 
 
 def _imports(path: Path) -> set[str]:
@@ -38,3 +76,34 @@ def test_the_context_core_never_imports_the_rest_of_the_package():
             if isinstance(node, ast.ImportFrom):
                 assert node.level in (0, 1), f"{path.name} imports from outside local_agent.context"
                 assert not (node.level == 0 and (node.module or "").startswith("local_agent")), path.name
+
+
+def _wing(module: str) -> str:
+    return module.split(".")[1] if module.count(".") else ""
+
+
+def test_no_import_runs_upward_between_wings():
+    """context <- fingerprint/logs/settings <- stores/listings <- replies <- agent <- turns <- wiring <- line."""
+    upward = []
+    for path in sorted((ROOT / "local_agent").rglob("*.py")):
+        rel = path.relative_to(ROOT / "local_agent").with_suffix("")
+        if rel.name == "__init__" and len(rel.parts) == 1:
+            continue
+        wing = rel.parts[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and (node.module or "").startswith("local_agent")
+            ):
+                targets = (
+                    [_wing(node.module or "")]
+                    if node.module != "local_agent"
+                    else [a.name for a in node.names]
+                )
+                upward += [
+                    f"{rel.as_posix()} -> {t}"
+                    for t in targets
+                    if t in WING_RANK and WING_RANK[t] > WING_RANK[wing]
+                ]
+    assert upward == []

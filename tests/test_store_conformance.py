@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-from local_agent.context.context_store import ContextJournal, JournalRecord, ScopeKey
 from local_agent.context.errors import StaleContextError, StoreError
+from local_agent.context.journal import ContextJournal, JournalRecord, ScopeKey
 from local_agent.context.projection import SafeTurn
 from local_agent.context.townships import TOWNSHIPS
 from local_agent.context.window import ContextWindow
-from local_agent.ports import RECORD_RETENTION_SECONDS, AuditRow, PreferenceState, TurnSnapshot
-from local_agent.sqlite_store import SqliteStore
+from local_agent.stores.ports import RECORD_RETENTION_SECONDS, AuditRow, PreferenceState, TurnSnapshot
+from local_agent.stores.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,8 +47,10 @@ class Backend:
 
     def require_isolation(self) -> None:
         if self.emulator is not None and not self.emulator.isolates_transactions:
-            pytest.skip(f"{self.emulator.kind} emulator does not isolate transactions: "
-                        "contention cannot be tested on it")
+            pytest.skip(
+                f"{self.emulator.kind} emulator does not isolate transactions: "
+                "contention cannot be tested on it"
+            )
 
 
 @pytest.fixture(params=["sqlite", pytest.param("firestore", marks=pytest.mark.firestore)])
@@ -58,8 +60,11 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
         yield Backend("sqlite", store)
         store.close()
     else:
-        yield Backend("firestore", request.getfixturevalue("firestore_store"),
-                      request.getfixturevalue("firestore_emulator"))
+        yield Backend(
+            "firestore",
+            request.getfixturevalue("firestore_store"),
+            request.getfixturevalue("firestore_emulator"),
+        )
 
 
 @pytest.fixture
@@ -251,7 +256,10 @@ def test_consent_and_forget_revisions(store, clock) -> None:
     assert store.get("U2").revision == 1
     with pytest.raises(ValueError):
         store.set_consent("U2", consent="none", dietary_type=None, now=t0)
-    assert store.preference_rows() == [refused.to_dict(), PreferenceState("U2", None, "refused", 1, t0).to_dict()]
+    assert store.preference_rows() == [
+        refused.to_dict(),
+        PreferenceState("U2", None, "refused", 1, t0).to_dict(),
+    ]
 
 
 # -- webhook dedupe --------------------------------------------------------------------------
@@ -327,21 +335,53 @@ def test_concurrent_consent_changes_each_bump_revision(backend: Backend, clock) 
 
 # -- audit and snapshots ---------------------------------------------------------------------
 AUDIT = [
-    AuditRow(scope_id="s1", turn_id="t1", tool="search_local_places",
-             proposed_arguments={"area": "鹿港", "dietary": "vegan"},
-             effective_arguments={"area": "鹿港鎮", "dietary": None, "limits": [1, 2.5, True]},
-             memory_revision=1, preference_origin="consented_memory", status="ok", at=200.5),
-    AuditRow(scope_id="s2", turn_id="t2", tool="search_local_events", proposed_arguments={},
-             effective_arguments={"nested": {"a": {"b": ["x", "y"]}}},
-             memory_revision=0, preference_origin="none", status="error", at=100.25),
-    AuditRow(scope_id="s1", turn_id="t3", tool="search_local_events", proposed_arguments={"area": "員林"},
-             effective_arguments={"area": "員林市"}, memory_revision=2, preference_origin="explicit",
-             status="ok", at=150.0),
+    AuditRow(
+        scope_id="s1",
+        turn_id="t1",
+        tool="search_local_places",
+        proposed_arguments={"area": "鹿港", "dietary": "vegan"},
+        effective_arguments={"area": "鹿港鎮", "dietary": None, "limits": [1, 2.5, True]},
+        memory_revision=1,
+        preference_origin="consented_memory",
+        status="ok",
+        at=200.5,
+    ),
+    AuditRow(
+        scope_id="s2",
+        turn_id="t2",
+        tool="search_local_events",
+        proposed_arguments={},
+        effective_arguments={"nested": {"a": {"b": ["x", "y"]}}},
+        memory_revision=0,
+        preference_origin="none",
+        status="error",
+        at=100.25,
+    ),
+    AuditRow(
+        scope_id="s1",
+        turn_id="t3",
+        tool="search_local_events",
+        proposed_arguments={"area": "員林"},
+        effective_arguments={"area": "員林市"},
+        memory_revision=2,
+        preference_origin="explicit",
+        status="ok",
+        at=150.0,
+    ),
 ]
 
 SNAPSHOTS = [
-    TurnSnapshot("s1", "t1", 300.0, {"contents": [["user", "sha256:ab12", 14], ["model", "投影"]],
-                                     "budget": {"limit": 4096, "used": 1234.5}, "empty": {}, "none": None}),
+    TurnSnapshot(
+        "s1",
+        "t1",
+        300.0,
+        {
+            "contents": [["user", "sha256:ab12", 14], ["model", "投影"]],
+            "budget": {"limit": 4096, "used": 1234.5},
+            "empty": {},
+            "none": None,
+        },
+    ),
     TurnSnapshot("s2", "t2", 10.0, {}),
     TurnSnapshot("s1", "t3", 299.0, {"summary": {"goal": "events", "area": "花壇鄉"}, "turns": []}),
 ]
@@ -390,9 +430,18 @@ def test_firestore_documents_carry_expire_at(firestore_store, firestore_project,
     doc = client.collection("local_journal").document(USER.storage_id).get().to_dict()
     assert doc["expire_at"] == datetime.fromtimestamp(clock() + 900, tz=UTC)
 
-    firestore_store.append_audit(AuditRow(scope_id="s", tool="search_local_places", proposed_arguments={},
-                                          effective_arguments={}, memory_revision=0, preference_origin="none",
-                                          status="ok", at=clock()))
+    firestore_store.append_audit(
+        AuditRow(
+            scope_id="s",
+            tool="search_local_places",
+            proposed_arguments={},
+            effective_arguments={},
+            memory_revision=0,
+            preference_origin="none",
+            status="ok",
+            at=clock(),
+        )
+    )
     firestore_store.append_snapshot(TurnSnapshot("s", "t", clock(), {"count": 1}))
     for collection in ("local_audit", "local_snapshots"):
         (row,) = [d.to_dict() for d in client.collection(collection).stream()]
@@ -405,9 +454,18 @@ def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
     old_scope, fresh_scope = ScopeKey.for_user("Uold"), ScopeKey.for_user("Ufresh")
     journal.append(journal.read(old_scope, 0), turn(0), current_revision=0)
     store.claim_event("ev-old", now=clock(), ttl=60)
-    store.append_audit(AuditRow(scope_id="s", tool="search_local_places", proposed_arguments={},
-                                effective_arguments={}, memory_revision=0, preference_origin="none",
-                                status="ok", at=clock()))
+    store.append_audit(
+        AuditRow(
+            scope_id="s",
+            tool="search_local_places",
+            proposed_arguments={},
+            effective_arguments={},
+            memory_revision=0,
+            preference_origin="none",
+            status="ok",
+            at=clock(),
+        )
+    )
     store.append_snapshot(TurnSnapshot("s", "old", clock(), {}))
     clock.advance(RECORD_RETENTION_SECONDS + 1)
     journal.append(journal.read(fresh_scope, 0), turn(1), current_revision=0)
@@ -421,10 +479,12 @@ def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
 
 
 @pytest.mark.firestore
-def test_firestore_exhausted_transaction_retries_become_store_error(firestore_emulator, firestore_project) -> None:
+def test_firestore_exhausted_transaction_retries_become_store_error(
+    firestore_emulator, firestore_project
+) -> None:
     if not firestore_emulator.isolates_transactions:
         pytest.skip(f"{firestore_emulator.kind} emulator does not isolate transactions")
-    from local_agent.firestore_store import FirestoreStore
+    from local_agent.stores.firestore import FirestoreStore
 
     store = FirestoreStore(project=firestore_project, max_attempts=1)
     record = JournalRecord(ContextWindow(), 0, 1.0, 1)
@@ -478,9 +538,13 @@ def test_firestore_api_errors_become_store_error(error: str) -> None:
     pytest.importorskip("google.cloud.firestore")
     from google.api_core import exceptions
 
-    from local_agent.firestore_store import FirestoreStore
+    from local_agent.stores.firestore import FirestoreStore
 
-    exc = exceptions.RetryError("gave up", None) if error == "RetryError" else getattr(exceptions, error)("down")
+    exc = (
+        exceptions.RetryError("gave up", None)
+        if error == "RetryError"
+        else getattr(exceptions, error)("down")
+    )
     store = FirestoreStore(project="stub", client=_Unavailable(exc))
     calls = {
         "journal.load": lambda: store.load("s"),
@@ -488,7 +552,9 @@ def test_firestore_api_errors_become_store_error(error: str) -> None:
         "journal.delete": lambda: store.delete("s"),
         "journal.dump": store.journal_rows,
         "preferences.get": lambda: store.get("U1"),
-        "preferences.set_consent": lambda: store.set_consent("U1", consent="refused", dietary_type=None, now=1.0),
+        "preferences.set_consent": lambda: store.set_consent(
+            "U1", consent="refused", dietary_type=None, now=1.0
+        ),
         "preferences.dump": store.preference_rows,
         "audit.append": lambda: store.append_audit(AUDIT[0]),
         "audit.read": lambda: store.audit_rows("s1"),
@@ -505,15 +571,18 @@ def test_firestore_api_errors_become_store_error(error: str) -> None:
 
 def test_firestore_is_imported_only_by_its_adapter() -> None:
     code = (
-        "import sys, local_agent, local_agent.ports, local_agent.sqlite_store, local_agent.firestore_store\n"
+        "import sys, local_agent, local_agent.stores.ports, local_agent.stores.sqlite, local_agent.stores.firestore\n"
         "bad = sorted(m for m in sys.modules if m.startswith('google.cloud.firestore'))\n"
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, timeout=60)
     offenders = [
-        str(p.relative_to(ROOT)) for p in (ROOT / "local_agent").rglob("*.py")
-        if p.name != "firestore_store.py"
-        and ("google.cloud.firestore" in (text := p.read_text(encoding="utf-8"))
-             or "from google.cloud import firestore" in text)
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "local_agent").rglob("*.py")
+        if p.relative_to(ROOT).as_posix() != "local_agent/stores/firestore.py"
+        and (
+            "google.cloud.firestore" in (text := p.read_text(encoding="utf-8"))
+            or "from google.cloud import firestore" in text
+        )
     ]
     assert offenders == []

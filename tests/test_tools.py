@@ -1,5 +1,5 @@
 """TurnTools: effective arguments, consented memory read at execution time, audit rows, and
-structured errors instead of exceptions (DESIGN §2 step 5, seed §7)."""
+structured errors instead of exceptions."""
 
 from __future__ import annotations
 
@@ -7,11 +7,23 @@ import json
 
 import pytest
 
-from local_agent import catalogue
-from local_agent.sqlite_store import SqliteStore
-from local_agent.tools import MAX_KEYWORD_CHARS, TOOL_DECLARATIONS, TOOL_NAMES, TurnTools, keyword_for_audit
+from local_agent.agent.tools import (
+    MAX_KEYWORD_CHARS,
+    TOOL_DECLARATIONS,
+    TOOL_NAMES,
+    TurnTools,
+    keyword_for_audit,
+)
+from local_agent.listings import catalogue
+from local_agent.stores.sqlite import SqliteStore
 
-SPEC_AUDIT_FIELDS = ("tool", "proposed_arguments", "memory_revision", "effective_arguments", "preference_origin")
+SPEC_AUDIT_FIELDS = (
+    "tool",
+    "proposed_arguments",
+    "memory_revision",
+    "effective_arguments",
+    "preference_origin",
+)
 
 
 @pytest.fixture
@@ -23,7 +35,9 @@ def store(tmp_path):
 
 @pytest.fixture
 def tools(store, clock):
-    return TurnTools(preferences=store, audit=store, clock=clock, user_id="U1", scope_id="scope-1", turn_id="t1")
+    return TurnTools(
+        preferences=store, audit=store, clock=clock, user_id="U1", scope_id="scope-1", turn_id="t1"
+    )
 
 
 def spec_view(row) -> dict:
@@ -45,11 +59,16 @@ def test_consented_memory_applies_when_the_call_has_no_dietary_type(tools, store
     store.set_consent("U1", consent="granted", dietary_type="vegetarian", now=clock())
     result = tools.search_local_places(area="花壇鄉")
     assert (result["dietary_type"], result["preference_origin"], result["memory_revision"]) == (
-        "vegetarian", "consented_memory", 1)
+        "vegetarian",
+        "consented_memory",
+        1,
+    )
 
 
-@pytest.mark.parametrize("explicit,expected", [("vegan", "vegan"), ("全素", "vegan"), ("蛋奶素", "lacto_ovo"),
-                                               ("不限", catalogue.ANY)])
+@pytest.mark.parametrize(
+    "explicit,expected",
+    [("vegan", "vegan"), ("全素", "vegan"), ("蛋奶素", "lacto_ovo"), ("不限", catalogue.ANY)],
+)
 def test_explicit_dietary_type_beats_consented_memory(tools, store, clock, explicit, expected):
     store.set_consent("U1", consent="granted", dietary_type="vegetarian", now=clock())
     result = tools.search_local_places(area="花壇鄉", dietary_type=explicit)
@@ -59,13 +78,14 @@ def test_explicit_dietary_type_beats_consented_memory(tools, store, clock, expli
 
 
 def test_consent_is_read_at_execution_time_not_when_the_tools_were_built(tools, store, clock):
-    first = tools.search_local_places(area="花壇鄉")                 # nothing consented yet
+    first = tools.search_local_places(area="花壇鄉")  # nothing consented yet
     store.set_consent("U1", consent="granted", dietary_type="vegan", now=clock())
-    second = tools.search_local_places(area="花壇鄉")                # same TurnTools object
+    second = tools.search_local_places(area="花壇鄉")  # same TurnTools object
     store.set_consent("U1", consent="forgotten", dietary_type=None, now=clock())
     third = tools.search_local_places(area="花壇鄉")
-    assert [(r["dietary_type"], r["preference_origin"], r["memory_revision"]) for r in (first, second, third)] == [
-        (catalogue.ANY, "none", 0), ("vegan", "consented_memory", 1), (catalogue.ANY, "none", 2)]
+    assert [
+        (r["dietary_type"], r["preference_origin"], r["memory_revision"]) for r in (first, second, third)
+    ] == [(catalogue.ANY, "none", 0), ("vegan", "consented_memory", 1), (catalogue.ANY, "none", 2)]
 
 
 def test_refused_consent_never_applies_a_dietary_type(tools, store, clock):
@@ -83,7 +103,11 @@ def test_another_users_consent_is_not_applied(store, clock):
 def test_short_township_name_becomes_the_full_name(tools):
     result = tools.search_local_places(area="花壇")
     assert result["area"] == "花壇鄉"
-    assert tools.executions[-1].effective_arguments == {"area": "花壇鄉", "dietary_type": "any", "keyword": ""}
+    assert tools.executions[-1].effective_arguments == {
+        "area": "花壇鄉",
+        "dietary_type": "any",
+        "keyword": "",
+    }
 
 
 def test_every_returned_item_is_in_the_area_and_the_notice_is_attached(tools):
@@ -104,16 +128,20 @@ def test_audit_rows_reproduce_the_seed_consent_then_forget_evidence(tools, store
     tools.search_local_places(area="花壇鄉", dietary_type="", keyword="")
     rows = store.audit_rows("scope-1")
     assert [spec_view(r) for r in rows] == [
-        {"tool": "search_local_places",
-         "proposed_arguments": {"area": "花壇鄉", "dietary_type": "", "keyword": ""},
-         "memory_revision": 1,
-         "effective_arguments": {"area": "花壇鄉", "dietary_type": "vegetarian", "keyword": ""},
-         "preference_origin": "consented_memory"},
-        {"tool": "search_local_places",
-         "proposed_arguments": {"area": "花壇鄉", "dietary_type": "", "keyword": ""},
-         "memory_revision": 2,
-         "effective_arguments": {"area": "花壇鄉", "dietary_type": "any", "keyword": ""},
-         "preference_origin": "none"},
+        {
+            "tool": "search_local_places",
+            "proposed_arguments": {"area": "花壇鄉", "dietary_type": "", "keyword": ""},
+            "memory_revision": 1,
+            "effective_arguments": {"area": "花壇鄉", "dietary_type": "vegetarian", "keyword": ""},
+            "preference_origin": "consented_memory",
+        },
+        {
+            "tool": "search_local_places",
+            "proposed_arguments": {"area": "花壇鄉", "dietary_type": "", "keyword": ""},
+            "memory_revision": 2,
+            "effective_arguments": {"area": "花壇鄉", "dietary_type": "any", "keyword": ""},
+            "preference_origin": "none",
+        },
     ]
 
 
@@ -122,9 +150,12 @@ def test_audit_row_carries_scope_turn_status_and_time(tools, store, clock):
     (row,) = store.audit_rows()
     assert (row.scope_id, row.turn_id, row.status, row.at) == ("scope-1", "t1", "ok", clock())
     assert spec_view(row) == {
-        "tool": "search_local_events", "proposed_arguments": {"area": "鹿港鎮", "keyword": "導覽"},
-        "memory_revision": 0, "effective_arguments": {"area": "鹿港鎮", "keyword": "導覽"},
-        "preference_origin": "none"}
+        "tool": "search_local_events",
+        "proposed_arguments": {"area": "鹿港鎮", "keyword": "導覽"},
+        "memory_revision": 0,
+        "effective_arguments": {"area": "鹿港鎮", "keyword": "導覽"},
+        "preference_origin": "none",
+    }
 
 
 def test_keyword_outside_the_vocabulary_is_audited_only_as_a_hash(tools, store):
@@ -166,13 +197,17 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("kwargs,code", [c[1:] for c in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
 def test_bad_place_arguments_return_a_structured_error_and_are_still_audited(tools, store, kwargs, code):
-    result = tools.search_local_places(**kwargs)          # must not raise
+    result = tools.search_local_places(**kwargs)  # must not raise
     assert result["status"] == "error"
     assert result["code"] == code
     assert isinstance(result["message"], str) and result["message"]
     (row,) = store.audit_rows()
     assert (row.tool, row.status, row.effective_arguments, row.preference_origin) == (
-        "search_local_places", "error", {}, "none")
+        "search_local_places",
+        "error",
+        {},
+        "none",
+    )
     dumped = json.dumps(row.to_dict(), ensure_ascii=False)
     for secret in ("0912", "糖尿病", "台中市", "我我我"):
         assert secret not in dumped
@@ -187,13 +222,16 @@ def test_keyword_of_exactly_the_maximum_length_is_accepted(tools):
     assert tools.search_local_places(area="花壇鄉", keyword="我" * MAX_KEYWORD_CHARS)["status"] == "ok"
 
 
-@pytest.mark.parametrize("kwargs,code", [
-    ({"area": "台北市"}, "UNKNOWN_TOWNSHIP"),
-    ({"area": ""}, "AREA_REQUIRED"),
-    ({"area": None}, "AREA_REQUIRED"),
-    ({"area": "鹿港鎮", "keyword": 7}, "INVALID_ARGUMENT"),
-    ({"area": "鹿港鎮", "keyword": "活" * 40}, "INVALID_ARGUMENT"),
-])
+@pytest.mark.parametrize(
+    "kwargs,code",
+    [
+        ({"area": "台北市"}, "UNKNOWN_TOWNSHIP"),
+        ({"area": ""}, "AREA_REQUIRED"),
+        ({"area": None}, "AREA_REQUIRED"),
+        ({"area": "鹿港鎮", "keyword": 7}, "INVALID_ARGUMENT"),
+        ({"area": "鹿港鎮", "keyword": "活" * 40}, "INVALID_ARGUMENT"),
+    ],
+)
 def test_bad_event_arguments_return_a_structured_error_and_are_still_audited(tools, store, kwargs, code):
     result = tools.search_local_events(**kwargs)
     assert (result["status"], result["code"]) == ("error", code)
@@ -217,12 +255,15 @@ def test_call_with_an_unknown_tool_returns_an_error_not_an_exception(tools, name
     assert tools.executions == []
 
 
-@pytest.mark.parametrize("name,args", [
-    ("search_local_places", {"area": "花壇鄉", "phone": "0912345678"}),
-    ("search_local_events", {"area": "鹿港鎮", "dietary_type": "vegan"}),
-    ("search_local_places", ["花壇鄉"]),
-    ("search_local_events", None),
-])
+@pytest.mark.parametrize(
+    "name,args",
+    [
+        ("search_local_places", {"area": "花壇鄉", "phone": "0912345678"}),
+        ("search_local_events", {"area": "鹿港鎮", "dietary_type": "vegan"}),
+        ("search_local_places", ["花壇鄉"]),
+        ("search_local_events", None),
+    ],
+)
 def test_call_with_extra_or_malformed_arguments_returns_an_error(tools, name, args):
     result = tools.call(name, args)
     assert (result["status"], result["code"]) == ("error", "INVALID_ARGUMENT")

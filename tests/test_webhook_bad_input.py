@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from local_agent.line.webhook import MAX_BODY_BYTES
-from local_agent.render import BUDGET_REFUSAL, HELP_TEXT, POLITE_FAILURE
+from local_agent.replies.render import BUDGET_REFUSAL, HELP_TEXT, POLITE_FAILURE
 from local_agent.testing import webhooks as W
 
 USER = "Ubad0000000000000000000000000000a"
@@ -37,8 +37,15 @@ def state(app: AppHarness) -> tuple:
     assert app.wait_idle()
     with sqlite3.connect(app.sqlite_path) as db:
         claimed = db.execute("SELECT COUNT(*) FROM webhook_events").fetchone()[0]
-    return (len(app.outcomes), len(app.line.requests), app.store.journal_rows(), len(app.store.audit_rows()),
-            len(app.store.snapshots()), claimed, app.dispatcher.failures)
+    return (
+        len(app.outcomes),
+        len(app.line.requests),
+        app.store.journal_rows(),
+        len(app.store.audit_rows()),
+        len(app.store.snapshots()),
+        claimed,
+        app.dispatcher.failures,
+    )
 
 
 def signed_raw(raw: bytes | str) -> tuple[bytes, dict[str, str]]:
@@ -65,6 +72,7 @@ def event_of(kind: str, **fields: Any) -> dict[str, Any]:
 
 # -- signature ---------------------------------------------------------------------------------------
 
+
 def test_missing_empty_or_wrong_signature_is_400(app: AppHarness) -> None:
     body, headers = W.signed(SECRET, W.text_event(USER, "花壇有什麼好吃的？"))
     wrong = base64.b64encode(b"\0" * 32).decode()
@@ -80,9 +88,11 @@ def test_signature_over_a_re_encoded_body_is_400(app: AppHarness) -> None:
     event = W.text_event(USER, "花壇有什麼好吃的？")
     signed_text = json.dumps({"destination": W.DESTINATION, "events": [event]}, ensure_ascii=False)
     signature = W.sign(signed_text, SECRET)
-    for sent in (json.dumps(json.loads(signed_text)),  # same JSON, \\u escapes
-                 json.dumps(json.loads(signed_text), ensure_ascii=False, indent=1),  # same JSON, spaced
-                 signed_text.encode("utf-16").decode("latin-1")):  # same text, other bytes
+    for sent in (
+        json.dumps(json.loads(signed_text)),  # same JSON, \\u escapes
+        json.dumps(json.loads(signed_text), ensure_ascii=False, indent=1),  # same JSON, spaced
+        signed_text.encode("utf-16").decode("latin-1"),
+    ):  # same text, other bytes
         expect_nothing_processed(app, sent.encode("utf-8"), {"x-line-signature": signature}, 400)
 
 
@@ -93,16 +103,36 @@ def test_non_utf8_body_is_400_even_when_its_bytes_are_signed(app: AppHarness) ->
 
 # -- body shape --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("raw", [
-    "", "hello", "{", "\ufeff{\"events\": []}", "null", "1", '"events"', "[]", "{}",
-    '{"events": 5}', '{"events": {}}', '{"events": "abc"}', '{"events": [5]}', '{"events": [null]}',
-    '{"events": [{}]}', '{"events": [{"type": 5}]}', '{"events":[{"type":"message"}]}',
-    '{"destination": 5, "events": []}', '{"destination": ["x"], "events": []}',
-    '{"events": [{"type": "message", "message": {"type": "text"}}]}',
-    '{"events": [{"type": "message", "message": "x", "source": {"type": "user", "userId": "U1"}}]}',
-    "[" * 50_000 + "]" * 50_000,
-    '{"events": [' + "[" * 20_000 + "]" * 20_000 + "]}",
-], ids=lambda raw: raw[:30])
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "",
+        "hello",
+        "{",
+        '\ufeff{"events": []}',
+        "null",
+        "1",
+        '"events"',
+        "[]",
+        "{}",
+        '{"events": 5}',
+        '{"events": {}}',
+        '{"events": "abc"}',
+        '{"events": [5]}',
+        '{"events": [null]}',
+        '{"events": [{}]}',
+        '{"events": [{"type": 5}]}',
+        '{"events":[{"type":"message"}]}',
+        '{"destination": 5, "events": []}',
+        '{"destination": ["x"], "events": []}',
+        '{"events": [{"type": "message", "message": {"type": "text"}}]}',
+        '{"events": [{"type": "message", "message": "x", "source": {"type": "user", "userId": "U1"}}]}',
+        "[" * 50_000 + "]" * 50_000,
+        '{"events": [' + "[" * 20_000 + "]" * 20_000 + "]}",
+    ],
+    ids=lambda raw: raw[:30],
+)
 def test_json_of_the_wrong_shape_is_400_never_500(app: AppHarness, raw: str) -> None:
     expect_nothing_processed(app, *signed_raw(raw), 400)
 
@@ -132,38 +162,65 @@ def test_body_of_exactly_256_kib_is_accepted(app: AppHarness) -> None:
 
 # -- well-formed, but nothing for LOCAL to do --------------------------------------------------------
 
+
 def test_console_verify_request_is_200(app: AppHarness) -> None:
     body = json.dumps({"destination": W.DESTINATION, "events": []})
     assert expect_nothing_processed(app, *signed_raw(body), 200) == {"status": "ok", "accepted": 0}
 
 
-@pytest.mark.parametrize("event", [
-    event_of("unsend", unsend={"messageId": "325708"}),
-    event_of("memberJoined", joined={"members": [{"type": "user", "userId": USER}]},
-             source={"type": "group", "groupId": GROUP}),
-    event_of("memberLeft", left={"members": [{"type": "user", "userId": USER}]},
-             source={"type": "group", "groupId": GROUP}),
-    event_of("join", source={"type": "group", "groupId": GROUP}),
-    event_of("leave", source={"type": "group", "groupId": GROUP}),
-    event_of("unfollow"),
-    event_of("videoPlayComplete", videoPlayComplete={"trackingId": "track-1"}),
-    event_of("beacon", beacon={"hwid": "d41d8cd98f", "type": "enter"}),
-    event_of("futureThing", futureThing={"anything": [1, {"nested": True}]}),
-], ids=lambda e: e["type"])
+@pytest.mark.parametrize(
+    "event",
+    [
+        event_of("unsend", unsend={"messageId": "325708"}),
+        event_of(
+            "memberJoined",
+            joined={"members": [{"type": "user", "userId": USER}]},
+            source={"type": "group", "groupId": GROUP},
+        ),
+        event_of(
+            "memberLeft",
+            left={"members": [{"type": "user", "userId": USER}]},
+            source={"type": "group", "groupId": GROUP},
+        ),
+        event_of("join", source={"type": "group", "groupId": GROUP}),
+        event_of("leave", source={"type": "group", "groupId": GROUP}),
+        event_of("unfollow"),
+        event_of("videoPlayComplete", videoPlayComplete={"trackingId": "track-1"}),
+        event_of("beacon", beacon={"hwid": "d41d8cd98f", "type": "enter"}),
+        event_of("futureThing", futureThing={"anything": [1, {"nested": True}]}),
+    ],
+    ids=lambda e: e["type"],
+)
 def test_unknown_or_unhandled_event_types_are_200_and_ignored(app: AppHarness, event: dict) -> None:
     assert expect_nothing_processed(app, *W.signed(SECRET, event), 200)["accepted"] == 0
 
 
-@pytest.mark.parametrize("message", [
-    {"type": "sticker", "id": "1", "quoteToken": "q", "packageId": "446", "stickerId": "1988",
-     "stickerResourceType": "STATIC"},
-    {"type": "image", "id": "2", "quoteToken": "q", "contentProvider": {"type": "line"}},
-    {"type": "location", "id": "3", "title": "花壇鄉公所", "address": "彰化縣花壇鄉", "latitude": 24.02,
-     "longitude": 120.55},
-    {"type": "audio", "id": "4", "duration": 6000, "contentProvider": {"type": "line"}},
-    {"type": "file", "id": "5", "fileName": "menu.pdf", "fileSize": 2048},
-    {"type": "somethingNew", "id": "6"},
-], ids=lambda m: m["type"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        {
+            "type": "sticker",
+            "id": "1",
+            "quoteToken": "q",
+            "packageId": "446",
+            "stickerId": "1988",
+            "stickerResourceType": "STATIC",
+        },
+        {"type": "image", "id": "2", "quoteToken": "q", "contentProvider": {"type": "line"}},
+        {
+            "type": "location",
+            "id": "3",
+            "title": "花壇鄉公所",
+            "address": "彰化縣花壇鄉",
+            "latitude": 24.02,
+            "longitude": 120.55,
+        },
+        {"type": "audio", "id": "4", "duration": 6000, "contentProvider": {"type": "line"}},
+        {"type": "file", "id": "5", "fileName": "menu.pdf", "fileSize": 2048},
+        {"type": "somethingNew", "id": "6"},
+    ],
+    ids=lambda m: m["type"],
+)
 def test_non_text_messages_are_200_and_ignored(app: AppHarness, message: dict) -> None:
     event = W.text_event(USER, "x")
     event["message"] = message
@@ -180,9 +237,14 @@ def test_standby_mode_events_are_200_and_ignored(app: AppHarness) -> None:
 def test_events_without_a_usable_source_are_200_and_ignored(app: AppHarness) -> None:
     base = W.text_event(USER, "花壇有什麼好吃的？")
     variants = []
-    for change in ({"source": {"type": "user"}}, {"source": {"type": "group", "userId": USER}},
-                   {"source": {"type": "room", "userId": USER}}, {"source": {"type": "user", "userId": "U" * 300}},
-                   {"source": {"type": "user", "userId": "U\ud800"}}, {"source": {"type": "user", "userId": "U\x00\n1"}}):
+    for change in (
+        {"source": {"type": "user"}},
+        {"source": {"type": "group", "userId": USER}},
+        {"source": {"type": "room", "userId": USER}},
+        {"source": {"type": "user", "userId": "U" * 300}},
+        {"source": {"type": "user", "userId": "U\ud800"}},
+        {"source": {"type": "user", "userId": "U\x00\n1"}},
+    ):
         event = copy.deepcopy(base)
         event.update(change)
         variants.append(event)
@@ -195,8 +257,15 @@ def test_events_without_a_usable_source_are_200_and_ignored(app: AppHarness) -> 
 
 
 def test_postback_data_that_is_not_ours_is_200_and_ignored(app: AppHarness) -> None:
-    for data in ("action=buy&itemid=111", "", "local:consent:maybe:vegetarian", "local:consent:yes:meat",
-                 "local:consent:yes:vegetarian:extra", "LOCAL:CONSENT:YES:VEGETARIAN", "x" * 300):
+    for data in (
+        "action=buy&itemid=111",
+        "",
+        "local:consent:maybe:vegetarian",
+        "local:consent:yes:meat",
+        "local:consent:yes:vegetarian:extra",
+        "LOCAL:CONSENT:YES:VEGETARIAN",
+        "x" * 300,
+    ):
         before = state(app)
         response = app.send(W.postback_event(USER, data))
         assert response.status_code == 200 and response.json()["accepted"] == 1
@@ -207,18 +276,32 @@ def test_postback_data_that_is_not_ours_is_200_and_ignored(app: AppHarness) -> N
 
 # -- odd text still gets a reply -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "花" * 5000,
-    "😀🍜🧋👵🏻👨‍👩‍👧" * 300,
-    "花壇😀有什麼🍜好吃的？🙏",
-    "花壇\x00有什麼\x01好吃\x07的？\x1b[31m\r\n\t",
-    "\x00\x00\x00",
-    "",
-    "   \u3000\n",
-    "\u202e花壇有什麼好吃的？\u200b\ufeff",
-    "a\ud800b",  # a lone surrogate, as a JSON \\u escape can carry
-], ids=["5000-chars", "emoji-heavy", "emoji-mixed", "control-chars", "only-nul", "empty", "blank", "bidi",
-        "lone-surrogate"])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "花" * 5000,
+        "😀🍜🧋👵🏻👨‍👩‍👧" * 300,
+        "花壇😀有什麼🍜好吃的？🙏",
+        "花壇\x00有什麼\x01好吃\x07的？\x1b[31m\r\n\t",
+        "\x00\x00\x00",
+        "",
+        "   \u3000\n",
+        "\u202e花壇有什麼好吃的？\u200b\ufeff",
+        "a\ud800b",  # a lone surrogate, as a JSON \\u escape can carry
+    ],
+    ids=[
+        "5000-chars",
+        "emoji-heavy",
+        "emoji-mixed",
+        "control-chars",
+        "only-nul",
+        "empty",
+        "blank",
+        "bidi",
+        "lone-surrogate",
+    ],
+)
 def test_odd_text_is_200_and_gets_a_reply(app: AppHarness, text: str) -> None:
     before = len(app.line.replies())
     failures = app.dispatcher.failures
@@ -244,17 +327,50 @@ IDS = st.sampled_from(["Ufuzz00000000000000000000000000001", "Ufuzz0000000000000
 SURROGATES = st.text(st.characters(categories=["Cs"]), min_size=1, max_size=3)  # lone "\udxxx" escapes
 GROUP_IDS = st.sampled_from(["Gfuzz0000000000000000000000000001", "Rfuzz01"])
 FAST_TEXTS = st.sampled_from(["", " ", "help", "使用說明", "\x00", "記住我吃素", "忘記我的飲食偏好"])
-JSON_LEAF = (st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
-             | st.text(max_size=8))
-JSON_VALUE = st.recursive(JSON_LEAF, lambda inner: st.lists(inner, max_size=3)
-                          | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=5)
+JSON_LEAF = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8)
+)
+JSON_VALUE = st.recursive(
+    JSON_LEAF,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=5,
+)
 BATCH = 8  # bodies per hypothesis example: hypothesis' per-example cost dominates otherwise
-EVENT_TYPES = ["message", "postback", "follow", "unfollow", "join", "leave", "memberJoined", "unsend",
-               "futureThing", ""]
-FIELDS = [("type",), ("mode",), ("timestamp",), ("source",), ("source", "type"), ("source", "userId"),
-          ("source", "groupId"), ("webhookEventId",), ("replyToken",), ("deliveryContext",),
-          ("deliveryContext", "isRedelivery"), ("message",), ("message", "type"), ("message", "text"),
-          ("message", "id"), ("postback",), ("postback", "data")]
+EVENT_TYPES = [
+    "message",
+    "postback",
+    "follow",
+    "unfollow",
+    "join",
+    "leave",
+    "memberJoined",
+    "unsend",
+    "futureThing",
+    "",
+]
+FIELDS = [
+    ("type",),
+    ("mode",),
+    ("timestamp",),
+    ("source",),
+    ("source", "type"),
+    ("source", "userId"),
+    ("source", "groupId"),
+    ("webhookEventId",),
+    ("replyToken",),
+    ("deliveryContext",),
+    ("deliveryContext", "isRedelivery"),
+    ("message",),
+    ("message", "type"),
+    ("message", "text"),
+    ("message", "id"),
+    ("postback",),
+    ("postback", "data"),
+]
 
 
 @st.composite
@@ -266,13 +382,16 @@ def fuzz_events(draw: st.DrawFn) -> dict[str, Any]:
         text = draw(FAST_TEXTS | st.text(max_size=60) | SURROGATES)
         event = W.text_event(user, text, group=group if group and group.startswith("G") else None)
     elif kind == "postback":
-        event = W.postback_event(user, draw(st.sampled_from(["local:consent:no:vegetarian", "a=b"])
-                                            | st.text(max_size=20)))
+        event = W.postback_event(
+            user, draw(st.sampled_from(["local:consent:no:vegetarian", "a=b"]) | st.text(max_size=20))
+        )
     else:
         event = event_of(kind or draw(st.text(max_size=10)))
         event["source"] = W.source(user, group=group)
     if draw(st.booleans()):
-        event["webhookEventId"] = draw(st.sampled_from(["01FUZZDUP0000000000000000A", "01FUZZDUP0000000000000000B"]))
+        event["webhookEventId"] = draw(
+            st.sampled_from(["01FUZZDUP0000000000000000A", "01FUZZDUP0000000000000000B"])
+        )
     for path in draw(st.lists(st.sampled_from(FIELDS), max_size=3)):
         target = event
         for key in path[:-1]:
@@ -314,11 +433,16 @@ def test_fuzzed_bodies_never_5xx_and_the_worker_stays_healthy(app: AppHarness) -
     seen: list[int] = []
 
     async def post_all(batch):
-        return await asyncio.gather(*(app.client.post("/callback", content=raw, headers=headers)
-                                      for raw, headers, _ in batch))
+        return await asyncio.gather(
+            *(app.client.post("/callback", content=raw, headers=headers) for raw, headers, _ in batch)
+        )
 
-    @settings(max_examples=2000 // BATCH, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=2000 // BATCH,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(st.lists(fuzz_bodies(), min_size=BATCH, max_size=BATCH))
     def post_batch(batch: list[tuple[bytes, dict[str, str], bool]]) -> None:
         responses = app.run(post_all(batch))

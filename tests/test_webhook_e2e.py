@@ -22,6 +22,8 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from helpers_app import SECRET, TOKEN, AppHarness, UvicornHarness, first_text
 
+from local_agent.agent.offline_rules import ASK_TOWNSHIP
+from local_agent.context.canonical import canonical_json
 from local_agent.context.errors import StoreError
 from local_agent.context.projection import (
     MODEL_PROJECTION,
@@ -30,15 +32,17 @@ from local_agent.context.projection import (
     SUMMARY_MARKER,
     USER_PROJECTION_PREFIX,
 )
-from local_agent.context.session_budget import canonical_json
-from local_agent.intent import ASK_TOWNSHIP
 from local_agent.line.client import retry_key_for
-from local_agent.line.fake_api import FakeLineApi
-from local_agent.render import HELP_TEXT, POLITE_FAILURE
-from local_agent.sqlite_store import SqliteStore
+from local_agent.replies.render import HELP_TEXT, POLITE_FAILURE
+from local_agent.stores.sqlite import SqliteStore
 from local_agent.testing import webhooks as W
+from local_agent.testing.fake_line_api import FakeLineApi
 
-USER, OTHER, GROUP = "Ue2e00000000000000000000000000001", "Ue2e00000000000000000000000000002", "Ge2e0000000001"
+USER, OTHER, GROUP = (
+    "Ue2e00000000000000000000000000001",
+    "Ue2e00000000000000000000000000002",
+    "Ge2e0000000001",
+)
 
 # The seed's offline five-turn conversation: 花壇 food → 花壇 events → parking → bus → reference.
 FIVE_TURNS = (
@@ -79,6 +83,7 @@ def run_conversation(app: AppHarness, texts, user: str = USER, group: str | None
 
 # -- real HTTP under uvicorn ---------------------------------------------------------------------
 
+
 def test_true_http_three_turn_line_conversation_returns_huatan_places(tmp_path: Path) -> None:
     with UvicornHarness(tmp_path / "local.sqlite3") as server:
         assert server.http.get("/healthz").json()["status"] == "ok"
@@ -95,10 +100,16 @@ def test_true_http_three_turn_line_conversation_returns_huatan_places(tmp_path: 
             assert response.status_code == 200 and response.json()["accepted"] == 1
         outcomes = server.outcomes[1:]
         assert [o.tool_calls[0]["tool"] for o in outcomes] == [
-            "search_local_places", "search_local_events", "search_local_places"]
+            "search_local_places",
+            "search_local_events",
+            "search_local_places",
+        ]
         assert [o.tool_calls[0]["effective_arguments"]["area"] for o in outcomes] == ["花壇鄉"] * 3
         # turn 3 resolved 剛才那個鄉鎮 from the window (花壇 is still within the two turns)
-        assert model_texts(outcomes[2])[0] == f"{USER_PROJECTION_PREFIX}花壇鄉：找店家。不包含當次素別，不代表同意或服務完成。"
+        assert (
+            model_texts(outcomes[2])[0]
+            == f"{USER_PROJECTION_PREFIX}花壇鄉：找店家。不包含當次素別，不代表同意或服務完成。"
+        )
         assert outcomes[2].model_requests[0]["summary_dropped"] is False
 
         by_token = {r.body["replyToken"]: r for r in server.line.replies()}
@@ -120,16 +131,26 @@ def test_true_http_three_turn_line_conversation_returns_huatan_places(tmp_path: 
 
 # -- context through the webhook ----------------------------------------------------------------
 
+
 def test_five_turn_conversation_resolves_turn_five_to_huatan_through_the_summary(app: AppHarness) -> None:
     outcomes = run_conversation(app, FIVE_TURNS[:4])
-    assert [o.projection for o in outcomes] == ["花壇鄉：找店家", "花壇鄉：查活動", NON_PUBLIC_LABEL, NON_PUBLIC_LABEL]
+    assert [o.projection for o in outcomes] == [
+        "花壇鄉：找店家",
+        "花壇鄉：查活動",
+        NON_PUBLIC_LABEL,
+        NON_PUBLIC_LABEL,
+    ]
     assert app.journal(USER)["summary"] == {"goal": "events", "area": "花壇鄉"}
 
     (fifth,) = run_conversation(app, FIVE_TURNS[4:])
     sent = model_texts(fifth)
     assert sent[0] == SUMMARY_LINE
     assert sent[1] == SUMMARY_ACK
-    assert sent[2] == sent[4] == f"{USER_PROJECTION_PREFIX}{NON_PUBLIC_LABEL}。不包含當次素別，不代表同意或服務完成。"
+    assert (
+        sent[2]
+        == sent[4]
+        == f"{USER_PROJECTION_PREFIX}{NON_PUBLIC_LABEL}。不包含當次素別，不代表同意或服務完成。"
+    )
     assert sent[3] == sent[5] == MODEL_PROJECTION
     assert sent[6] == FIVE_TURNS[4] and len(sent) == 7
     assert not any(t in "".join(sent[:-1]) for t in FIVE_TURNS)  # no earlier raw text in the request
@@ -149,7 +170,9 @@ def _item_bytes(items: list[dict]) -> int:
     return sum(len(canonical_json(i).encode("utf-8")) + 1 for i in items)
 
 
-def test_budget_that_forces_summary_dropped_makes_the_offline_model_ask_which_township(tmp_path: Path) -> None:
+def test_budget_that_forces_summary_dropped_makes_the_offline_model_ask_which_township(
+    tmp_path: Path,
+) -> None:
     # Run 1 (default budget): measure turn 5's whole request.
     with AppHarness(tmp_path / "measure.sqlite3") as first:
         fifth = run_conversation(first, FIVE_TURNS)[-1]
@@ -179,7 +202,10 @@ def test_consent_search_forget_search_through_the_webhook(app: AppHarness) -> No
     app.turn(W.text_event(USER, "記住我吃素"))
     prompt = app.line.replies()[-1].body["messages"][-1]
     items = prompt["quickReply"]["items"]
-    assert [i["action"]["data"] for i in items] == ["local:consent:yes:vegetarian", "local:consent:no:vegetarian"]
+    assert [i["action"]["data"] for i in items] == [
+        "local:consent:yes:vegetarian",
+        "local:consent:no:vegetarian",
+    ]
 
     app.turn(W.postback_event(USER, items[0]["action"]["data"]))
     assert app.outcomes[-1].command == "consent_granted"
@@ -203,8 +229,9 @@ def test_consent_search_forget_search_through_the_webhook(app: AppHarness) -> No
     assert model_texts(forgotten) == [FOOD_HUATAN]
     # the audit rows in SQLite say the same
     rows = app.store.audit_rows(W.scope_of(USER).storage_id)
-    assert [(r.memory_revision, r.preference_origin, r.effective_arguments["dietary_type"]) for r in rows] == [
-        (1, "consented_memory", "vegetarian"), (2, "none", "any")]
+    assert [
+        (r.memory_revision, r.preference_origin, r.effective_arguments["dietary_type"]) for r in rows
+    ] == [(1, "consented_memory", "vegetarian"), (2, "none", "any")]
     assert app.store.get(USER).consent == "forgotten"
 
 
@@ -218,7 +245,12 @@ def test_two_users_and_a_group_interleaved_never_see_each_others_context(app: Ap
     for user, group, text in first:
         app.turn(W.text_event(user, text, group=group))
     follow_up = "剛才那個鄉鎮，再找一家吃的。"
-    expected = {(USER, None): "花壇鄉", (OTHER, None): "鹿港鎮", (USER, GROUP): "員林市", (OTHER, GROUP): "田中鎮"}
+    expected = {
+        (USER, None): "花壇鄉",
+        (OTHER, None): "鹿港鎮",
+        (USER, GROUP): "員林市",
+        (OTHER, GROUP): "田中鎮",
+    }
     towns = set(expected.values())
     for (user, group), town in expected.items():
         app.turn(W.text_event(user, follow_up, group=group))
@@ -243,6 +275,7 @@ def test_three_turn_line_conversation_in_process(app: AppHarness) -> None:
 
 
 # -- LINE edge behaviour --------------------------------------------------------------------------
+
 
 def test_follow_event_gets_the_greeting_and_no_loading(app: AppHarness) -> None:
     event = W.follow_event(USER)
@@ -352,7 +385,9 @@ def test_order_per_scope_with_ten_concurrent_requests(app: AppHarness) -> None:
         order = _processed_in_order(log, scope)
         assert sorted(order) == sorted(e["message"]["text"] for e in events)
         text_of = {e["replyToken"]: e["message"]["text"] for e in events}
-        replied = [text_of[r.body["replyToken"]] for r in app.line.replies() if r.body["replyToken"] in text_of]
+        replied = [
+            text_of[r.body["replyToken"]] for r in app.line.replies() if r.body["replyToken"] in text_of
+        ]
         assert replied == order  # replies leave in the order the scope processed them
     # the two scopes did run alongside each other (the per-scope order is not a global lock)
     running, most = 0, 0
@@ -396,8 +431,11 @@ def test_dedupe_holds_across_an_app_restart_on_the_same_sqlite_file(tmp_path: Pa
 def test_graceful_shutdown_finishes_in_flight_turns(tmp_path: Path) -> None:
     app = AppHarness(tmp_path / "local.sqlite3").start()
     app.line.delay_next("/message/reply", 0.3, times=3)  # keep the turns in flight a while
-    events = [W.text_event(USER, FOOD_HUATAN), W.text_event(OTHER, "鹿港有什麼活動？"),
-              W.follow_event("Ufollower00000000000000000000000")]
+    events = [
+        W.text_event(USER, FOOD_HUATAN),
+        W.text_event(OTHER, "鹿港有什麼活動？"),
+        W.follow_event("Ufollower00000000000000000000000"),
+    ]
     assert app.send(*events).status_code == 200
     line = app.line
     app._owns_line = False  # keep the fake up to inspect it after the app is gone
@@ -417,6 +455,7 @@ def test_webhook_after_shutdown_began_answers_503(app: AppHarness) -> None:
 
 
 # -- failures inside a turn ------------------------------------------------------------------------
+
 
 class FailingStore:
     """The real SqliteStore, with switches that make chosen operations raise StoreError."""
@@ -483,8 +522,9 @@ class RaisingModel(BaseLlm):
 
     model: str = "raising-test-model"
 
-    async def generate_content_async(self, llm_request: LlmRequest,
-                                     stream: bool = False) -> AsyncGenerator[LlmResponse, None]:
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
         raise RuntimeError("model transport down")
         yield  # pragma: no cover  (makes this an async generator)
 
@@ -505,8 +545,9 @@ class HangingModel(BaseLlm):
 
     model: str = "hanging-test-model"
 
-    async def generate_content_async(self, llm_request: LlmRequest,
-                                     stream: bool = False) -> AsyncGenerator[LlmResponse, None]:
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
         await asyncio.sleep(3600)
         yield  # pragma: no cover
 
@@ -546,10 +587,13 @@ def test_unexpected_error_in_a_turn_still_apologises_and_the_worker_survives(app
 MONTHLY = {"message": "You have reached your monthly limit."}
 
 
-@pytest.mark.parametrize(("status", "body", "attempts"), [
-    (500, None, 3), (502, None, 3), (429, None, 3), (429, MONTHLY, 1), (401, None, 1), (403, None, 1)])
+@pytest.mark.parametrize(
+    ("status", "body", "attempts"),
+    [(500, None, 3), (502, None, 3), (429, None, 3), (429, MONTHLY, 1), (401, None, 1), (403, None, 1)],
+)
 def test_line_api_errors_on_reply_are_retried_a_bounded_number_of_times(
-        app: AppHarness, status: int, body: dict | None, attempts: int) -> None:
+    app: AppHarness, status: int, body: dict | None, attempts: int
+) -> None:
     app.line.fail_next("/message/reply", status, times=50, body=body)
     app.turn(W.text_event(USER, FOOD_HUATAN))
     time.sleep(0.1)  # nothing further should arrive
@@ -606,6 +650,7 @@ def test_loading_animation_failure_does_not_block_the_reply(app: AppHarness) -> 
 
 
 # -- privacy -----------------------------------------------------------------------------------------
+
 
 def _escaped_forms(text: str) -> set[bytes]:
     forms = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}
@@ -665,7 +710,10 @@ def test_turns_run_on_their_own_loop_thread_and_still_answer_in_order(tmp_path: 
         areas = [o.tool_calls[0]["effective_arguments"]["area"] for o in app.outcomes]
         assert areas == ["花壇鄉", "花壇鄉", "花壇鄉"]
         assert [o.tool_calls[0]["tool"] for o in app.outcomes] == [
-            "search_local_places", "search_local_events", "search_local_places"]
+            "search_local_places",
+            "search_local_events",
+            "search_local_places",
+        ]
     finally:
         app.stop()
 
@@ -673,7 +721,9 @@ def test_turns_run_on_their_own_loop_thread_and_still_answer_in_order(tmp_path: 
 def test_a_full_backlog_answers_503_so_line_redelivers_and_nothing_is_lost(tmp_path: Path) -> None:
     app = AppHarness(tmp_path / "local.sqlite3", settings={"LOCAL_MAX_PENDING_TURNS": "2"}).start()
     try:
-        first, second, third = (W.text_event(u, FOOD_HUATAN) for u in (USER, OTHER, "Ue2e00000000000000000000000000003"))
+        first, second, third = (
+            W.text_event(u, FOOD_HUATAN) for u in (USER, OTHER, "Ue2e00000000000000000000000000003")
+        )
         app.line.delay_next("/message/reply", 0.5, times=2)  # keep two turns pending
         assert app.send(first, second).status_code == 200
         assert app.send(third).status_code == 503  # no room: LINE will redeliver

@@ -1,4 +1,4 @@
-"""ContextWindow (two whole exchanges), ContextSummary (goal + area) and trim_oldest (DESIGN §3)."""
+"""ContextWindow (two whole exchanges), ContextSummary (goal + area) and trim_oldest."""
 
 from __future__ import annotations
 
@@ -44,11 +44,19 @@ def test_third_append_absorbs_the_oldest_exchange_into_the_summary():
 
 def test_window_never_exceeds_two_turns_however_long_the_conversation():
     window = ContextWindow()
-    sequence = [PLACES_HUATAN, NON_PUBLIC, EVENTS_YUANLIN, PLACES_LUKANG, NON_PUBLIC, NON_PUBLIC, EVENTS_HUATAN]
+    sequence = [
+        PLACES_HUATAN,
+        NON_PUBLIC,
+        EVENTS_YUANLIN,
+        PLACES_LUKANG,
+        NON_PUBLIC,
+        NON_PUBLIC,
+        EVENTS_HUATAN,
+    ]
     for i, turn in enumerate(sequence):
         window = window.append(turn)
         assert len(window.turns) == min(i + 1, 2)
-        assert window.turns == tuple(sequence[max(0, i - 1): i + 1])
+        assert window.turns == tuple(sequence[max(0, i - 1) : i + 1])
 
 
 def test_append_is_pure_and_leaves_the_original_window_untouched():

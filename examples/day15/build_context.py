@@ -33,17 +33,37 @@ WHITELIST_FILES: tuple[str, ...] = (
 )
 WHITELIST_PACKAGES: tuple[str, ...] = ("local_agent",)
 # Fakes for tests, the replay and the chat stay out of the image.
-EXCLUDED_PACKAGES: tuple[str, ...] = ("local_agent/testing", "local_agent/line/fake_api.py", "local_agent/loopback.py")
+EXCLUDED_PACKAGES: tuple[str, ...] = ("local_agent/testing",)
 REQUIRED_IN_PACKAGES: tuple[str, ...] = (
     "local_agent/__init__.py",
     "local_agent/context/__init__.py",
     "local_agent/line/webhook.py",
-    "local_agent/adk_router.py",
+    "local_agent/agent/adk_router.py",
+    "local_agent/app.py",
 )
 FORBIDDEN_PATTERNS: tuple[str, ...] = (
-    ".git", ".git/*", "*/.git/*", ".env", ".env.*", "*/.env", "*/.env.*", "*.pem", "*.key", "*.p12",
-    "*credentials*.json", "*service-account*.json", "out/*", "var/*", "*__pycache__*", "*.pyc",
-    ".venv/*", ".pytest_cache/*", ".ruff_cache/*", ".hypothesis/*", "*.sqlite3*", "*.db",
+    ".git",
+    ".git/*",
+    "*/.git/*",
+    ".env",
+    ".env.*",
+    "*/.env",
+    "*/.env.*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*credentials*.json",
+    "*service-account*.json",
+    "out/*",
+    "var/*",
+    "*__pycache__*",
+    "*.pyc",
+    ".venv/*",
+    ".pytest_cache/*",
+    ".ruff_cache/*",
+    ".hypothesis/*",
+    "*.sqlite3*",
+    "*.db",
 )
 PINNED = ("google-adk", "google-genai")
 
@@ -100,8 +120,12 @@ def export(out: Path, root: Path = ROOT) -> dict:
         raise ExportError("--out must not be the source tree or one of its parents")
     if root in out.parents and out.relative_to(root).parts[0] != "out":
         raise ExportError("--out inside the source tree must be under out/")
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "SOURCE_MANIFEST.json").is_file())):
-        raise ExportError("--out exists and is not an earlier export (no SOURCE_MANIFEST.json); refusing to replace it")
+    if out.exists() and (
+        not out.is_dir() or (any(out.iterdir()) and not (out / "SOURCE_MANIFEST.json").is_file())
+    ):
+        raise ExportError(
+            "--out exists and is not an earlier export (no SOURCE_MANIFEST.json); refusing to replace it"
+        )
     files = collect(root)
     versions = pinned_versions(root)
     if out.exists():

@@ -27,8 +27,10 @@ from typing import TextIO
 from examples.day15.replay import EventResult, ReplayDriver, StartupError, positive_int, quiet_broken_pipe
 
 BOT = "LOCAL"
-COMMANDS_HELP = ("指令：/debug 顯示送給模型的內容與工具呼叫（開／關），/advance 秒數 讓時間往前走，"
-                 "/help 說明，/quit 離開。輸入選項前的數字可以點選快速回覆。")
+COMMANDS_HELP = (
+    "指令：/debug 顯示送給模型的內容與工具呼叫（開／關），/advance 秒數 讓時間往前走，"
+    "/help 說明，/quit 離開。輸入選項前的數字可以點選快速回覆。"
+)
 
 
 def _card_lines(title: str, subtitle: str, lines: list[str]) -> list[str]:
@@ -73,8 +75,10 @@ def render_debug(result: EventResult | None) -> list[str]:
     if not requests:
         out.append("[debug] 這一回合沒有呼叫模型（指令或被預算擋下）。")
     for req in requests:
-        out.append(f"[debug] 送給模型的內容（{req['count']} {req['unit']}，捨棄 {req['dropped_turns']} 回合，"
-                   f"{'摘要已捨棄' if req['summary_dropped'] else '摘要未捨棄'}）：")
+        out.append(
+            f"[debug] 送給模型的內容（{req['count']} {req['unit']}，捨棄 {req['dropped_turns']} 回合，"
+            f"{'摘要已捨棄' if req['summary_dropped'] else '摘要未捨棄'}）："
+        )
         for c in req["contents"]:
             out.append(f"[debug]   {c['role']}: {c['text']}")
     for call in result.tool_calls:
@@ -86,8 +90,14 @@ def render_debug(result: EventResult | None) -> list[str]:
     return out
 
 
-async def chat(user: str, group: str | None, *, budget_bytes: int | None = None,
-               stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+async def chat(
+    user: str,
+    group: str | None,
+    *,
+    budget_bytes: int | None = None,
+    stdin: TextIO = sys.stdin,
+    stdout: TextIO = sys.stdout,
+) -> int:
     interactive = stdin.isatty()
 
     def say(lines: list[str] | str) -> None:
@@ -151,12 +161,19 @@ async def chat(user: str, group: str | None, *, budget_bytes: int | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m examples.day15.chat",
-                                     description="Chat with the LOCAL app in the terminal (no LINE channel needed).")
+    parser = argparse.ArgumentParser(
+        prog="python -m examples.day15.chat",
+        description="Chat with the LOCAL app in the terminal (no LINE channel needed).",
+    )
     parser.add_argument("--user", default="U1", help="your LINE user id in this chat (default U1)")
     parser.add_argument("--group", default=None, help="talk inside this group id instead of a 1:1 chat")
-    parser.add_argument("--budget-bytes", type=positive_int, default=None, metavar="N",
-                        help="override the input budget (UTF-8 bytes of the whole model request)")
+    parser.add_argument(
+        "--budget-bytes",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="override the input budget (UTF-8 bytes of the whole model request)",
+    )
     args = parser.parse_args(argv)
     try:
         return asyncio.run(chat(args.user, args.group, budget_bytes=args.budget_bytes))

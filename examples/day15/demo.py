@@ -8,7 +8,7 @@ stdlib-only modules of ``local_agent`` (the context layer, the pipeline, the off
 rules, TurnTools, commands, rendering, the SQLite store and the teaching catalogue).
 
 What it is and is not:
-- The "model" is the offline rules of ``local_agent.intent``: a deterministic stand-in for Gemini
+- The "model" is the offline rules of ``local_agent.agent.offline_rules``: a deterministic stand-in for Gemini
   that reads only the request it is given. It is not Gemini.
 - Places and events come from a teaching snapshot (invented data), not live listings.
 - Every size is UTF-8 bytes of the canonical JSON request (rules + tool contract + contents),
@@ -31,8 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from local_agent import catalogue, fingerprint, intent
-from local_agent.commands import Commands
+from local_agent import fingerprint
+from local_agent.agent import offline_rules as intent
+from local_agent.agent.instructions import SYSTEM_INSTRUCTION
+from local_agent.agent.pipeline import ContextPipeline, TurnState
+from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
 from local_agent.context import (
     BudgetExceeded,
     BudgetResult,
@@ -50,21 +53,20 @@ from local_agent.context import (
     projection,
     render_contents,
 )
-from local_agent.context.context_store import TTL_SECONDS
+from local_agent.context.journal import TTL_SECONDS
 from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS
-from local_agent.pipeline import ContextPipeline, TurnState
-from local_agent.render import BUDGET_REFUSAL, render_tool_result
-from local_agent.rules import SYSTEM_INSTRUCTION
-from local_agent.sqlite_store import SqliteStore
-from local_agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
+from local_agent.listings import catalogue
+from local_agent.replies.render import BUDGET_REFUSAL, render_tool_result
+from local_agent.stores.sqlite import SqliteStore
+from local_agent.turns.commands import Commands
 
 DEFAULT_OUT = "out/day15/first-run"
 DB_NAME = "day15.sqlite3"
-BUDGET_LIMIT = 8192            # the production limit is 8,192 tokens; offline the same number counts bytes
-UNBOUNDED_TURNS = 10**6        # "full history": every projected turn is kept, no summary
+BUDGET_LIMIT = 8192  # the production limit is 8,192 tokens; offline the same number counts bytes
+UNBOUNDED_TURNS = 10**6  # "full history": every projected turn is kept, no summary
 UNBOUNDED_LIMIT = 10**12
-START_TIME = 1_700_000_000.0   # the fake clock's start (seconds)
-TURN_GAP_SECONDS = 45.0        # the fake clock moves this much before each turn
+START_TIME = 1_700_000_000.0  # the fake clock's start (seconds)
+TURN_GAP_SECONDS = 45.0  # the fake clock moves this much before each turn
 SWEEP_TURNS = 50
 SWEEP_MARKS = (5, 10, 25, 50)
 
@@ -101,7 +103,18 @@ user ：剛才那個鄉鎮，再找一家吃的。"""
 # The 50-turn sweep: a deterministic conversation that cycles through places, events and other
 # questions (parking, buses, toilets, a phone number, an illness, the weather) across townships,
 # with references such as 剛才那個鄉鎮 / 同一個地方 / 剛剛那裡.
-SWEEP_TOWNSHIPS = ("花壇鄉", "鹿港鎮", "員林市", "田中鎮", "北斗鎮", "二林鎮", "溪湖鎮", "和美鎮", "社頭鄉", "彰化市")
+SWEEP_TOWNSHIPS = (
+    "花壇鄉",
+    "鹿港鎮",
+    "員林市",
+    "田中鎮",
+    "北斗鎮",
+    "二林鎮",
+    "溪湖鎮",
+    "和美鎮",
+    "社頭鄉",
+    "彰化市",
+)
 PLACE_ASKS = ("{t}有什麼好吃的？推薦一下。", "{t}附近有沒有吃飯的地方？")
 EVENT_ASKS = ("那{t}最近有什麼活動可以去看看？", "{t}這個週末有沒有市集？")
 OTHER_ASKS = (
@@ -120,10 +133,18 @@ DRILL_CONSENT_TEXT = "記住我吃素"
 DRILL_FORGET_TEXT = "忘記我的飲食偏好"
 FORGOTTEN_VALUE = "vegetarian"
 FORGOTTEN_WORDS = (FORGOTTEN_VALUE, catalogue.DIETARY_TYPES[FORGOTTEN_VALUE], "吃素")
-AUDIT_EVIDENCE_KEYS = ("tool", "proposed_arguments", "memory_revision", "effective_arguments", "preference_origin")
+AUDIT_EVIDENCE_KEYS = (
+    "tool",
+    "proposed_arguments",
+    "memory_revision",
+    "effective_arguments",
+    "preference_origin",
+)
 
-WEBHOOK_SKIPPED = ("Webhook part skipped: install the project (./scripts/test does) to also run the LINE "
-                   "conversation through the webhook.")
+WEBHOOK_SKIPPED = (
+    "Webhook part skipped: install the project (./scripts/test does) to also run the LINE "
+    "conversation through the webhook."
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,17 +233,24 @@ def exchange_count(pairs: Sequence[tuple[str, str]]) -> int:
     i = 0
     if pairs and pairs[0][1].startswith(projection.SUMMARY_MARKER):
         expect(pairs[0][0] == "user", "summary line is not a user content")
-        expect(len(pairs) > 1 and pairs[1] == ("model", projection.SUMMARY_ACK),
-               "summary line without its acknowledgement")
+        expect(
+            len(pairs) > 1 and pairs[1] == ("model", projection.SUMMARY_ACK),
+            "summary line without its acknowledgement",
+        )
         i = 2
     exchanges = 0
     while i < len(pairs):
         role, text = pairs[i]
-        expect(role == "user" and text.startswith(projection.USER_PROJECTION_PREFIX)
-               and text.endswith(projection.USER_PROJECTION_SUFFIX),
-               f"content {i} is not a projected user turn")
-        expect(i + 1 < len(pairs) and pairs[i + 1] == ("model", projection.MODEL_PROJECTION),
-               f"projected user turn {i} is not followed by the model marker (exchange split)")
+        expect(
+            role == "user"
+            and text.startswith(projection.USER_PROJECTION_PREFIX)
+            and text.endswith(projection.USER_PROJECTION_SUFFIX),
+            f"content {i} is not a projected user turn",
+        )
+        expect(
+            i + 1 < len(pairs) and pairs[i + 1] == ("model", projection.MODEL_PROJECTION),
+            f"projected user turn {i} is not followed by the model marker (exchange split)",
+        )
         i += 2
         exchanges += 1
     return exchanges
@@ -244,7 +272,7 @@ def raw_ngrams(text: str, n: int = 4) -> set[str]:
     grams: set[str] = set()
     for segment in segments:
         for i in range(len(segment) - n + 1):
-            gram = segment[i:i + n]
+            gram = segment[i : i + n]
             if not all(ch in _PUNCTUATION for ch in gram):
                 grams.add(gram)
     return grams
@@ -305,24 +333,37 @@ def webhook_section(out_dir: Path) -> dict | None:
                 result = await driver.send_text("Uwebhookdemo", text)
                 outcome = result.outcome
                 calls = outcome.tool_calls if outcome else []
-                turns.append({
-                    "turn": i, "text": text,
-                    "tool_calls": [{k: c[k] for k in ("tool", "effective_arguments", "preference_origin")}
-                                   for c in calls],
-                    "replies": result.replies,
-                    "request_bytes": outcome.model_requests[0]["count"] if outcome and outcome.model_requests else None,
-                    "journal": result.journal,
-                })
+                turns.append(
+                    {
+                        "turn": i,
+                        "text": text,
+                        "tool_calls": [
+                            {k: c[k] for k in ("tool", "effective_arguments", "preference_origin")}
+                            for c in calls
+                        ],
+                        "replies": result.replies,
+                        "request_bytes": outcome.model_requests[0]["count"]
+                        if outcome and outcome.model_requests
+                        else None,
+                        "journal": result.journal,
+                    }
+                )
         return turns
 
     turns = asyncio.run(run())
     dump(out_dir / "webhook_three_turns.json", {"turns": turns})
     last_area = (turns[-1]["tool_calls"] or [{}])[0].get("effective_arguments", {}).get("area")
-    lines = ["", "## The LINE conversation through the webhook", "",
-             "The seed's three turns as signed webhook requests to the real FastAPI app (ADK Runner, offline",
-             "stand-in model, SQLite), replies captured by a fake LINE API on 127.0.0.1",
-             "(`webhook_three_turns.json`).", "",
-             "| turn | text | tool call | reply titles |", "|---|---|---|---|"]
+    lines = [
+        "",
+        "## The LINE conversation through the webhook",
+        "",
+        "The seed's three turns as signed webhook requests to the real FastAPI app (ADK Runner, offline",
+        "stand-in model, SQLite), replies captured by a fake LINE API on 127.0.0.1",
+        "(`webhook_three_turns.json`).",
+        "",
+        "| turn | text | tool call | reply titles |",
+        "|---|---|---|---|",
+    ]
     for t in turns:
         call = t["tool_calls"][0] if t["tool_calls"] else None
         call_text = f"{call['tool']}({call['effective_arguments'].get('area')})" if call else "—"
@@ -330,8 +371,10 @@ def webhook_section(out_dir: Path) -> dict | None:
         lines.append(f"| {t['turn']} | {t['text']} | {call_text} | {'、'.join(titles) or '—'} |")
     with open(out_dir / "report.md", "a", encoding="utf-8") as report:
         report.write("\n".join(lines) + "\n")
-    print(f"Webhook part: turn 3 「{LINE_THREE_TURNS[2]}」 resolved to {last_area} "
-          f"through the real webhook ({out_dir / 'webhook_three_turns.json'})")
+    print(
+        f"Webhook part: turn 3 「{LINE_THREE_TURNS[2]}」 resolved to {last_area} "
+        f"through the real webhook ({out_dir / 'webhook_three_turns.json'})"
+    )
     return {"turn3_area": last_area, "turns": len(turns)}
 
 
@@ -363,14 +406,20 @@ class Demo:
         self.envelope = build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
         self.pipeline = self.make_pipeline(BUDGET_LIMIT)
         self.commands = Commands(preferences=self.store, journal=self.journal, clock=self.clock)
-        self.typed: list[str] = []                                   # every raw text typed
+        self.typed: list[str] = []  # every raw text typed
         self.sent: list[tuple[tuple[str, ...], dict[str, Any]]] = []  # (earlier raw texts, request)
-        self.requests: list[dict[str, Any]] = []                     # every budget request sent
-        self.kept_turns: list[int] = []                              # window size of every request
+        self.requests: list[dict[str, Any]] = []  # every budget request sent
+        self.kept_turns: list[int] = []  # window size of every request
 
     def make_pipeline(self, limit: int) -> ContextPipeline:
-        return ContextPipeline(journal=self.journal, preferences=self.store, audit=self.store,
-                               snapshots=self.store, budget=SessionBudget(limit=limit), clock=self.clock)
+        return ContextPipeline(
+            journal=self.journal,
+            preferences=self.store,
+            audit=self.store,
+            snapshots=self.store,
+            budget=SessionBudget(limit=limit),
+            clock=self.clock,
+        )
 
     def floor_bytes(self, text: str) -> int:
         """Rules + tool contract + the current question: what no budget may cut."""
@@ -403,7 +452,9 @@ class Demo:
             turn.reply = str(turn.proposal.get("text", ""))
         return turn
 
-    async def turn(self, scope: ScopeKey, text: str, turn_id: str, earlier: Sequence[str]) -> tuple[Turn, SafeTurn]:
+    async def turn(
+        self, scope: ScopeKey, text: str, turn_id: str, earlier: Sequence[str]
+    ) -> tuple[Turn, SafeTurn]:
         turn = self.act(await self.start(scope, text, turn_id, earlier))
         return turn, self.pipeline.finish(turn.state)
 
@@ -415,37 +466,39 @@ class Demo:
         probes: dict[str, Any] = {}
         turn5: Turn | None = None
         for number, text in enumerate(FIVE_TURNS, start=1):
-            turn = self.act(await self.start(scope, text, f"five-{number}", FIVE_TURNS[:number - 1]))
+            turn = self.act(await self.start(scope, text, f"five-{number}", FIVE_TURNS[: number - 1]))
             full = await self.full_history(history, text)
-            self.sent.append((tuple(FIVE_TURNS[:number - 1]), full.request))
+            self.sent.append((tuple(FIVE_TURNS[: number - 1]), full.request))
             if number == len(FIVE_TURNS):
                 turn5 = turn
                 probes = await self.turn5_probes(turn.state)
             safe = self.pipeline.finish(turn.state)
             history = history.append(safe, UNBOUNDED_TURNS)
             execution = turn.state.last_execution
-            rows.append({
-                "turn": number,
-                "topic": FIVE_TURN_TOPICS[number - 1],
-                "user_text": text,
-                "full_history_bytes": full.count,
-                "budget_bytes": turn.budget.count,
-                "floor_bytes": self.floor_bytes(text),
-                "saved_bytes": full.count - turn.budget.count,
-                "full_history_contents": len(full.contents),
-                "budget_contents": len(turn.budget.contents),
-                "journal_status": turn.state.snapshot.status,
-                "window_read": turn.state.snapshot.window.labels(),
-                "summary_read": turn.state.snapshot.window.summary.to_dict(),
-                "dropped_turns": turn.budget.dropped_turns,
-                "summary_dropped": turn.budget.summary_dropped,
-                "proposal": turn.proposal,
-                "proposal_label": proposal_label(turn.proposal),
-                "effective_arguments": execution.effective_arguments if execution else None,
-                "preference_origin": execution.preference_origin if execution else None,
-                "reply": turn.reply,
-                "projection": safe.label,
-            })
+            rows.append(
+                {
+                    "turn": number,
+                    "topic": FIVE_TURN_TOPICS[number - 1],
+                    "user_text": text,
+                    "full_history_bytes": full.count,
+                    "budget_bytes": turn.budget.count,
+                    "floor_bytes": self.floor_bytes(text),
+                    "saved_bytes": full.count - turn.budget.count,
+                    "full_history_contents": len(full.contents),
+                    "budget_contents": len(turn.budget.contents),
+                    "journal_status": turn.state.snapshot.status,
+                    "window_read": turn.state.snapshot.window.labels(),
+                    "summary_read": turn.state.snapshot.window.summary.to_dict(),
+                    "dropped_turns": turn.budget.dropped_turns,
+                    "summary_dropped": turn.budget.summary_dropped,
+                    "proposal": turn.proposal,
+                    "proposal_label": proposal_label(turn.proposal),
+                    "effective_arguments": execution.effective_arguments if execution else None,
+                    "preference_origin": execution.preference_origin if execution else None,
+                    "reply": turn.reply,
+                    "projection": safe.label,
+                }
+            )
         assert turn5 is not None
         return {
             "scope": "U1 (1:1 chat)",
@@ -472,15 +525,22 @@ class Demo:
             await tiny.prepare(probe, self.envelope, measure)
         except BudgetExceeded as exc:
             refusal = {
-                "refused": True, "code": exc.code, "message": str(exc), "limit": exc.limit,
-                "count": exc.count, "unit": exc.unit, "measured_steps": measure.counts,
-                "floor_bytes": self.floor_bytes(text), "sent_to_model": False,
+                "refused": True,
+                "code": exc.code,
+                "message": str(exc),
+                "limit": exc.limit,
+                "count": exc.count,
+                "unit": exc.unit,
+                "measured_steps": measure.counts,
+                "floor_bytes": self.floor_bytes(text),
+                "sent_to_model": False,
                 "reply_shown_to_user": BUDGET_REFUSAL,
             }
         # b) the summary forced out
         floor = self.floor_bytes(text)
         with_summary = ByteMeasure().sync(
-            {**self.envelope, "contents": render_contents(ContextWindow((), window.summary), text)})
+            {**self.envelope, "contents": render_contents(ContextWindow((), window.summary), text)}
+        )
         tight = self.make_pipeline(floor)
         probe = tight.begin(state.scope, text, turn_id=f"{state.turn_id}-tight")
         measure = RecordingMeasure()
@@ -490,10 +550,14 @@ class Demo:
         return {
             "one_byte": refusal,
             "summary_forced_out": {
-                "limit": floor, "request_without_summary_bytes": floor,
-                "request_with_summary_only_bytes": with_summary, "measured_steps": measure.counts,
-                "dropped_turns": result.dropped_turns, "summary_dropped": result.summary_dropped,
-                "contents": contents_lines(result.contents), "proposal": proposal,
+                "limit": floor,
+                "request_without_summary_bytes": floor,
+                "request_with_summary_only_bytes": with_summary,
+                "measured_steps": measure.counts,
+                "dropped_turns": result.dropped_turns,
+                "summary_dropped": result.summary_dropped,
+                "contents": contents_lines(result.contents),
+                "proposal": proposal,
             },
         }
 
@@ -511,9 +575,9 @@ class Demo:
             other1 = OTHER_ASKS[(2 * cycle) % len(OTHER_ASKS)]
             other2 = OTHER_ASKS[(2 * cycle + 1) % len(OTHER_ASKS)]
             ref = REFERENCE_ASKS[cycle % len(REFERENCE_ASKS)]
-            if cycle % 2 == 0:   # the seed's shape: the township has left the window by the reference
+            if cycle % 2 == 0:  # the seed's shape: the township has left the window by the reference
                 block = [(place, None), (event, None), (other1, None), (other2, None), (ref, town)]
-            else:                # the township is still inside the two-turn window
+            else:  # the township is still inside the two-turn window
                 block = [(event, None), (ref, town), (other1, None), (place, None), (other2, None)]
             script.extend(block)
             cycle += 1
@@ -528,18 +592,23 @@ class Demo:
         script = self.sweep_script()
         texts = [text for text, _ in script]
         for number, (text, expected) in enumerate(script, start=1):
-            turn = self.act(await self.start(scope, text, f"sweep-{number}", texts[:number - 1]))
+            turn = self.act(await self.start(scope, text, f"sweep-{number}", texts[: number - 1]))
             full = await self.full_history(history, text)
-            self.sent.append((tuple(texts[:number - 1]), full.request))
+            self.sent.append((tuple(texts[: number - 1]), full.request))
             safe = self.pipeline.finish(turn.state)
             history = history.append(safe, UNBOUNDED_TURNS)
             cumulative_full += full.count
             cumulative_budget += turn.budget.count
-            rows.append({
-                "turn": number, "full_history_bytes": full.count, "budget_bytes": turn.budget.count,
-                "floor_bytes": self.floor_bytes(text), "cumulative_full": cumulative_full,
-                "cumulative_budget": cumulative_budget,
-            })
+            rows.append(
+                {
+                    "turn": number,
+                    "full_history_bytes": full.count,
+                    "budget_bytes": turn.budget.count,
+                    "floor_bytes": self.floor_bytes(text),
+                    "cumulative_full": cumulative_full,
+                    "cumulative_budget": cumulative_budget,
+                }
+            )
             if expected is not None:
                 args = turn.proposal.get("function_call", {}).get("args", {})
                 references.append({"turn": number, "expected": expected, "resolved": args.get("area")})
@@ -561,14 +630,28 @@ class Demo:
         prompt = self.commands.handle_text(scope, DRILL_CONSENT_TEXT)
         assert prompt is not None
         choices = [{"label": c.label, "data": c.data} for c in prompt.reply.choices]
-        steps.append({"step": "consent_prompt", "text": DRILL_CONSENT_TEXT, "command": prompt.command,
-                      "reply": prompt.reply.texts[0], "choices": choices})
+        steps.append(
+            {
+                "step": "consent_prompt",
+                "text": DRILL_CONSENT_TEXT,
+                "command": prompt.command,
+                "reply": prompt.reply.texts[0],
+                "choices": choices,
+            }
+        )
         agree = next(c["data"] for c in choices if c["label"] == "同意")
         self.clock.advance(TURN_GAP_SECONDS)
         granted = self.commands.handle_postback(scope, agree)
         assert granted is not None
-        steps.append({"step": "consent_postback", "postback": agree, "command": granted.command,
-                      "revision": granted.revision, "reply": granted.reply.texts[0]})
+        steps.append(
+            {
+                "step": "consent_postback",
+                "postback": agree,
+                "command": granted.command,
+                "revision": granted.revision,
+                "reply": granted.reply.texts[0],
+            }
+        )
 
         first, _ = await self.turn(scope, DRILL_SEARCH, "drill-search-1", [])
         steps.append(self.drill_search_step(first))
@@ -579,8 +662,15 @@ class Demo:
         forgotten = self.commands.handle_text(scope, DRILL_FORGET_TEXT)
         assert forgotten is not None
         forget_at = self.clock()
-        steps.append({"step": "forget", "text": DRILL_FORGET_TEXT, "command": forgotten.command,
-                      "revision": forgotten.revision, "reply": forgotten.reply.texts[0]})
+        steps.append(
+            {
+                "step": "forget",
+                "text": DRILL_FORGET_TEXT,
+                "command": forgotten.command,
+                "revision": forgotten.revision,
+                "reply": forgotten.reply.texts[0],
+            }
+        )
         after_forget = self.rows_of(scope)
 
         second, _ = await self.turn(scope, DRILL_SEARCH, "drill-search-2", [DRILL_SEARCH])
@@ -588,8 +678,12 @@ class Demo:
         after_search = self.rows_of(scope)
         evidence = [{k: row[k] for k in AUDIT_EVIDENCE_KEYS} for row in after_search["audit"]]
         return {
-            "backend": "sqlite", "database": DB_NAME, "user_id": DRILL_USER, "scope_id": scope.storage_id,
-            "forget_at": forget_at, "steps": steps,
+            "backend": "sqlite",
+            "database": DB_NAME,
+            "user_id": DRILL_USER,
+            "scope_id": scope.storage_id,
+            "forget_at": forget_at,
+            "steps": steps,
             "audit_evidence": evidence,
             "rows_before_forget": before,
             "rows_after_forget": after_forget,
@@ -601,7 +695,9 @@ class Demo:
     def drill_search_step(turn: Turn) -> dict[str, Any]:
         execution = turn.state.last_execution
         return {
-            "step": "search", "text": DRILL_SEARCH, "journal_status": turn.state.snapshot.status,
+            "step": "search",
+            "text": DRILL_SEARCH,
+            "journal_status": turn.state.snapshot.status,
             "proposal": turn.proposal,
             "memory_revision": execution.memory_revision if execution else None,
             "effective_arguments": execution.effective_arguments if execution else None,
@@ -646,8 +742,10 @@ async def check_window(demo: Demo, results: dict[str, Any]) -> str:
     rows = demo.store.journal_rows()
     for scope_id, record in rows.items():
         expect(len(record["window"]["turns"]) <= 2, f"journal row {scope_id[:8]} holds more than 2 turns")
-    return (f"{len(demo.requests)} requests, {len(snaps)} snapshots, {len(rows)} journal rows: "
-            f"at most {max(demo.kept_turns)} whole exchanges, none split")
+    return (
+        f"{len(demo.requests)} requests, {len(snaps)} snapshots, {len(rows)} journal rows: "
+        f"at most {max(demo.kept_turns)} whole exchanges, none split"
+    )
 
 
 async def check_one_byte(demo: Demo, results: dict[str, Any]) -> str:
@@ -686,16 +784,21 @@ async def check_revision_gate(demo: Demo, results: dict[str, Any]) -> str:
     not write its window, and the old window (stored under revision 1) is never read again."""
     scope = ScopeKey.for_user("U-check-revision")
     demo.clock.advance(TURN_GAP_SECONDS)
-    demo.commands.handle_postback(scope, "local:consent:yes:vegetarian")          # revision 1
+    demo.commands.handle_postback(scope, "local:consent:yes:vegetarian")  # revision 1
     texts = ("鹿港有什麼好吃的？", "那鹿港有什麼活動？", "剛才那個鄉鎮，再找一家吃的。")
     await demo.turn(scope, texts[0], "check-revision-1", [])
     stale = demo.act(await demo.start(scope, texts[1], "check-revision-2", texts[:1]))
     expect(stale.state.snapshot.status == "fresh", "the window was not readable before the forget")
     demo.clock.advance(1.0)
-    demo.store.set_consent(scope.user_id, consent="forgotten", dietary_type=None, now=demo.clock())  # rev 2, no clear
+    demo.store.set_consent(
+        scope.user_id, consent="forgotten", dietary_type=None, now=demo.clock()
+    )  # rev 2, no clear
     demo.pipeline.finish(stale.state)
     snap = demo.store.snapshots(scope.storage_id)[-1]
-    expect(snap.data["journal_written"] is False, "a turn begun under revision 1 wrote its window after the forget")
+    expect(
+        snap.data["journal_written"] is False,
+        "a turn begun under revision 1 wrote its window after the forget",
+    )
     try:
         ContextJournal.assert_current(stale.state.snapshot, 2)
         raise CheckFailed("assert_current accepted a revision-1 snapshot at revision 2")
@@ -704,12 +807,18 @@ async def check_revision_gate(demo: Demo, results: dict[str, Any]) -> str:
     stored = demo.store.journal_rows()[scope.storage_id]
     expect(stored["preference_revision"] == 1 and stored["window"]["turns"], "the setup lost the old window")
     read = demo.journal.read(scope, 2)
-    expect(read.status == "revision_mismatch" and not read.window.turns and read.window.summary.is_empty,
-           f"old window read under revision 2 (status {read.status})")
+    expect(
+        read.status == "revision_mismatch" and not read.window.turns and read.window.summary.is_empty,
+        f"old window read under revision 2 (status {read.status})",
+    )
     after, _ = await demo.turn(scope, texts[2], "check-revision-3", texts[:2])
-    expect(after.proposal.get("text") == intent.ASK_TOWNSHIP, "the forgotten window still resolved the township")
-    return ("window stored under revision 1 read as revision_mismatch at revision 2; the mid-turn write was "
-            "refused (STALE_CONTEXT_SNAPSHOT); the next reference asks 請問是哪個鄉鎮？")
+    expect(
+        after.proposal.get("text") == intent.ASK_TOWNSHIP, "the forgotten window still resolved the township"
+    )
+    return (
+        "window stored under revision 1 read as revision_mismatch at revision 2; the mid-turn write was "
+        "refused (STALE_CONTEXT_SNAPSHOT); the next reference asks 請問是哪個鄉鎮？"
+    )
 
 
 async def check_ttl(demo: Demo, results: dict[str, Any]) -> str:
@@ -720,12 +829,16 @@ async def check_ttl(demo: Demo, results: dict[str, Any]) -> str:
         journal.append(journal.read(scope, 0), SafeTurn("places", "花壇鄉"), current_revision=0)
         clock.advance(TTL_SECONDS)
         at_limit = journal.read(scope, 0)
-        expect(at_limit.status == "fresh" and len(at_limit.window.turns) == 1,
-               f"{backend}: a window exactly {TTL_SECONDS:.0f} s old was not read")
+        expect(
+            at_limit.status == "fresh" and len(at_limit.window.turns) == 1,
+            f"{backend}: a window exactly {TTL_SECONDS:.0f} s old was not read",
+        )
         clock.advance(1.0)
         older = journal.read(scope, 0)
-        expect(older.status == "expired" and not older.window.turns,
-               f"{backend}: a window {TTL_SECONDS + 1:.0f} s old was read")
+        expect(
+            older.status == "expired" and not older.window.turns,
+            f"{backend}: a window {TTL_SECONDS + 1:.0f} s old was read",
+        )
     return f"memory and sqlite: read at exactly {TTL_SECONDS:.0f} s, expired at {TTL_SECONDS + 1:.0f} s"
 
 
@@ -735,11 +848,16 @@ async def check_scope_isolation(demo: Demo, results: dict[str, Any]) -> str:
     demo.journal.append(demo.journal.read(scope, 0), SafeTurn("places", "花壇鄉"), current_revision=0)
     own = demo.journal.read(scope, 0)
     expect(own.status == "fresh" and own.window.turns, "the user's own 1:1 window was not read")
-    for other in (ScopeKey("local", "group", "G1", scope.user_id), ScopeKey("local", "room", "R1", scope.user_id),
-                  ScopeKey.for_user("U-check-scope-other")):
+    for other in (
+        ScopeKey("local", "group", "G1", scope.user_id),
+        ScopeKey("local", "room", "R1", scope.user_id),
+        ScopeKey.for_user("U-check-scope-other"),
+    ):
         read = demo.journal.read(other, 0)
-        expect(not read.window.turns and read.window.summary.is_empty,
-               f"the {other.source_type} scope {other.source_id} read another scope's window")
+        expect(
+            not read.window.turns and read.window.summary.is_empty,
+            f"the {other.source_type} scope {other.source_id} read another scope's window",
+        )
     return "a user's 1:1 window is not read in a group or room with the same user, nor by another user"
 
 
@@ -767,35 +885,55 @@ async def check_no_raw_text_stored(demo: Demo, results: dict[str, Any]) -> str:
 async def check_turn5_summary(demo: Demo, results: dict[str, Any]) -> str:
     five = results["five"]
     turn5 = five["turns"][-1]
-    expect(turn5["proposal"].get("function_call", {}).get("name") == "search_local_places",
-           f"turn 5 proposed {turn5['proposal_label']}")
-    expect(turn5["proposal"]["function_call"]["args"].get("area") == "花壇鄉", "turn 5 did not resolve to 花壇鄉")
-    expect(all(label == projection.NON_PUBLIC_LABEL for label in five["turn5_kept_labels"]),
-           "花壇 was still in the two-turn window (the summary was not needed)")
+    expect(
+        turn5["proposal"].get("function_call", {}).get("name") == "search_local_places",
+        f"turn 5 proposed {turn5['proposal_label']}",
+    )
+    expect(
+        turn5["proposal"]["function_call"]["args"].get("area") == "花壇鄉", "turn 5 did not resolve to 花壇鄉"
+    )
+    expect(
+        all(label == projection.NON_PUBLIC_LABEL for label in five["turn5_kept_labels"]),
+        "花壇 was still in the two-turn window (the summary was not needed)",
+    )
     expect(five["turn5_summary"] == {"goal": "events", "area": "花壇鄉"}, f"summary {five['turn5_summary']}")
     return "search_local_places(area='花壇鄉') from the summary; both window turns are non-public"
 
 
 async def check_summary_forced_out(demo: Demo, results: dict[str, Any]) -> str:
     probe = results["five"]["probes"]["summary_forced_out"]
-    expect(probe["request_with_summary_only_bytes"] > probe["limit"] >= probe["request_without_summary_bytes"],
-           "the limit does not separate the request with and without the summary")
-    expect(probe["summary_dropped"] and probe["dropped_turns"] == 2, "the budget did not drop both turns and the summary")
-    expect(probe["proposal"] == {"text": intent.ASK_TOWNSHIP}, f"proposed {proposal_label(probe['proposal'])}")
-    return (f"limit {fmt(probe['limit'])} bytes (with summary {fmt(probe['request_with_summary_only_bytes'])}): "
-            f"the offline rules ask 「{intent.ASK_TOWNSHIP}」")
+    expect(
+        probe["request_with_summary_only_bytes"] > probe["limit"] >= probe["request_without_summary_bytes"],
+        "the limit does not separate the request with and without the summary",
+    )
+    expect(
+        probe["summary_dropped"] and probe["dropped_turns"] == 2,
+        "the budget did not drop both turns and the summary",
+    )
+    expect(
+        probe["proposal"] == {"text": intent.ASK_TOWNSHIP}, f"proposed {proposal_label(probe['proposal'])}"
+    )
+    return (
+        f"limit {fmt(probe['limit'])} bytes (with summary {fmt(probe['request_with_summary_only_bytes'])}): "
+        f"the offline rules ask 「{intent.ASK_TOWNSHIP}」"
+    )
 
 
 async def check_sweep(demo: Demo, results: dict[str, Any]) -> str:
     sweep = results["sweep"]
     rows = sweep["rows"]
     expect(len(rows) == SWEEP_TURNS, f"{len(rows)} sweep turns")
-    expect(all(r["floor_bytes"] <= r["budget_bytes"] <= BUDGET_LIMIT for r in rows), "a budget request out of bounds")
+    expect(
+        all(r["floor_bytes"] <= r["budget_bytes"] <= BUDGET_LIMIT for r in rows),
+        "a budget request out of bounds",
+    )
     expect(all(r["budget_bytes"] <= r["full_history_bytes"] for r in rows), "budget larger than full history")
     wrong = [r for r in sweep["references"] if r["resolved"] != r["expected"]]
     expect(not wrong, f"references resolved wrongly: {wrong[:3]}")
-    return (f"{len(rows)} turns within {fmt(BUDGET_LIMIT)} bytes; "
-            f"{len(sweep['references'])} references resolved to the right township")
+    return (
+        f"{len(rows)} turns within {fmt(BUDGET_LIMIT)} bytes; "
+        f"{len(sweep['references'])} references resolved to the right township"
+    )
 
 
 async def check_drill(demo: Demo, results: dict[str, Any]) -> str:
@@ -803,15 +941,27 @@ async def check_drill(demo: Demo, results: dict[str, Any]) -> str:
     expect(len(evidence) == 2, f"{len(evidence)} audit rows in the drill")
     proposed = {"area": "花壇鄉", "dietary_type": "", "keyword": ""}
     want = [
-        {"tool": "search_local_places", "proposed_arguments": proposed, "memory_revision": 1,
-         "effective_arguments": {**proposed, "dietary_type": "vegetarian"}, "preference_origin": "consented_memory"},
-        {"tool": "search_local_places", "proposed_arguments": proposed, "memory_revision": 2,
-         "effective_arguments": {**proposed, "dietary_type": "any"}, "preference_origin": "none"},
+        {
+            "tool": "search_local_places",
+            "proposed_arguments": proposed,
+            "memory_revision": 1,
+            "effective_arguments": {**proposed, "dietary_type": "vegetarian"},
+            "preference_origin": "consented_memory",
+        },
+        {
+            "tool": "search_local_places",
+            "proposed_arguments": proposed,
+            "memory_revision": 2,
+            "effective_arguments": {**proposed, "dietary_type": "any"},
+            "preference_origin": "none",
+        },
     ]
     for i, (got, expected) in enumerate(zip(evidence, want, strict=True), start=1):
         expect(got == expected, f"audit row {i}: {got}")
     steps = {s["step"]: s for s in results["drill"]["steps"] if s["step"] != "search"}
-    expect(steps["consent_postback"]["postback"] == "local:consent:yes:vegetarian", "unexpected consent postback")
+    expect(
+        steps["consent_postback"]["postback"] == "local:consent:yes:vegetarian", "unexpected consent postback"
+    )
     expect(results["drill"]["rows_after_forget"]["journal"] is None, "forget did not clear the window")
     return "consented_memory/vegetarian/rev 1 -> forget -> none/any/rev 2"
 
@@ -832,8 +982,10 @@ async def check_forgotten_value(demo: Demo, results: dict[str, Any]) -> str:
         text = "\n".join(strings_in(rows))
         hits = [w for w in FORGOTTEN_WORDS if w in text]
         expect(not hits, f"{hits} in {name}")
-    return ("no 'vegetarian'/素食/吃素 in the preference row, the journal row, the snapshots or audit rows written "
-            "after the forget (the earlier audit row keeps what ran then, as in §七)")
+    return (
+        "no 'vegetarian'/素食/吃素 in the preference row, the journal row, the snapshots or audit rows written "
+        "after the forget (the earlier audit row keeps what ran then, as in §七)"
+    )
 
 
 # (name, function, phase). Phase 1 checks act (some run turns of their own); phase 2 checks scan
@@ -903,8 +1055,11 @@ def summarize(results: dict[str, Any]) -> dict[str, Any]:
         "five_turns_total_full_history_bytes": sum(t["full_history_bytes"] for t in turns),
         "five_turns_total_budget_bytes": sum(t["budget_bytes"] for t in turns),
         "sweep_turns": len(rows),
-        "sweep": {str(r["turn"]): {k: r[k] for k in ("full_history_bytes", "budget_bytes", "floor_bytes")}
-                  for r in rows if r["turn"] in SWEEP_MARKS},
+        "sweep": {
+            str(r["turn"]): {k: r[k] for k in ("full_history_bytes", "budget_bytes", "floor_bytes")}
+            for r in rows
+            if r["turn"] in SWEEP_MARKS
+        },
         "cumulative_full_at_50": last["cumulative_full"],
         "cumulative_budget_at_50": last["cumulative_budget"],
         "cumulative_ratio_at_50": round(last["cumulative_full"] / last["cumulative_budget"], 2),
@@ -912,7 +1067,7 @@ def summarize(results: dict[str, Any]) -> dict[str, Any]:
         "checks_total": len(checks),
         "checks_passed": sum(1 for c in checks if c["ok"]),
         "checks_failed": sum(1 for c in checks if not c["ok"]),
-        "offline_model": "deterministic stand-in for Gemini (local_agent.intent rules)",
+        "offline_model": "deterministic stand-in for Gemini (local_agent.agent.offline_rules rules)",
         "data": catalogue.SNAPSHOT_LABEL,
     }
 
@@ -922,7 +1077,14 @@ def dump(path: Path, value: Any) -> None:
 
 
 def write_sweep_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    fields = ("turn", "full_history_bytes", "budget_bytes", "floor_bytes", "cumulative_full", "cumulative_budget")
+    fields = (
+        "turn",
+        "full_history_bytes",
+        "budget_bytes",
+        "floor_bytes",
+        "cumulative_full",
+        "cumulative_budget",
+    )
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
@@ -944,21 +1106,27 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
     add("")
     add(f"Command: `{command}`")
     add("")
-    add("What was run, in order: the contract checks; the seed's five-turn conversation (§四) through the real "
+    add(
+        "What was run, in order: the contract checks; the seed's five-turn conversation (§四) through the real "
         "context pipeline (journal, budget, offline model, TurnTools) on SQLite; a 50-turn sweep; the 1-byte "
         "budget refusal; the consent-revocation drill on SQLite. Time came from a fake clock "
-        f"({TURN_GAP_SECONDS:.0f} s between turns), so every number below is the same on every run.")
+        f"({TURN_GAP_SECONDS:.0f} s between turns), so every number below is the same on every run."
+    )
     add("")
     add("Read these numbers with three caveats:")
     add("")
-    add("- **The model is a stand-in.** The offline model is the deterministic rules of `local_agent.intent`: it "
+    add(
+        "- **The model is a stand-in.** The offline model is the deterministic rules of `local_agent.agent.offline_rules`: it "
         "reads only the request it is given and proposes a tool call or a short text. It is not Gemini; with "
-        "Gemini, reference resolution must be measured separately.")
+        "Gemini, reference resolution must be measured separately."
+    )
     add("- **The data is a teaching snapshot.** Places and events are invented examples, not live listings.")
-    add("- **Sizes are UTF-8 bytes, not tokens.** Each size is the UTF-8 length of the canonical JSON of the "
+    add(
+        "- **Sizes are UTF-8 bytes, not tokens.** Each size is the UTF-8 length of the canonical JSON of the "
         "whole request (system instruction + tool declarations + contents). Token counts (Gemini countTokens) "
         "differ and are a separate integration check. Both groups send topic projections, never the users' "
-        "sentences; these numbers say nothing about a history of raw sentences and full model replies.")
+        "sentences; these numbers say nothing about a history of raw sentences and full model replies."
+    )
     add("")
     add("## Contract checks")
     add("")
@@ -971,58 +1139,80 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
     add("")
     add("## The five turns")
     add("")
-    add("\"Full history\" keeps every projected turn (no cap, no summary). \"Two turns + summary\" is what the "
-        f"pipeline sent (budget {fmt(BUDGET_LIMIT)} bytes). \"Floor\" is rules + tool contract + the current "
-        "question only, which no budget may cut.")
+    add(
+        '"Full history" keeps every projected turn (no cap, no summary). "Two turns + summary" is what the '
+        f'pipeline sent (budget {fmt(BUDGET_LIMIT)} bytes). "Floor" is rules + tool contract + the current '
+        "question only, which no budget may cut."
+    )
     add("")
-    add("| turn | user text | proposed by the offline model | projection stored | full history (bytes) "
-        "| two turns + summary (bytes) | floor (bytes) |")
+    add(
+        "| turn | user text | proposed by the offline model | projection stored | full history (bytes) "
+        "| two turns + summary (bytes) | floor (bytes) |"
+    )
     add("|---|---|---|---|---|---|---|")
     for t in five["turns"]:
-        add(f"| {t['turn']} | {md_cell(t['user_text'])} | {md_cell(t['proposal_label'])} | {md_cell(t['projection'])} "
-            f"| {fmt(t['full_history_bytes'])} | {fmt(t['budget_bytes'])} | {fmt(t['floor_bytes'])} |")
+        add(
+            f"| {t['turn']} | {md_cell(t['user_text'])} | {md_cell(t['proposal_label'])} | {md_cell(t['projection'])} "
+            f"| {fmt(t['full_history_bytes'])} | {fmt(t['budget_bytes'])} | {fmt(t['floor_bytes'])} |"
+        )
     add("")
-    add(f"Turn 5: full history **{fmt(summary['turn5_full_history_bytes'])}** bytes, two turns + summary "
-        f"**{fmt(summary['turn5_budget_bytes'])}** bytes.")
+    add(
+        f"Turn 5: full history **{fmt(summary['turn5_full_history_bytes'])}** bytes, two turns + summary "
+        f"**{fmt(summary['turn5_budget_bytes'])}** bytes."
+    )
     add("")
     add("## Turn-5 contents (two turns + summary)")
     add("")
-    add("What the model received on turn 5, besides the rules and the tool contract. Line for line the seed's "
+    add(
+        "What the model received on turn 5, besides the rules and the tool contract. Line for line the seed's "
         "§四 excerpt. 花壇 survives only in the summary line; parking and bus are kept as "
-        f"「{projection.NON_PUBLIC_LABEL}」, with no word of what was typed.")
+        f"「{projection.NON_PUBLIC_LABEL}」, with no word of what was typed."
+    )
     add("")
     add("```text")
     out.extend(five["turn5_contents"])
     add("```")
     add("")
-    add(f"If the budget forces the summary out (limit {fmt(forced['limit'])} bytes: the request without the summary "
+    add(
+        f"If the budget forces the summary out (limit {fmt(forced['limit'])} bytes: the request without the summary "
         f"fits, with it {fmt(forced['request_with_summary_only_bytes'])} bytes does not), the same question gets "
         f"the reply 「{forced['proposal'].get('text', proposal_label(forced['proposal']))}」 instead of a tool call: "
-        "the clue is gone, and the offline model does not guess.")
+        "the clue is gone, and the offline model does not guess."
+    )
     add("")
     add("## Sweep: 1 to 50 turns")
     add("")
-    add("A deterministic conversation cycling through places, events and other questions (parking, buses, "
+    add(
+        "A deterministic conversation cycling through places, events and other questions (parking, buses, "
         "toilets, a phone number, an illness, the weather) across ten townships, with references such as "
-        "剛才那個鄉鎮. Every row is in `sweep.csv`.")
+        "剛才那個鄉鎮. Every row is in `sweep.csv`."
+    )
     add("")
     add("| turn | full history (bytes) | two turns + summary (bytes) | floor (bytes) |")
     add("|---|---|---|---|")
     for r in sweep["rows"]:
         if r["turn"] in SWEEP_MARKS:
-            add(f"| {r['turn']} | {fmt(r['full_history_bytes'])} | {fmt(r['budget_bytes'])} | {fmt(r['floor_bytes'])} |")
+            add(
+                f"| {r['turn']} | {fmt(r['full_history_bytes'])} | {fmt(r['budget_bytes'])} | {fmt(r['floor_bytes'])} |"
+            )
     add("")
-    add(f"Cumulative over 50 turns: full history **{fmt(summary['cumulative_full_at_50'])}** bytes, two turns + "
-        f"summary **{fmt(summary['cumulative_budget_at_50'])}** bytes, ratio **{summary['cumulative_ratio_at_50']}**.")
+    add(
+        f"Cumulative over 50 turns: full history **{fmt(summary['cumulative_full_at_50'])}** bytes, two turns + "
+        f"summary **{fmt(summary['cumulative_budget_at_50'])}** bytes, ratio **{summary['cumulative_ratio_at_50']}**."
+    )
     add("")
-    add("Full history grows by one projected exchange per turn, so its cumulative total grows roughly with the "
+    add(
+        "Full history grows by one projected exchange per turn, so its cumulative total grows roughly with the "
         "square of the number of turns; two turns + summary stays near a constant per request. Most of every "
-        "request is the fixed rules and tool contract (the floor), which both groups send.")
+        "request is the fixed rules and tool contract (the floor), which both groups send."
+    )
     add("")
     add("## Budget refusal (1-byte budget)")
     add("")
-    add("With a 1-byte budget the pipeline dropped both turns, then the summary, then refused: it never cuts the "
-        "rules, the tool contract or the question. Nothing was sent to the model.")
+    add(
+        "With a 1-byte budget the pipeline dropped both turns, then the summary, then refused: it never cuts the "
+        "rules, the tool contract or the question. Nothing was sent to the model."
+    )
     add("")
     add("```json")
     add(json.dumps(refusal, ensure_ascii=False, indent=2))
@@ -1030,8 +1220,10 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
     add("")
     add("## Revocation drill (SQLite)")
     add("")
-    add(f"Consent through the postback `{drill['steps'][1]['postback']}`, search 花壇, forget with "
-        f"「{DRILL_FORGET_TEXT}」, search again. The audit rows (as in the seed's §七):")
+    add(
+        f"Consent through the postback `{drill['steps'][1]['postback']}`, search 花壇, forget with "
+        f"「{DRILL_FORGET_TEXT}」, search again. The audit rows (as in the seed's §七):"
+    )
     add("")
     add("```json")
     for row in drill["audit_evidence"]:
@@ -1040,26 +1232,40 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
     add("")
     add("| moment | consent | dietary_type | revision | journal row |")
     add("|---|---|---|---|---|")
-    for label, key in (("before forget", "rows_before_forget"), ("after forget", "rows_after_forget"),
-                       ("after searching again", "rows_after_search_again")):
+    for label, key in (
+        ("before forget", "rows_before_forget"),
+        ("after forget", "rows_after_forget"),
+        ("after searching again", "rows_after_search_again"),
+    ):
         rows = drill[key]
         pref = rows["preferences"][0] if rows["preferences"] else {}
         journal = rows["journal"]
-        jtext = "none" if journal is None else f"revision {journal['preference_revision']}, " \
-            f"{len(journal['window']['turns'])} turn(s)"
-        add(f"| {label} | {pref.get('consent')} | {pref.get('dietary_type')} | {pref.get('revision')} | {jtext} |")
+        jtext = (
+            "none"
+            if journal is None
+            else f"revision {journal['preference_revision']}, {len(journal['window']['turns'])} turn(s)"
+        )
+        add(
+            f"| {label} | {pref.get('consent')} | {pref.get('dietary_type')} | {pref.get('revision')} | {jtext} |"
+        )
     add("")
-    add("Whether the memory was revoked shows in the effective arguments (vegetarian → any), not in the list of "
+    add(
+        "Whether the memory was revoked shows in the effective arguments (vegetarian → any), not in the list of "
         "shops (a vegetarian-friendly shop can also be found under any). The earlier audit row still records what "
-        "ran before the forget; no row written after it holds the value.")
+        "ran before the forget; no row written after it holds the value."
+    )
     add("")
     add("## Files")
     add("")
     add("- `checks.json`: every contract check, PASS/FAIL and detail.")
-    add("- `five_turns.json`: the five turns: bytes, proposal, effective arguments, projection, turn-5 request.")
+    add(
+        "- `five_turns.json`: the five turns: bytes, proposal, effective arguments, projection, turn-5 request."
+    )
     add("- `sweep.csv`: turns 1 to 50: full history, two turns + summary, floor, cumulative totals.")
     add("- `budget_refusal.json`: the 1-byte refusal and its error code.")
-    add("- `revocation.json`: the drill's steps and SQLite rows (preferences, journal, audit) before and after forget.")
+    add(
+        "- `revocation.json`: the drill's steps and SQLite rows (preferences, journal, audit) before and after forget."
+    )
     add("- `summary.json`: the numbers this report quotes.")
     add(f"- `{DB_NAME}`: the SQLite database of this run (recreated on every run).")
     add("")
@@ -1067,8 +1273,10 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
 
 
 def write_outputs(out: Path, results: dict[str, Any], summary: dict[str, Any], command: str) -> None:
-    dump(out / "checks.json", {"passed": summary["checks_passed"], "failed": summary["checks_failed"],
-                               "checks": results["checks"]})
+    dump(
+        out / "checks.json",
+        {"passed": summary["checks_passed"], "failed": summary["checks_failed"], "checks": results["checks"]},
+    )
     dump(out / "five_turns.json", results["five"])
     write_sweep_csv(out / "sweep.csv", results["sweep"]["rows"])
     dump(out / "budget_refusal.json", results["five"]["probes"]["one_byte"])
@@ -1089,7 +1297,9 @@ def print_console(results: dict[str, Any], summary: dict[str, Any], quiet: bool)
     print("Five turns (UTF-8 bytes of the whole request; offline stand-in model):")
     print(f"  {'turn':<5}{'full history':>14}{'2 turns+summary':>17}  proposal")
     for t in results["five"]["turns"]:
-        print(f"  {t['turn']:<5}{fmt(t['full_history_bytes']):>14}{fmt(t['budget_bytes']):>17}  {t['proposal_label']}")
+        print(
+            f"  {t['turn']:<5}{fmt(t['full_history_bytes']):>14}{fmt(t['budget_bytes']):>17}  {t['proposal_label']}"
+        )
     print()
     print("Turn-5 contents (two turns + summary):")
     for line in results["five"]["turn5_contents"]:
@@ -1098,13 +1308,20 @@ def print_console(results: dict[str, Any], summary: dict[str, Any], quiet: bool)
     refusal = results["five"]["probes"]["one_byte"]
     print(f"1-byte budget: {refusal.get('code')} (nothing sent)")
     steps = [s for s in results["drill"]["steps"] if s["step"] == "search"]
-    print("Revocation drill: " + " -> ".join(
-        f"{s['preference_origin']}/{s['effective_arguments']['dietary_type']}/rev {s['memory_revision']}" for s in steps))
+    print(
+        "Revocation drill: "
+        + " -> ".join(
+            f"{s['preference_origin']}/{s['effective_arguments']['dietary_type']}/rev {s['memory_revision']}"
+            for s in steps
+        )
+    )
     print()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m examples.day15.demo", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python3 -m examples.day15.demo", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"output directory (default {DEFAULT_OUT})")
     parser.add_argument("--quiet", action="store_true", help="print only failures and the summary")
     args = parser.parse_args(argv)
@@ -1125,13 +1342,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if webhook is not None:
         summary["webhook"] = webhook
         dump(out / "summary.json", summary)
-    print(f"Checks: {summary['checks_passed']}/{summary['checks_total']} passed"
-          + (f", {summary['checks_failed']} FAILED" if summary["checks_failed"] else ""))
-    print(f"Turn 5: full history {fmt(summary['turn5_full_history_bytes'])} bytes, "
-          f"two turns + summary {fmt(summary['turn5_budget_bytes'])} bytes")
-    print(f"Cumulative at 50 turns: full history {fmt(summary['cumulative_full_at_50'])} bytes, "
-          f"two turns + summary {fmt(summary['cumulative_budget_at_50'])} bytes "
-          f"(ratio {summary['cumulative_ratio_at_50']})")
+    print(
+        f"Checks: {summary['checks_passed']}/{summary['checks_total']} passed"
+        + (f", {summary['checks_failed']} FAILED" if summary["checks_failed"] else "")
+    )
+    print(
+        f"Turn 5: full history {fmt(summary['turn5_full_history_bytes'])} bytes, "
+        f"two turns + summary {fmt(summary['turn5_budget_bytes'])} bytes"
+    )
+    print(
+        f"Cumulative at 50 turns: full history {fmt(summary['cumulative_full_at_50'])} bytes, "
+        f"two turns + summary {fmt(summary['cumulative_budget_at_50'])} bytes "
+        f"(ratio {summary['cumulative_ratio_at_50']})"
+    )
     print(f"Report: {out / 'report.md'}")
     return 1 if summary["checks_failed"] else 0
 

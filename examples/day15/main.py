@@ -1,14 +1,18 @@
-"""The ASGI entry: ``uvicorn examples.day15.main:app``. Settings come from the environment."""
+"""The ASGI entry: ``uvicorn examples.day15.main:app``, the package's ``local_agent.app:app``.
+
+Settings come from the environment, read when ``app`` is first accessed, never at import.
+"""
 
 from __future__ import annotations
 
-from local_agent.line.webhook import create_app
+from typing import Any
 
 
-def __getattr__(name: str):
-    # Build the app on first access, not at import, so importing this module never reads settings.
+def __getattr__(name: str) -> Any:
     if name == "app":
-        global app
-        app = create_app()
+        from local_agent import app as production
+
+        app = production.app
+        globals()["app"] = app
         return app
     raise AttributeError(name)

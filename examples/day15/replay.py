@@ -3,7 +3,7 @@
     python -m examples.day15.replay examples/day15/scripts/five_turns.json [--budget-bytes N]
 
 No LINE channel and no key are needed. The replay starts a fake LINE Messaging API on 127.0.0.1
-(``local_agent.line.fake_api``), builds the real FastAPI app with ``create_app`` and posts
+(``local_agent.testing.fake_line_api``), builds the real FastAPI app with ``create_app`` and posts
 **signed** webhook bodies to ``/callback`` in-process (httpx ``ASGITransport``). It waits for the
 background turn, then prints what the user would have seen (the reply/push bodies the fake
 recorded), what the model was sent (captured live from the ``TurnOutcome``, not read back from
@@ -70,7 +70,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CONTRACT_TOOL_KEYS = ("tool", "proposed_arguments", "effective_arguments", "memory_revision", "preference_origin")
+CONTRACT_TOOL_KEYS = (
+    "tool",
+    "proposed_arguments",
+    "effective_arguments",
+    "memory_revision",
+    "preference_origin",
+)
 EVENT_KEYS = {
     "text": ({"user", "text"}, {"group"}),
     "tap": ({"user", "tap"}, {"group"}),
@@ -94,6 +100,7 @@ class ScriptError(ValueError):
 
 # -- script ------------------------------------------------------------------------------------
 
+
 def _check_id(event: dict, key: str, index: int) -> None:
     value = event[key]
     if not isinstance(value, str) or not value.strip() or len(value) > 200:
@@ -116,8 +123,12 @@ def validate_event(event: Any, index: int) -> dict:
         raise ScriptError(f"unknown key(s) {', '.join(map(repr, unknown))}", index)
     if kind == "advance_seconds":
         seconds = event["advance_seconds"]
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not math.isfinite(seconds) \
-                or seconds < 0:
+        if (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, int | float)
+            or not math.isfinite(seconds)
+            or seconds < 0
+        ):
             raise ScriptError('"advance_seconds" must be a non-negative number', index)
         return event
     _check_id(event, "user", index)
@@ -162,6 +173,7 @@ def load_script(path: str | Path) -> list[dict]:
 
 
 # -- the driver ----------------------------------------------------------------------------------
+
 
 class ShiftableClock:
     """The service clock: wall time plus an offset the script can move forward."""
@@ -230,10 +242,10 @@ class StartupError(RuntimeError):
 class ReplayDriver:
     """The real app, in-process, behind a fake LINE API. Used by the replay and the terminal chat.
 
-        async with ReplayDriver.open(budget_bytes=None) as driver:
-            result = await driver.send_text("U1", "花壇有什麼好吃的？")
-            result = await driver.tap("U1", "同意")
-            driver.advance(901)
+    async with ReplayDriver.open(budget_bytes=None) as driver:
+        result = await driver.send_text("U1", "花壇有什麼好吃的？")
+        result = await driver.tap("U1", "同意")
+        driver.advance(901)
     """
 
     def __init__(self) -> None:
@@ -249,8 +261,9 @@ class ReplayDriver:
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, *, budget_bytes: int | None = None,
-                   env: dict[str, str] | None = None) -> AsyncIterator[ReplayDriver]:
+    async def open(
+        cls, *, budget_bytes: int | None = None, env: dict[str, str] | None = None
+    ) -> AsyncIterator[ReplayDriver]:
         """``async with ReplayDriver.open(...) as driver``: starts, and always closes once started."""
         driver = await cls().start(budget_bytes, env)
         try:
@@ -279,8 +292,8 @@ class ReplayDriver:
     async def start(self, budget_bytes: int | None = None, env: dict[str, str] | None = None) -> ReplayDriver:
         import httpx
 
-        from local_agent.line.fake_api import FakeLineApi
         from local_agent.line.webhook import create_app
+        from local_agent.testing.fake_line_api import FakeLineApi
 
         warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")
         try:
@@ -296,7 +309,8 @@ class ReplayDriver:
             self.app.state.observers.append(lambda event, outcome: self._observed.append((event, outcome)))
             transport = httpx.ASGITransport(app=self.app)
             self.client = await self._stack.enter_async_context(
-                httpx.AsyncClient(transport=transport, base_url="http://replay.local"))
+                httpx.AsyncClient(transport=transport, base_url="http://replay.local")
+            )
         except BaseException:
             await self._stack.aclose()
             raise
@@ -333,7 +347,9 @@ class ReplayDriver:
         from local_agent.testing import webhooks as W
 
         action = self.find_quick_reply(user, label, group)
-        result = await self._post(W.postback_event(user, str(action.get("data", "")), group=group), user, group)
+        result = await self._post(
+            W.postback_event(user, str(action.get("data", "")), group=group), user, group
+        )
         result.display_text = action.get("displayText") or label
         return result
 
@@ -360,14 +376,18 @@ class ReplayDriver:
         self._observed.clear()
         service = self.app.state.wiring.service
         journal = await asyncio.to_thread(service.journal_state, scope)
-        result.journal = {"turns": list(journal.get("turns") or []), "summary": journal.get("summary"),
-                          "preference_revision": journal.get("preference_revision")}
+        result.journal = {
+            "turns": list(journal.get("turns") or []),
+            "summary": journal.get("summary"),
+            "preference_revision": journal.get("preference_revision"),
+        }
         if result.messages:
             self._last[(user, group)] = result
         return result
 
 
 # -- the replay ------------------------------------------------------------------------------------
+
 
 def record_for(index: int, event: dict, result: EventResult) -> dict:
     return {
@@ -383,16 +403,26 @@ def record_for(index: int, event: dict, result: EventResult) -> dict:
 
 
 def advance_record(index: int, event: dict) -> dict:
-    return {"index": index, "user": None, "input": event, "replies": [], "model_requests": [], "tool_calls": [],
-            "journal": None, "error_code": None, "advanced_seconds": event["advance_seconds"]}
+    return {
+        "index": index,
+        "user": None,
+        "input": event,
+        "replies": [],
+        "model_requests": [],
+        "tool_calls": [],
+        "journal": None,
+        "error_code": None,
+        "advanced_seconds": event["advance_seconds"],
+    }
 
 
 def emit(record: dict) -> None:
     print(json.dumps(record, ensure_ascii=False), flush=True)
 
 
-async def replay(events: list[dict], *, budget_bytes: int | None = None,
-                 out: Callable[[dict], None] = emit) -> None:
+async def replay(
+    events: list[dict], *, budget_bytes: int | None = None, out: Callable[[dict], None] = emit
+) -> None:
     async with ReplayDriver.open(budget_bytes=budget_bytes) as driver:
         for index, event in enumerate(events):
             if "advance_seconds" in event:
@@ -421,11 +451,18 @@ def positive_int(value: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m examples.day15.replay",
-                                     description="Replay a scripted conversation through the LOCAL app, offline.")
+    parser = argparse.ArgumentParser(
+        prog="python -m examples.day15.replay",
+        description="Replay a scripted conversation through the LOCAL app, offline.",
+    )
     parser.add_argument("script", help='a JSON file: {"events": [...]}')
-    parser.add_argument("--budget-bytes", type=positive_int, default=None, metavar="N",
-                        help="override the input budget (UTF-8 bytes of the whole model request)")
+    parser.add_argument(
+        "--budget-bytes",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="override the input budget (UTF-8 bytes of the whole model request)",
+    )
     args = parser.parse_args(argv)
     try:
         asyncio.run(replay(load_script(args.script), budget_bytes=args.budget_bytes))

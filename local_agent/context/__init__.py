@@ -4,7 +4,6 @@ This package imports no third-party module and has no clock, network or database
 time, storage and counting come in as arguments.
 """
 
-from .context_store import ContextJournal, JournalRecord, JournalSnapshot, MemoryJournalStorage, ScopeKey
 from .errors import (
     BudgetExceeded,
     CounterUnitMismatch,
@@ -13,13 +12,42 @@ from .errors import (
     StaleContextError,
     StoreError,
 )
+from .journal import (
+    ContextJournal,
+    JournalRecord,
+    JournalSnapshot,
+    MemoryJournalStorage,
+    ScopeKey,
+)
 from .projection import SafeTurn
-from .session_budget import BudgetResult, ByteMeasure, SessionBudget, build_envelope, render_contents
+from .session_budget import (
+    BudgetResult,
+    ByteMeasure,
+    SessionBudget,
+    build_envelope,
+    render_contents,
+)
 from .window import ContextSummary, ContextWindow, trim_oldest
 
 __all__ = [
-    "BudgetExceeded", "BudgetResult", "ByteMeasure", "ContextJournal", "ContextSummary", "ContextWindow",
-    "CounterUnitMismatch", "InvalidCounterResult", "JournalRecord", "JournalSnapshot", "LocalError",
-    "MemoryJournalStorage", "SafeTurn", "ScopeKey", "SessionBudget", "StaleContextError", "StoreError",
-    "build_envelope", "render_contents", "trim_oldest",
+    "BudgetExceeded",
+    "BudgetResult",
+    "ByteMeasure",
+    "ContextJournal",
+    "ContextSummary",
+    "ContextWindow",
+    "CounterUnitMismatch",
+    "InvalidCounterResult",
+    "JournalRecord",
+    "JournalSnapshot",
+    "LocalError",
+    "MemoryJournalStorage",
+    "SafeTurn",
+    "ScopeKey",
+    "SessionBudget",
+    "StaleContextError",
+    "StoreError",
+    "build_envelope",
+    "render_contents",
+    "trim_oldest",
 ]

@@ -8,11 +8,11 @@ rules, the tools and the current question alone do not fit it refuses with
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from .canonical import canonical_json
 from .errors import BudgetExceeded, CounterUnitMismatch, InvalidCounterResult
 from .projection import SUMMARY_ACK, SUMMARY_MARKER
 from .window import DEFAULT_MAX_TURNS, ContextWindow, trim_oldest
@@ -27,11 +27,6 @@ class Measure(Protocol):
     unit: str
 
     def __call__(self, request: Mapping[str, Any]) -> Awaitable[int]: ...
-
-
-def canonical_json(request: Mapping[str, Any]) -> str:
-    """The canonical form the bytes measure counts: sorted keys, no spaces, UTF-8 as is."""
-    return json.dumps(request, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 class ByteMeasure:
@@ -124,7 +119,11 @@ class SessionBudget:
             counts.append(count)
             if count <= self.limit:
                 return BudgetResult(
-                    request=request, kept=kept, count=count, unit=self.unit, counts=tuple(counts),
+                    request=request,
+                    kept=kept,
+                    count=count,
+                    unit=self.unit,
+                    counts=tuple(counts),
                     dropped_turns=len(window.turns) - len(kept.turns) - capped_drops,
                     summary_dropped=summary_dropped,
                 )

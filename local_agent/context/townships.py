@@ -10,10 +10,32 @@ COUNTY = "彰化縣"
 
 # Full names in the county's official order: 2 cities, 6 urban townships, 18 rural townships.
 TOWNSHIPS: tuple[str, ...] = (
-    "彰化市", "員林市",
-    "和美鎮", "鹿港鎮", "溪湖鎮", "二林鎮", "田中鎮", "北斗鎮",
-    "花壇鄉", "芬園鄉", "大村鄉", "永靖鄉", "伸港鄉", "線西鄉", "福興鄉", "秀水鄉", "埔心鄉",
-    "埔鹽鄉", "大城鄉", "芳苑鄉", "竹塘鄉", "社頭鄉", "二水鄉", "田尾鄉", "埤頭鄉", "溪州鄉",
+    "彰化市",
+    "員林市",
+    "和美鎮",
+    "鹿港鎮",
+    "溪湖鎮",
+    "二林鎮",
+    "田中鎮",
+    "北斗鎮",
+    "花壇鄉",
+    "芬園鄉",
+    "大村鄉",
+    "永靖鄉",
+    "伸港鄉",
+    "線西鄉",
+    "福興鄉",
+    "秀水鄉",
+    "埔心鄉",
+    "埔鹽鄉",
+    "大城鄉",
+    "芳苑鄉",
+    "竹塘鄉",
+    "社頭鄉",
+    "二水鄉",
+    "田尾鄉",
+    "埤頭鄉",
+    "溪州鄉",
 )
 
 SHORT_NAMES: dict[str, str] = {name[:-1]: name for name in TOWNSHIPS}
@@ -32,7 +54,7 @@ def canonical_township(name: object) -> str | None:
         return None
     text = name.strip()
     if text.startswith(COUNTY) and text != COUNTY:
-        text = text[len(COUNTY):].strip()
+        text = text[len(COUNTY) :].strip()
     return _ALIASES.get(text)
 
 

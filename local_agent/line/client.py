@@ -53,9 +53,9 @@ from local_agent.context.errors import LocalError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT = 10.0              # seconds per HTTP request
+DEFAULT_TIMEOUT = 10.0  # seconds per HTTP request
 DEFAULT_MAX_RETRIES = 2
-DEFAULT_BACKOFF = 0.5               # first retry delay; doubles, capped at DEFAULT_MAX_BACKOFF
+DEFAULT_BACKOFF = 0.5  # first retry delay; doubles, capped at DEFAULT_MAX_BACKOFF
 DEFAULT_MAX_BACKOFF = 2.0
 DEFAULT_REPLY_TOKEN_MAX_AGE = 50.0  # seconds; LINE reply tokens expire shortly after the webhook
 
@@ -72,7 +72,9 @@ class LineDeliveryError(LocalError):
 
     code = "LINE_DELIVERY_FAILED"
 
-    def __init__(self, status: int | None, retryable: bool, *, operation: str = "", reason: str = "http") -> None:
+    def __init__(
+        self, status: int | None, retryable: bool, *, operation: str = "", reason: str = "http"
+    ) -> None:
         self.status, self.retryable, self.operation, self.reason = status, retryable, operation, reason
         super().__init__(
             f"{operation or 'call'} failed: status={status} reason={reason} retryable={retryable}"
@@ -178,17 +180,21 @@ class LineGateway:
                 raise error
             delay = min(self.max_backoff, self.backoff * (2**attempt))
             attempt += 1
-            log.info("LINE %s retry %d in %.2fs: status=%s reason=%s",
-                     operation, attempt, delay, error.status, error.reason)
+            log.info(
+                "LINE %s retry %d in %.2fs: status=%s reason=%s",
+                operation,
+                attempt,
+                delay,
+                error.status,
+                error.reason,
+            )
             await asyncio.sleep(delay)
 
     # -- API -------------------------------------------------------------------------------
 
     async def reply(self, reply_token: str, messages: Sequence[Message]) -> None:
         request = ReplyMessageRequest(replyToken=reply_token, messages=list(messages))
-        await self._call(
-            "reply", lambda: self._api.reply_message(request, _request_timeout=self.timeout)
-        )
+        await self._call("reply", lambda: self._api.reply_message(request, _request_timeout=self.timeout))
 
     async def push(self, to: str, messages: Sequence[Message], retry_key: str) -> None:
         """Push with ``X-Line-Retry-Key``; retries reuse the key, and a 409 (key already accepted)
@@ -201,7 +207,9 @@ class LineGateway:
         try:
             await self._call(
                 "push",
-                lambda: self._api.push_message(request, x_line_retry_key=retry_key, _request_timeout=self.timeout),
+                lambda: self._api.push_message(
+                    request, x_line_retry_key=retry_key, _request_timeout=self.timeout
+                ),
             )
         except LineDeliveryError as error:
             if error.status != 409:

@@ -1,4 +1,4 @@
-"""Turn a channel-neutral :class:`~local_agent.reply.Reply` into LINE messages, and back.
+"""Turn a channel-neutral :class:`~local_agent.replies.reply.Reply` into LINE messages, and back.
 
     to_line_messages(reply)        -> list[linebot.v3.messaging.Message]   (what the gateway sends)
     to_wire(reply)                 -> list[dict]                           (the JSON the SDK sends)
@@ -31,7 +31,7 @@ from linebot.v3.messaging import (
     TextMessage,
 )
 
-from local_agent.reply import (
+from local_agent.replies.reply import (
     MAX_CARDS,
     MAX_CHOICE_LABEL,
     MAX_CHOICES,
@@ -42,11 +42,11 @@ from local_agent.reply import (
     clip_utf16,
 )
 
-MAX_MESSAGES = 5            # message objects per reply/push request
-MAX_ALT_TEXT = 400          # Flex altText, characters
-MAX_POSTBACK_DATA = 300     # postback data, characters
-MAX_DISPLAY_TEXT = 300      # postback displayText, characters
-MAX_CARD_TITLE = 100        # our own bound, keeps one bubble well under LINE's 30 KB
+MAX_MESSAGES = 5  # message objects per reply/push request
+MAX_ALT_TEXT = 400  # Flex altText, characters
+MAX_POSTBACK_DATA = 300  # postback data, characters
+MAX_DISPLAY_TEXT = 300  # postback displayText, characters
+MAX_CARD_TITLE = 100  # our own bound, keeps one bubble well under LINE's 30 KB
 MAX_CARD_LINE = 500
 MAX_CARD_LINES = 10
 CHOICES_ONLY_TEXT = "請選擇："  # shown when a turn has choices but nothing else to attach them to
@@ -64,19 +64,25 @@ def _quick_reply(choices: Iterable[Choice]) -> QuickReply | None:
             raise ValueError(f"postback data is {len(choice.data)} characters, limit {MAX_POSTBACK_DATA}")
         label = _clip_chars(choice.label, MAX_CHOICE_LABEL) or "…"
         display = _clip_chars(choice.display_text or choice.label, MAX_DISPLAY_TEXT) or None
-        items.append(QuickReplyItem(action=PostbackAction(label=label, data=choice.data, displayText=display)))
+        items.append(
+            QuickReplyItem(action=PostbackAction(label=label, data=choice.data, displayText=display))
+        )
     return QuickReply(items=items) if items else None
 
 
 def _bubble(card: Card) -> FlexBubble:
-    contents: list = [FlexText(text=_clip_chars(card.title, MAX_CARD_TITLE) or "—", weight="bold", size="md", wrap=True)]
+    contents: list = [
+        FlexText(text=_clip_chars(card.title, MAX_CARD_TITLE) or "—", weight="bold", size="md", wrap=True)
+    ]
     if card.subtitle:
         contents.append(
             FlexText(text=_clip_chars(card.subtitle, MAX_CARD_LINE), size="sm", color="#888888", wrap=True)
         )
     for line in card.lines[:MAX_CARD_LINES]:
         if line:
-            contents.append(FlexText(text=_clip_chars(line, MAX_CARD_LINE), size="sm", wrap=True, margin="sm"))
+            contents.append(
+                FlexText(text=_clip_chars(line, MAX_CARD_LINE), size="sm", wrap=True, margin="sm")
+            )
     return FlexBubble(body=FlexBox(layout="vertical", spacing="sm", contents=contents))
 
 
@@ -95,7 +101,7 @@ def to_line_messages(reply: Reply) -> list[Message]:
     texts = list(reply.texts)
     text_slots = MAX_MESSAGES - (1 if cards else 0)
     if len(texts) > text_slots:
-        texts = texts[: text_slots - 1] + [clip_utf16("\n\n".join(texts[text_slots - 1:]), MAX_TEXT_UTF16)]
+        texts = texts[: text_slots - 1] + [clip_utf16("\n\n".join(texts[text_slots - 1 :]), MAX_TEXT_UTF16)]
     quick_reply = _quick_reply(reply.choices)
     if quick_reply is not None and not texts and not cards:
         texts = [clip_utf16(reply.alt_text or CHOICES_ONLY_TEXT, MAX_TEXT_UTF16)]

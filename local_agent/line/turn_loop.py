@@ -18,7 +18,7 @@ import threading
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-from .dispatcher import Job, ScopeDispatcher
+from local_agent.line.dispatcher import Job, ScopeDispatcher
 
 T = TypeVar("T")
 

@@ -44,18 +44,18 @@ from linebot.v3.webhooks import (
 )
 from starlette.requests import ClientDisconnect
 
-from ..adk_router import TurnOutcome
-from ..context.context_store import ScopeKey
-from ..context.errors import LocalError, ScopeError, StoreError
-from ..logs import configure_logging
-from ..render import POLITE_FAILURE
-from ..reply import Reply
-from ..settings import Settings
-from ..wiring import build_service
-from .client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
-from .dispatcher import ScopeDispatcher
-from .messages import to_line_messages
-from .turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
+from local_agent.agent.adk_router import TurnOutcome
+from local_agent.context.errors import LocalError, ScopeError, StoreError
+from local_agent.context.journal import ScopeKey
+from local_agent.line.client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
+from local_agent.line.dispatcher import ScopeDispatcher
+from local_agent.line.messages import to_line_messages
+from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
+from local_agent.logs import configure_logging
+from local_agent.replies.render import POLITE_FAILURE
+from local_agent.replies.reply import Reply
+from local_agent.settings import Settings
+from local_agent.wiring import build_service
 
 log = logging.getLogger("local_agent.webhook")
 
@@ -161,8 +161,9 @@ def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent
     if scoped is None:
         return None
     scope, reply_to = scoped
-    common = dict(scope=scope, reply_to=reply_to, event_id=event_id, reply_token=reply_token,
-                  received_at=received_at)
+    common = dict(
+        scope=scope, reply_to=reply_to, event_id=event_id, reply_token=reply_token, received_at=received_at
+    )
     if isinstance(event, MessageEvent) and isinstance(event.message, TextMessageContent):
         return InboundEvent(kind="text", text=_clean_text(event.message.text), **common)
     if isinstance(event, PostbackEvent) and event.postback is not None:
@@ -175,9 +176,16 @@ def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent
 Observer = Callable[[InboundEvent, TurnOutcome], None]
 
 
-def create_app(settings: Settings | None = None, *, clock: Callable[[], float] | None = None, store: Any = None,
-               model: Any = None, measure: Any = None, configure_logs: bool = True,
-               turn_timeout: float = TURN_TIMEOUT_SECONDS) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    *,
+    clock: Callable[[], float] | None = None,
+    store: Any = None,
+    model: Any = None,
+    measure: Any = None,
+    configure_logs: bool = True,
+    turn_timeout: float = TURN_TIMEOUT_SECONDS,
+) -> FastAPI:
     """The app factory. Settings are read here (from the environment unless given).
 
     ``turn_timeout`` bounds one turn (commands, model, tools; not the LINE delivery, which the
@@ -193,14 +201,17 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
     async def lifespan(app: FastAPI):
         if configure_logs:
             configure_logging(settings.local_log_level)
-        wiring = await asyncio.to_thread(build_service, settings, clock=clock, store=store, model=model,
-                                         measure=measure)
+        wiring = await asyncio.to_thread(
+            build_service, settings, clock=clock, store=store, model=model, measure=measure
+        )
 
         async def open_turn_side() -> tuple[LineGateway, ScopeDispatcher]:
             # Built on the loop that will use them: the LINE client must live in its loop.
             gateway = await LineGateway.open(settings.line_channel_access_token, settings.line_api_host)
-            return gateway, ScopeDispatcher(max_concurrent=settings.local_max_concurrent_turns,
-                                            max_pending=settings.local_max_pending_turns)
+            return gateway, ScopeDispatcher(
+                max_concurrent=settings.local_max_concurrent_turns,
+                max_pending=settings.local_max_pending_turns,
+            )
 
         turn_loop = TurnLoop().start() if settings.local_turn_thread else None
         previous_interval = sys.getswitchinterval()
@@ -266,15 +277,22 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
             return
         retry_key = retry_key_for(event.event_id) if event.event_id else new_retry_key()
         try:
-            how = await app.state.gateway.deliver(event.reply_token, event.reply_to, messages, retry_key,
-                                                  token_received_at=event.received_at)
+            how = await app.state.gateway.deliver(
+                event.reply_token, event.reply_to, messages, retry_key, token_received_at=event.received_at
+            )
         except LineDeliveryError as exc:
             log.warning("reply not delivered", extra={"status": exc.status, "code": exc.code})
             return
-        log.info("turn done", extra={
-            "kind": event.kind, "source_type": event.scope.source_type, "delivery": how,
-            "code": outcome.error_code, "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-        })
+        log.info(
+            "turn done",
+            extra={
+                "kind": event.kind,
+                "source_type": event.scope.source_type,
+                "delivery": how,
+                "code": outcome.error_code,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+            },
+        )
 
     async def process(event: InboundEvent) -> None:
         wiring = app.state.wiring
@@ -293,7 +311,9 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
         except Exception:
             # A bug or a hung turn, not a handled failure: the user still gets an apology; the
             # dispatcher logs the exception (class name only) and counts it.
-            await deliver(event, TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=INTERNAL_ERROR), started)
+            await deliver(
+                event, TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=INTERNAL_ERROR), started
+            )
             raise
         if outcome is None:
             return
@@ -346,7 +366,9 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
                 log.warning("event not understood", extra={"code": "EVENT_IGNORED"})
                 event = None
             if event is None:
-                log.info("event ignored", extra={"event_type": str(getattr(sdk_event, "type", "unknown"))[:40]})
+                log.info(
+                    "event ignored", extra={"event_type": str(getattr(sdk_event, "type", "unknown"))[:40]}
+                )
                 continue
             events.append(event)
         if events and not dispatcher.has_room(len(events)):
@@ -362,8 +384,14 @@ def create_app(settings: Settings | None = None, *, clock: Callable[[], float] |
     @app.get("/healthz")
     async def healthz(request: Request) -> JSONResponse:
         dispatcher = getattr(request.app.state, "dispatcher", None)
-        return JSONResponse({"status": "ok", "pending": dispatcher.pending if dispatcher else 0,
-                             "store": settings.local_store, "model": settings.local_model})
+        return JSONResponse(
+            {
+                "status": "ok",
+                "pending": dispatcher.pending if dispatcher else 0,
+                "store": settings.local_store,
+                "model": settings.local_model,
+            }
+        )
 
     return app
 

@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from ..loopback import LoopbackServer
+from local_agent.testing.loopback import LoopbackServer
 
 __all__ = ["DEFAULT_TEXT", "FakeGemini", "RecordedRequest", "fake_token_count"]
 
@@ -292,7 +292,11 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                 body = None
             match = None
             vertex = False
-            for pattern, is_vertex in ((_VERTEX_PATH, True), (_VERTEX_EXPRESS_PATH, True), (_DEVELOPER_PATH, False)):
+            for pattern, is_vertex in (
+                (_VERTEX_PATH, True),
+                (_VERTEX_EXPRESS_PATH, True),
+                (_DEVELOPER_PATH, False),
+            ):
                 match = pattern.match(split.path)
                 if match:
                     vertex = is_vertex
@@ -304,7 +308,10 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             status, payload, sse = 200, None, False
             known = self.command == "POST" and action in (*GENERATE_ACTIONS, COUNT_ACTION)
             if not known:
-                status, payload = 404, _error_json(404, f"fake gemini: no route for {self.command} {split.path}")
+                status, payload = (
+                    404,
+                    _error_json(404, f"fake gemini: no route for {self.command} {split.path}"),
+                )
             elif (fault := fake._take_fault()) is not None:
                 status, payload = fault[0], _error_json(*fault)
             elif body is None or not isinstance(body, dict):

@@ -11,7 +11,7 @@ import time
 import uuid
 from typing import Any
 
-from ..context.context_store import ScopeKey
+from local_agent.context.journal import ScopeKey
 
 DESTINATION = "Ulocaldestination0000000000000000"
 _counter = itertools.count(1)
@@ -30,8 +30,9 @@ def source(user: str, group: str | None = None, room: str | None = None) -> dict
     return {"type": "user", "userId": user}
 
 
-def scope_of(user: str, group: str | None = None, room: str | None = None,
-             destination: str = DESTINATION) -> ScopeKey:
+def scope_of(
+    user: str, group: str | None = None, room: str | None = None, destination: str = DESTINATION
+) -> ScopeKey:
     """The ScopeKey the webhook derives for an event whose source is ``source(user, group, room)``."""
     if group:
         return ScopeKey(destination, "group", group, user)
@@ -55,14 +56,17 @@ def _base(kind: str, src: dict[str, Any], event_id: str | None, reply: bool = Tr
     return event
 
 
-def text_event(user: str, text: str, *, group: str | None = None, room: str | None = None,
-               event_id: str | None = None) -> dict[str, Any]:
+def text_event(
+    user: str, text: str, *, group: str | None = None, room: str | None = None, event_id: str | None = None
+) -> dict[str, Any]:
     event = _base("message", source(user, group, room), event_id)
     event["message"] = {"type": "text", "id": str(next(_counter) + 10_000), "quoteToken": "q", "text": text}
     return event
 
 
-def postback_event(user: str, data: str, *, group: str | None = None, event_id: str | None = None) -> dict[str, Any]:
+def postback_event(
+    user: str, data: str, *, group: str | None = None, event_id: str | None = None
+) -> dict[str, Any]:
     event = _base("postback", source(user, group), event_id)
     event["postback"] = {"data": data}
     return event

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import catalogue
-from .context.townships import canonical_township
-from .fingerprint import keyword_token
-from .ports import AuditRow, AuditStore, PreferenceStore
+from local_agent.context.townships import canonical_township
+from local_agent.fingerprint import keyword_token
+from local_agent.listings import catalogue
+from local_agent.stores.ports import AuditRow, AuditStore, PreferenceStore
 
 TOOL_NAMES = ("search_local_places", "search_local_events")
 MAX_KEYWORD_CHARS = 30
@@ -70,7 +70,9 @@ def _redact(arguments: dict[str, Any]) -> dict[str, Any]:
         elif key == "area":
             out[key] = value if (value == "" or canonical_township(value)) else "#unrecognised"
         elif key == "dietary_type":
-            ok = isinstance(value, str) and (value == "" or catalogue.normalize_dietary_type(value) != catalogue.INVALID)
+            ok = isinstance(value, str) and (
+                value == "" or catalogue.normalize_dietary_type(value) != catalogue.INVALID
+            )
             out[key] = value if ok else "#invalid"
         else:
             out[key] = "#unexpected"
@@ -105,12 +107,19 @@ class TurnTools:
     executions: list[ToolExecution] = field(default_factory=list)
 
     # -- helpers ---------------------------------------------------------------------------
-    def _record(self, tool: str, proposed: dict, effective: dict, revision: int, origin: str,
-                result: dict) -> dict:
+    def _record(
+        self, tool: str, proposed: dict, effective: dict, revision: int, origin: str, result: dict
+    ) -> dict:
         row = AuditRow(
-            scope_id=self.scope_id, turn_id=self.turn_id, tool=tool, proposed_arguments=_redact(proposed),
-            effective_arguments=_redact(effective), memory_revision=revision,
-            preference_origin=origin, status=result["status"], at=self.clock(),
+            scope_id=self.scope_id,
+            turn_id=self.turn_id,
+            tool=tool,
+            proposed_arguments=_redact(proposed),
+            effective_arguments=_redact(effective),
+            memory_revision=revision,
+            preference_origin=origin,
+            status=result["status"],
+            at=self.clock(),
         )
         self.audit.append_audit(row)
         self.executions.append(ToolExecution(tool, proposed, effective, revision, origin, result, row))
@@ -131,7 +140,9 @@ class TurnTools:
             return "", "", _error("INVALID_ARGUMENT", "關鍵字太長了，請說短一點。", argument="keyword")
         return township, kw, None
 
-    def search_local_places(self, area: Any = "", dietary_type: Any = "", keyword: Any = "") -> dict[str, Any]:
+    def search_local_places(
+        self, area: Any = "", dietary_type: Any = "", keyword: Any = ""
+    ) -> dict[str, Any]:
         tool = "search_local_places"
         proposed = {"area": area, "dietary_type": dietary_type, "keyword": keyword}
         pref = self.preferences.get(self.user_id)  # consent as it stands at execution time
@@ -141,9 +152,19 @@ class TurnTools:
             return self._record(tool, proposed, {}, revision, "none", err)
         explicit = catalogue.normalize_dietary_type(dietary_type or "")
         if explicit == catalogue.INVALID:
-            return self._record(tool, proposed, {}, revision, "none",
-                                _error("INVALID_DIETARY_TYPE", "這個飲食類型我還不認得。", argument="dietary_type",
-                                       choices=sorted(catalogue.DIETARY_TYPES)))
+            return self._record(
+                tool,
+                proposed,
+                {},
+                revision,
+                "none",
+                _error(
+                    "INVALID_DIETARY_TYPE",
+                    "這個飲食類型我還不認得。",
+                    argument="dietary_type",
+                    choices=sorted(catalogue.DIETARY_TYPES),
+                ),
+            )
         if explicit:
             diet, origin = explicit, "explicit"
         elif pref.consent == "granted" and pref.dietary_type:
@@ -151,10 +172,19 @@ class TurnTools:
         else:
             diet, origin = catalogue.ANY, "none"
         effective = {"area": township, "dietary_type": diet, "keyword": kw}
-        items = [catalogue.place_to_dict(p) for p in catalogue.search_places(township, diet, kw, limit=RESULT_LIMIT)]
+        items = [
+            catalogue.place_to_dict(p)
+            for p in catalogue.search_places(township, diet, kw, limit=RESULT_LIMIT)
+        ]
         result = {
-            "status": "ok", "tool": tool, "area": township, "dietary_type": diet, "keyword": kw,
-            "preference_origin": origin, "memory_revision": revision, "items": items,
+            "status": "ok",
+            "tool": tool,
+            "area": township,
+            "dietary_type": diet,
+            "keyword": kw,
+            "preference_origin": origin,
+            "memory_revision": revision,
+            "items": items,
             "notice": catalogue.SNAPSHOT_NOTICE,
         }
         return self._record(tool, proposed, effective, revision, origin, result)
@@ -166,10 +196,18 @@ class TurnTools:
         township, kw, err = self._common(proposed)
         if err:
             return self._record(tool, proposed, {}, revision, "none", err)
-        items = [catalogue.event_to_dict(e) for e in catalogue.search_events(township, kw, limit=RESULT_LIMIT)]
+        items = [
+            catalogue.event_to_dict(e) for e in catalogue.search_events(township, kw, limit=RESULT_LIMIT)
+        ]
         result = {
-            "status": "ok", "tool": tool, "area": township, "keyword": kw, "preference_origin": "none",
-            "memory_revision": revision, "items": items, "notice": catalogue.SNAPSHOT_NOTICE,
+            "status": "ok",
+            "tool": tool,
+            "area": township,
+            "keyword": kw,
+            "preference_origin": "none",
+            "memory_revision": revision,
+            "items": items,
+            "notice": catalogue.SNAPSHOT_NOTICE,
         }
         return self._record(tool, proposed, {"area": township, "keyword": kw}, revision, "none", result)
 
@@ -179,7 +217,9 @@ class TurnTools:
             return None, _error("AREA_REQUIRED", "請問是哪個鄉鎮？", argument="area")
         township = canonical_township(area)
         if township is None:
-            return None, _error("UNKNOWN_TOWNSHIP", "彰化縣沒有這個鄉鎮，請再說一次鄉鎮名稱。", argument="area")
+            return None, _error(
+                "UNKNOWN_TOWNSHIP", "彰化縣沒有這個鄉鎮，請再說一次鄉鎮名稱。", argument="area"
+            )
         return township, None
 
     def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -47,10 +47,10 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from .context.context_store import TTL_SECONDS, JournalRecord, Mutation
-from .context.errors import StoreError
-from .context.session_budget import canonical_json  # dicts stored as JSON text (arrays cannot nest)
-from .ports import (
+from local_agent.context.canonical import canonical_json  # dicts stored as JSON text (arrays cannot nest)
+from local_agent.context.errors import StoreError
+from local_agent.context.journal import TTL_SECONDS, JournalRecord, Mutation
+from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
     RECORD_RETENTION_SECONDS,
     AuditRow,
@@ -223,15 +223,22 @@ class FirestoreStore:
     def _pref(user_id: str, data: dict[str, Any] | None) -> PreferenceState:
         if data is None:
             return PreferenceState(user_id)
-        return PreferenceState(user_id, data.get("dietary_type"), data["consent"], int(data["revision"]),
-                               float(data["updated_at"]))
+        return PreferenceState(
+            user_id,
+            data.get("dietary_type"),
+            data["consent"],
+            int(data["revision"]),
+            float(data["updated_at"]),
+        )
 
     def get(self, user_id: str) -> PreferenceState:
         with self._guard("preferences.get"):
             snap = self._col("preferences").document(_doc_id(user_id)).get()
         return self._pref(user_id, snap.to_dict() if snap.exists else None)
 
-    def set_consent(self, user_id: str, *, consent: str, dietary_type: str | None, now: float) -> PreferenceState:
+    def set_consent(
+        self, user_id: str, *, consent: str, dietary_type: str | None, now: float
+    ) -> PreferenceState:
         ref = self._col("preferences").document(_doc_id(user_id))
 
         def body(tx: Any) -> PreferenceState:
@@ -267,29 +274,52 @@ class FirestoreStore:
 
     # -- audit (AuditStore) ---------------------------------------------------------------
     def append_audit(self, row: AuditRow) -> None:
-        self._append_row("audit", "audit.append", {
-            "scope_id": row.scope_id, "turn_id": row.turn_id, "tool": row.tool,
-            "proposed_arguments": canonical_json(row.proposed_arguments), "memory_revision": int(row.memory_revision),
-            "effective_arguments": canonical_json(row.effective_arguments), "preference_origin": row.preference_origin,
-            "status": row.status, "at": float(row.at), "expire_at": _utc(row.at + RECORD_RETENTION_SECONDS),
-        })
+        self._append_row(
+            "audit",
+            "audit.append",
+            {
+                "scope_id": row.scope_id,
+                "turn_id": row.turn_id,
+                "tool": row.tool,
+                "proposed_arguments": canonical_json(row.proposed_arguments),
+                "memory_revision": int(row.memory_revision),
+                "effective_arguments": canonical_json(row.effective_arguments),
+                "preference_origin": row.preference_origin,
+                "status": row.status,
+                "at": float(row.at),
+                "expire_at": _utc(row.at + RECORD_RETENTION_SECONDS),
+            },
+        )
 
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
         return [
-            AuditRow(scope_id=r["scope_id"], turn_id=r["turn_id"], tool=r["tool"],
-                     proposed_arguments=json.loads(r["proposed_arguments"]),
-                     memory_revision=int(r["memory_revision"]),
-                     effective_arguments=json.loads(r["effective_arguments"]),
-                     preference_origin=r["preference_origin"], status=r["status"], at=float(r["at"]))
+            AuditRow(
+                scope_id=r["scope_id"],
+                turn_id=r["turn_id"],
+                tool=r["tool"],
+                proposed_arguments=json.loads(r["proposed_arguments"]),
+                memory_revision=int(r["memory_revision"]),
+                effective_arguments=json.loads(r["effective_arguments"]),
+                preference_origin=r["preference_origin"],
+                status=r["status"],
+                at=float(r["at"]),
+            )
             for r in self._rows("audit", "audit.read", scope_id)
         ]
 
     # -- snapshots (SnapshotStore) --------------------------------------------------------
     def append_snapshot(self, snap: TurnSnapshot) -> None:
-        self._append_row("snapshots", "snapshots.append", {
-            "scope_id": snap.scope_id, "turn_id": snap.turn_id, "at": float(snap.at), "data": canonical_json(snap.data),
-            "expire_at": _utc(snap.at + RECORD_RETENTION_SECONDS),
-        })
+        self._append_row(
+            "snapshots",
+            "snapshots.append",
+            {
+                "scope_id": snap.scope_id,
+                "turn_id": snap.turn_id,
+                "at": float(snap.at),
+                "data": canonical_json(snap.data),
+                "expire_at": _utc(snap.at + RECORD_RETENTION_SECONDS),
+            },
+        )
 
     def snapshots(self, scope_id: str | None = None) -> list[TurnSnapshot]:
         return [

@@ -180,7 +180,9 @@ class ContextJournal:
         def mutate(record: JournalRecord | None) -> JournalRecord:
             now = self.clock()
             if record is not None and record.preference_revision > revision:
-                raise StaleContextError(snapshot_revision=revision, current_revision=record.preference_revision)
+                raise StaleContextError(
+                    snapshot_revision=revision, current_revision=record.preference_revision
+                )
             base, _ = self._usable(record, revision, now)
             version = (record.version + 1) if record is not None else 1
             return JournalRecord(base.append(turn, self.max_turns), revision, now, version)
@@ -201,5 +203,3 @@ class ContextJournal:
             "preference_revision": current_revision,
             "status": snap.status,
         }
-
-

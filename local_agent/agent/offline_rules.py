@@ -13,16 +13,35 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import catalogue
-from .context.projection import SUMMARY_MARKER, USER_PROJECTION_PREFIX
-from .context.townships import canonical_township, find_townships
+from local_agent.context.projection import SUMMARY_MARKER, USER_PROJECTION_PREFIX
+from local_agent.context.townships import canonical_township, find_townships
+from local_agent.listings import catalogue
 
 ASK_TOWNSHIP = "請問是哪個鄉鎮？"
-CAPABILITIES = ("我目前可以幫您找彰化縣各鄉鎮的店家和活動（教學快照）。"
-                "停車、公車這類資訊還查不到，請見諒。可以說「花壇有什麼好吃的」試試看。")
+CAPABILITIES = (
+    "我目前可以幫您找彰化縣各鄉鎮的店家和活動（教學快照）。"
+    "停車、公車這類資訊還查不到，請見諒。可以說「花壇有什麼好吃的」試試看。"
+)
 
-PLACE_WORDS = ("吃", "餐", "店", "飯", "麵", "小吃", "美食", "素食", "蔬食", "早餐", "午餐", "晚餐", "肉圓",
-               "便當", "咖啡", "點心", "館")
+PLACE_WORDS = (
+    "吃",
+    "餐",
+    "店",
+    "飯",
+    "麵",
+    "小吃",
+    "美食",
+    "素食",
+    "蔬食",
+    "早餐",
+    "午餐",
+    "晚餐",
+    "肉圓",
+    "便當",
+    "咖啡",
+    "點心",
+    "館",
+)
 EVENT_WORDS = ("活動", "展覽", "市集", "表演", "節慶", "祭", "廟會", "步道", "好玩", "走走", "演出", "音樂會")
 # Questions the tools cannot answer. They win over topic words: 「八卦山步道那邊停車要不要錢」 is
 # about parking, not an event search, and projects as 「未指定區域：詢問可用功能」.
@@ -51,7 +70,7 @@ def context_area(contents: Sequence[Mapping[str, Any]]) -> str | None:
         text = _text_of(content)
         if content.get("role") == "user" and text.startswith(SUMMARY_MARKER):
             try:
-                summary = json.loads(text[len(SUMMARY_MARKER):])
+                summary = json.loads(text[len(SUMMARY_MARKER) :])
             except ValueError:
                 continue
             area = canonical_township(summary.get("area")) if isinstance(summary, dict) else None
@@ -72,7 +91,8 @@ def classify(text: str) -> str | None:
 
 # Longest first; a dietary word is the dietary_type argument, not a keyword.
 _KEYWORDS = tuple(
-    word for word in sorted(set(catalogue.KEYWORD_VOCABULARY) | set(EXTRA_KEYWORDS), key=lambda w: (-len(w), w))
+    word
+    for word in sorted(set(catalogue.KEYWORD_VOCABULARY) | set(EXTRA_KEYWORDS), key=lambda w: (-len(w), w))
     if word and catalogue.normalize_dietary_type(word) in (None, catalogue.INVALID)
 )
 

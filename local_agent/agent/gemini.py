@@ -21,7 +21,7 @@ from google.adk.models.google_llm import Gemini
 from google.genai import Client, types
 from pydantic import Field
 
-from .context.session_budget import canonical_json
+from local_agent.context.canonical import canonical_json
 
 GEMINI_MODEL = "gemini-3.8-flash"
 

@@ -25,13 +25,13 @@ from google.adk.sessions import InMemorySessionService
 from google.adk.tools import ToolContext
 from google.genai import types
 
-from .context.context_store import ScopeKey
-from .context.errors import BudgetError, BudgetExceeded, LocalError, StoreError
-from .context.session_budget import Measure
-from .pipeline import ContextPipeline, TurnState, flat_contents
-from .render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
-from .reply import Reply
-from .rules import SYSTEM_INSTRUCTION
+from local_agent.agent.instructions import SYSTEM_INSTRUCTION
+from local_agent.agent.pipeline import ContextPipeline, TurnState, flat_contents
+from local_agent.context.errors import BudgetError, BudgetExceeded, LocalError, StoreError
+from local_agent.context.journal import ScopeKey
+from local_agent.context.session_budget import Measure
+from local_agent.replies.render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
+from local_agent.replies.reply import Reply
 
 log = logging.getLogger("local_agent.router")
 
@@ -109,8 +109,9 @@ class AdkRouter:
     def _places_tool(self):
         router = self
 
-        async def search_local_places(area: str = "", dietary_type: str = "", keyword: str = "",
-                                      tool_context: ToolContext = None) -> dict:
+        async def search_local_places(
+            area: str = "", dietary_type: str = "", keyword: str = "", tool_context: ToolContext = None
+        ) -> dict:
             """查彰化縣某鄉鎮市的店家（教學快照）。
 
             Args:
@@ -128,7 +129,9 @@ class AdkRouter:
     def _events_tool(self):
         router = self
 
-        async def search_local_events(area: str = "", keyword: str = "", tool_context: ToolContext = None) -> dict:
+        async def search_local_events(
+            area: str = "", keyword: str = "", tool_context: ToolContext = None
+        ) -> dict:
             """查彰化縣某鄉鎮市的活動（教學快照）。
 
             Args:
@@ -143,7 +146,9 @@ class AdkRouter:
         return search_local_events
 
     # -- the budget gate -------------------------------------------------------------------
-    async def _before_model(self, callback_context: CallbackContext, llm_request: LlmRequest) -> LlmResponse | None:
+    async def _before_model(
+        self, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
         state = self._state(callback_context)
         state.extra["model_calls"] = state.extra.get("model_calls", 0) + 1
         if state.extra["model_calls"] > MAX_MODEL_CALLS_PER_TURN:
@@ -151,16 +156,18 @@ class AdkRouter:
             # the model again; the budgeted contents would hide ADK's error and the model would
             # repeat itself. One model call per turn: answer with a fixed question instead.
             state.extra["gave_up"] = True
-            return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]),
-                               turn_complete=True)
+            return LlmResponse(
+                content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]), turn_complete=True
+            )
         envelope = request_envelope(llm_request)
         try:
             result = await self.pipeline.prepare(state, envelope, self.measure)
         except BudgetError as exc:
             state.error_code = exc.code
             text = BUDGET_REFUSAL if isinstance(exc, BudgetExceeded) else POLITE_FAILURE
-            return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]),
-                               turn_complete=True)
+            return LlmResponse(
+                content=types.Content(role="model", parts=[types.Part(text=text)]), turn_complete=True
+            )
         llm_request.contents = to_genai_contents(result.contents)
         return None
 
@@ -173,23 +180,30 @@ class AdkRouter:
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
         # Throwaway sessions share one fixed ADK user id: ADK's in-memory service keeps a dict per
         # user id even after the session is deleted, so per-scope ids would grow without bound.
-        session = await self.sessions.create_session(app_name=APP_NAME, user_id=ADK_USER,
-                                                     state={TURN_KEY: state.turn_id})
+        session = await self.sessions.create_session(
+            app_name=APP_NAME, user_id=ADK_USER, state={TURN_KEY: state.turn_id}
+        )
         self._turns[state.turn_id] = state
         reply: Reply | None = None
         try:
             message = types.Content(role="user", parts=[types.Part(text=text)])
-            async for event in self.runner.run_async(user_id=ADK_USER, session_id=session.id,
-                                                     new_message=message):
+            async for event in self.runner.run_async(
+                user_id=ADK_USER, session_id=session.id, new_message=message
+            ):
                 for part in (event.content.parts if event.content else None) or []:
-                    if part.function_response is not None and isinstance(part.function_response.response, dict):
+                    if part.function_response is not None and isinstance(
+                        part.function_response.response, dict
+                    ):
                         reply = render_tool_result(part.function_response.response)
                     elif part.text and not part.thought and event.author != "user":
                         reply = reply or Reply(texts=(part.text,))
         except StoreError as exc:
             state.error_code = exc.code
-            return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code,
-                               model_requests=self._model_requests(state))
+            return TurnOutcome(
+                Reply(texts=(POLITE_FAILURE,)),
+                error_code=exc.code,
+                model_requests=self._model_requests(state),
+            )
         except LocalError as exc:
             state.error_code = exc.code
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
@@ -197,8 +211,11 @@ class AdkRouter:
             log.warning("model call failed", extra={"code": MODEL_UNAVAILABLE})
             state.error_code = MODEL_UNAVAILABLE
             await self._record_failed_turn(state)
-            return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=MODEL_UNAVAILABLE,
-                               model_requests=self._model_requests(state))
+            return TurnOutcome(
+                Reply(texts=(POLITE_FAILURE,)),
+                error_code=MODEL_UNAVAILABLE,
+                model_requests=self._model_requests(state),
+            )
         finally:
             self._turns.pop(state.turn_id, None)
             await self.sessions.delete_session(app_name=APP_NAME, user_id=ADK_USER, session_id=session.id)
@@ -208,22 +225,34 @@ class AdkRouter:
             # Refused by the budget: nothing was sent, nothing is written to the journal; the
             # snapshot still records what was measured and why it was refused.
             await self._record_failed_turn(state)
-            return TurnOutcome(reply or Reply(texts=(BUDGET_REFUSAL,)), error_code=state.error_code,
-                               model_requests=self._model_requests(state),
-                               tool_calls=self._tool_calls(state))
+            return TurnOutcome(
+                reply or Reply(texts=(BUDGET_REFUSAL,)),
+                error_code=state.error_code,
+                model_requests=self._model_requests(state),
+                tool_calls=self._tool_calls(state),
+            )
         try:
             turn = await self._io(self.pipeline.finish, state)
         except StoreError as exc:
-            return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code,
-                               model_requests=self._model_requests(state), tool_calls=self._tool_calls(state))
+            return TurnOutcome(
+                Reply(texts=(POLITE_FAILURE,)),
+                error_code=exc.code,
+                model_requests=self._model_requests(state),
+                tool_calls=self._tool_calls(state),
+            )
         if reply is None:
             reply = Reply(texts=("請再說一次好嗎？",))
         if reply.error_code and not state.error_code:
             error_code = reply.error_code
         else:
             error_code = None
-        return TurnOutcome(reply, error_code=error_code, model_requests=self._model_requests(state),
-                           tool_calls=self._tool_calls(state), projection=turn.label)
+        return TurnOutcome(
+            reply,
+            error_code=error_code,
+            model_requests=self._model_requests(state),
+            tool_calls=self._tool_calls(state),
+            projection=turn.label,
+        )
 
     async def _record_failed_turn(self, state: TurnState) -> None:
         """Best effort: a snapshot of a turn that did not complete (error code, counts, no text)."""
@@ -238,17 +267,28 @@ class AdkRouter:
         if state.budget is None:
             return []
         b = state.budget
-        return [{"contents": flat_contents(b.contents), "count": b.count, "unit": b.unit,
-                 "dropped_turns": b.dropped_turns, "summary_dropped": b.summary_dropped}]
+        return [
+            {
+                "contents": flat_contents(b.contents),
+                "count": b.count,
+                "unit": b.unit,
+                "dropped_turns": b.dropped_turns,
+                "summary_dropped": b.summary_dropped,
+            }
+        ]
 
     @staticmethod
     def _tool_calls(state: TurnState) -> list[dict[str, Any]]:
         if state.tools is None:
             return []
         return [
-            {"tool": e.tool, "proposed_arguments": e.audit.proposed_arguments if e.audit else {},
-             "effective_arguments": e.audit.effective_arguments if e.audit else {},
-             "memory_revision": e.memory_revision, "preference_origin": e.preference_origin,
-             "status": e.result.get("status")}
+            {
+                "tool": e.tool,
+                "proposed_arguments": e.audit.proposed_arguments if e.audit else {},
+                "effective_arguments": e.audit.effective_arguments if e.audit else {},
+                "memory_revision": e.memory_revision,
+                "preference_origin": e.preference_origin,
+                "status": e.result.get("status"),
+            }
             for e in state.tools.executions
         ]

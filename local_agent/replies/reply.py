@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-MAX_TEXT_UTF16 = 5000      # LINE text message limit, in UTF-16 code units
-MAX_CARDS = 12             # bubbles in one Flex carousel
-MAX_CHOICES = 13           # quick-reply items
-MAX_CHOICE_LABEL = 20      # quick-reply action label, characters
+MAX_TEXT_UTF16 = 5000  # LINE text message limit, in UTF-16 code units
+MAX_CARDS = 12  # bubbles in one Flex carousel
+MAX_CHOICES = 13  # quick-reply items
+MAX_CHOICE_LABEL = 20  # quick-reply action label, characters
 
 
 def utf16_len(text: str) -> int:

@@ -1,8 +1,8 @@
-"""The offline model: an ADK ``BaseLlm`` standing in for Gemini (DESIGN §8).
+"""The offline model: an ADK ``BaseLlm`` standing in for Gemini.
 
 Deterministic. It reads only the ``LlmRequest`` it is handed — the contents the budget layer
 assembled and the tool declarations — and proposes one tool call or a short text using the
-rules in ``local_agent.intent``. It never sees the journal, the store or earlier raw text, so a
+rules in ``local_agent.agent.offline_rules``. It never sees the journal, the store or earlier raw text, so a
 reference the budget dropped cannot be resolved. It is a stand-in, and says so in its name.
 """
 
@@ -16,7 +16,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from . import intent
+from local_agent.agent import offline_rules as intent
 
 OFFLINE_MODEL_NAME = "local-offline-standin"
 
@@ -48,7 +48,9 @@ class OfflineModel(BaseLlm):
             part = types.Part(text=proposal["text"])
         # Usage in UTF-8 bytes of the text it read: the stand-in has no tokenizer, and says so by name.
         read = sum(len(c["parts"][0]["text"].encode("utf-8")) for c in contents)
-        usage = types.GenerateContentResponseUsageMetadata(prompt_token_count=read, candidates_token_count=0,
-                                                           total_token_count=read)
-        yield LlmResponse(content=types.Content(role="model", parts=[part]), turn_complete=True,
-                          usage_metadata=usage)
+        usage = types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=read, candidates_token_count=0, total_token_count=read
+        )
+        yield LlmResponse(
+            content=types.Content(role="model", parts=[part]), turn_complete=True, usage_metadata=usage
+        )

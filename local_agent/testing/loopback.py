@@ -17,8 +17,9 @@ class LoopbackServer:
     def _serve(self, handler: type[BaseHTTPRequestHandler], *, name: str) -> ThreadingHTTPServer:
         server = ThreadingHTTPServer((self._host, 0), handler)
         server.daemon_threads = True
-        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name=name,
-                                  daemon=True)
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name=name, daemon=True
+        )
         self._server, self._thread = server, thread
         thread.start()
         return server

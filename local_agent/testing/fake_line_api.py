@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 
-from ..loopback import LoopbackServer
+from local_agent.testing.loopback import LoopbackServer
 
 REPLY_PATH = "/v2/bot/message/reply"
 PUSH_PATH = "/v2/bot/message/push"
@@ -175,12 +175,7 @@ def _validate_body(kind: str, body: dict) -> list[dict]:
         if not isinstance(chat_id, str) or not chat_id:
             errors.append(_detail("chatId", "must be specified"))
         seconds = body.get("loadingSeconds", 20)
-        if (
-            isinstance(seconds, bool)
-            or not isinstance(seconds, int)
-            or not 5 <= seconds <= 60
-            or seconds % 5
-        ):
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or not 5 <= seconds <= 60 or seconds % 5:
             errors.append(_detail("loadingSeconds", "must be a multiple of 5 between 5 and 60"))
         return errors
     if kind == "reply":
@@ -377,7 +372,7 @@ class FakeLineApi(LoopbackServer):
             return answer(404, {"message": "Not found"})
 
         auth = headers.get("authorization", "")
-        token = auth[len("Bearer "):].strip() if auth.startswith("Bearer ") else ""
+        token = auth[len("Bearer ") :].strip() if auth.startswith("Bearer ") else ""
         if not token or (self.access_token is not None and token != self.access_token):
             return answer(401, {"message": AUTH_FAILED})
 
@@ -418,8 +413,11 @@ class FakeLineApi(LoopbackServer):
                     return answer(400, {"message": INVALID_RETRY_KEY})
                 if retry_key in self._retry_keys:
                     request_id, sent = self._retry_keys[retry_key]
-                    return answer(409, {"message": RETRY_KEY_ACCEPTED, "sentMessages": sent},
-                                  {"x-line-accepted-request-id": request_id})
+                    return answer(
+                        409,
+                        {"message": RETRY_KEY_ACCEPTED, "sentMessages": sent},
+                        {"x-line-accepted-request-id": request_id},
+                    )
             sent = self._sent_messages(body["messages"])
             if retry_key is not None:
                 self._retry_keys[retry_key] = (str(uuid.uuid4()), sent)

@@ -11,15 +11,22 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import catalogue
-from .context.context_store import ContextJournal, ScopeKey
-from .context.errors import StoreError
-from .ports import PreferenceStore
-from .render import HELP_TEXT, consent_choices
-from .reply import Reply
+from local_agent.context.errors import StoreError
+from local_agent.context.journal import ContextJournal, ScopeKey
+from local_agent.listings import catalogue
+from local_agent.replies.render import HELP_TEXT, consent_choices
+from local_agent.replies.reply import Reply
+from local_agent.stores.ports import PreferenceStore
 
 REMEMBER_WORDS = ("記住", "記得", "幫我記")
-FORGET_WORDS = ("忘記我的飲食偏好", "忘記我的偏好", "刪除我的飲食偏好", "刪除我的偏好", "不要記住我", "忘記我吃")
+FORGET_WORDS = (
+    "忘記我的飲食偏好",
+    "忘記我的偏好",
+    "刪除我的飲食偏好",
+    "刪除我的偏好",
+    "不要記住我",
+    "忘記我吃",
+)
 HELP_WORDS = ("help", "幫助", "使用說明", "你會做什麼", "你可以做什麼", "怎麼用")
 
 POSTBACK = re.compile(r"^local:consent:(yes|no):([a-z_]{1,20})$")
@@ -41,7 +48,9 @@ def match_text_command(text: str) -> str | None:
     compact = compact_text(text)
     if any(w in compact for w in FORGET_WORDS):
         return "forget"
-    if any(compact.startswith(w) or w in compact[:6] for w in REMEMBER_WORDS) and catalogue.find_dietary_type(compact):
+    if any(compact.startswith(w) or w in compact[:6] for w in REMEMBER_WORDS) and catalogue.find_dietary_type(
+        compact
+    ):
         return "consent_prompt"
     if compact.lower() in HELP_WORDS:
         return "help"
@@ -57,7 +66,9 @@ def parse_postback(data: str) -> tuple[bool, str] | None:
 
 
 class Commands:
-    def __init__(self, *, preferences: PreferenceStore, journal: ContextJournal, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, *, preferences: PreferenceStore, journal: ContextJournal, clock: Callable[[], float]
+    ) -> None:
         self.preferences, self.journal, self.clock = preferences, journal, clock
 
     def handle_text(self, scope: ScopeKey, text: str, kind: str | None = None) -> CommandResult | None:
@@ -69,8 +80,10 @@ class Commands:
             diet = catalogue.find_dietary_type(compact_text(text))
             label = catalogue.dietary_label(diet)
             reply = Reply(
-                texts=(f"要我記住您的飲食偏好「{label}」嗎？同意後，找店家時會先套用；"
-                       "隨時說「忘記我的飲食偏好」就會刪除。",),
+                texts=(
+                    f"要我記住您的飲食偏好「{label}」嗎？同意後，找店家時會先套用；"
+                    "隨時說「忘記我的飲食偏好」就會刪除。",
+                ),
                 choices=consent_choices(diet),
             )
             return CommandResult(reply, "consent_prompt")
@@ -87,18 +100,27 @@ class Commands:
         if agree:
             state = self.preferences.set_consent(scope.user_id, consent="granted", dietary_type=diet, now=now)
             self._clear(scope)
-            text = (f"好的，已記住「{catalogue.dietary_label(diet)}」。之後找店家會先套用；"
-                    "說「忘記我的飲食偏好」就會刪除。")
+            text = (
+                f"好的，已記住「{catalogue.dietary_label(diet)}」。之後找店家會先套用；"
+                "說「忘記我的飲食偏好」就會刪除。"
+            )
             return CommandResult(Reply(texts=(text,)), "consent_granted", state.revision)
         state = self.preferences.set_consent(scope.user_id, consent="refused", dietary_type=None, now=now)
         self._clear(scope)
-        return CommandResult(Reply(texts=("好的，不會記住。找店家時不會套用任何飲食偏好。",)), "consent_refused",
-                             state.revision)
+        return CommandResult(
+            Reply(texts=("好的，不會記住。找店家時不會套用任何飲食偏好。",)),
+            "consent_refused",
+            state.revision,
+        )
 
     def forget(self, scope: ScopeKey) -> CommandResult:
-        state = self.preferences.set_consent(scope.user_id, consent="forgotten", dietary_type=None, now=self.clock())
+        state = self.preferences.set_consent(
+            scope.user_id, consent="forgotten", dietary_type=None, now=self.clock()
+        )
         self._clear(scope)
-        return CommandResult(Reply(texts=("已刪除您的飲食偏好，之後找店家不會再套用。",)), "forget", state.revision)
+        return CommandResult(
+            Reply(texts=("已刪除您的飲食偏好，之後找店家不會再套用。",)), "forget", state.revision
+        )
 
     def _clear(self, scope: ScopeKey) -> None:
         # The revision bump already made the old window unreadable; clearing is housekeeping.

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .context.context_store import TTL_SECONDS, JournalRecord, Mutation
-from .context.errors import StoreError
-from .context.session_budget import canonical_json
-from .ports import (
+from local_agent.context.canonical import canonical_json
+from local_agent.context.errors import StoreError
+from local_agent.context.journal import TTL_SECONDS, JournalRecord, Mutation
+from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
     RECORD_RETENTION_SECONDS,
     AuditRow,
@@ -100,8 +100,13 @@ class SqliteStore:
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=self._busy / 1000, isolation_level=None,
-                                   check_same_thread=False, uri=self._uri)
+            conn = sqlite3.connect(
+                self.path,
+                timeout=self._busy / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=self._uri,
+            )
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy)}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -177,7 +182,8 @@ class SqliteStore:
     @staticmethod
     def _pref_row(db: sqlite3.Connection, user_id: str) -> PreferenceState:
         row = db.execute(
-            "SELECT dietary_type, consent, revision, updated_at FROM preferences WHERE user_id = ?", (user_id,)
+            "SELECT dietary_type, consent, revision, updated_at FROM preferences WHERE user_id = ?",
+            (user_id,),
         ).fetchone()
         if row is None:
             return PreferenceState(user_id)
@@ -187,9 +193,13 @@ class SqliteStore:
         with self._tx("preferences.get", write=False) as db:
             return self._pref_row(db, user_id)
 
-    def set_consent(self, user_id: str, *, consent: str, dietary_type: str | None, now: float) -> PreferenceState:
+    def set_consent(
+        self, user_id: str, *, consent: str, dietary_type: str | None, now: float
+    ) -> PreferenceState:
         with self._tx("preferences.set_consent") as db:
-            new = next_preference(self._pref_row(db, user_id), consent=consent, dietary_type=dietary_type, now=now)
+            new = next_preference(
+                self._pref_row(db, user_id), consent=consent, dietary_type=dietary_type, now=now
+            )
             db.execute(
                 "INSERT INTO preferences (user_id, dietary_type, consent, revision, updated_at) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT(user_id) DO UPDATE SET dietary_type = excluded.dietary_type, "
@@ -211,13 +221,24 @@ class SqliteStore:
             db.execute(
                 "INSERT INTO audit (scope_id, turn_id, tool, proposed_arguments, memory_revision, "
                 "effective_arguments, preference_origin, status, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (row.scope_id, row.turn_id, row.tool, canonical_json(row.proposed_arguments), row.memory_revision,
-                 canonical_json(row.effective_arguments), row.preference_origin, row.status, row.at),
+                (
+                    row.scope_id,
+                    row.turn_id,
+                    row.tool,
+                    canonical_json(row.proposed_arguments),
+                    row.memory_revision,
+                    canonical_json(row.effective_arguments),
+                    row.preference_origin,
+                    row.status,
+                    row.at,
+                ),
             )
 
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
-        sql = ("SELECT scope_id, turn_id, tool, proposed_arguments, memory_revision, effective_arguments, "
-               "preference_origin, status, at FROM audit")
+        sql = (
+            "SELECT scope_id, turn_id, tool, proposed_arguments, memory_revision, effective_arguments, "
+            "preference_origin, status, at FROM audit"
+        )
         args: tuple = ()
         if scope_id is not None:
             sql += " WHERE scope_id = ?"
@@ -225,9 +246,17 @@ class SqliteStore:
         with self._tx("audit.read", write=False) as db:
             rows = db.execute(sql + " ORDER BY id", args).fetchall()
         return [
-            AuditRow(scope_id=r[0], turn_id=r[1], tool=r[2], proposed_arguments=json.loads(r[3]),
-                     memory_revision=int(r[4]), effective_arguments=json.loads(r[5]),
-                     preference_origin=r[6], status=r[7], at=float(r[8]))
+            AuditRow(
+                scope_id=r[0],
+                turn_id=r[1],
+                tool=r[2],
+                proposed_arguments=json.loads(r[3]),
+                memory_revision=int(r[4]),
+                effective_arguments=json.loads(r[5]),
+                preference_origin=r[6],
+                status=r[7],
+                at=float(r[8]),
+            )
             for r in rows
         ]
 
@@ -258,10 +287,15 @@ class SqliteStore:
             counts = {
                 "audit": db.execute("DELETE FROM audit WHERE at < ?", (now - retention,)).rowcount,
                 "snapshots": db.execute("DELETE FROM snapshots WHERE at < ?", (now - retention,)).rowcount,
-                "webhook_events": db.execute("DELETE FROM webhook_events WHERE expire_at <= ?", (now,)).rowcount,
+                "webhook_events": db.execute(
+                    "DELETE FROM webhook_events WHERE expire_at <= ?", (now,)
+                ).rowcount,
             }
-            stale = [scope for scope, record in db.execute("SELECT scope_id, record FROM journal")
-                     if float(json.loads(record)["updated_at"]) < now - TTL_SECONDS]
+            stale = [
+                scope
+                for scope, record in db.execute("SELECT scope_id, record FROM journal")
+                if float(json.loads(record)["updated_at"]) < now - TTL_SECONDS
+            ]
             rows = [(scope,) for scope in stale]
             db.executemany("DELETE FROM journal WHERE scope_id = ?", rows)
             counts["journal"] = len(stale)
@@ -272,6 +306,8 @@ class SqliteStore:
         with self._tx("dedupe.claim") as db:
             # Expired claims (this event's included) go first; a live claim makes the insert a no-op.
             db.execute("DELETE FROM webhook_events WHERE expire_at <= ?", (now,))
-            inserted = db.execute("INSERT OR IGNORE INTO webhook_events (event_id, expire_at) VALUES (?, ?)",
-                                  (event_id, now + ttl))
+            inserted = db.execute(
+                "INSERT OR IGNORE INTO webhook_events (event_id, expire_at) VALUES (?, ?)",
+                (event_id, now + ttl),
+            )
             return inserted.rowcount == 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import catalogue
-from .reply import MAX_CARDS, Card, Choice, Reply
+from local_agent.listings import catalogue
+from local_agent.replies.reply import MAX_CARDS, Card, Choice, Reply
 
 HELP_TEXT = (
     "您好，我是 LOCAL 彰化在地小幫手。\n"
@@ -21,15 +21,27 @@ BUDGET_REFUSAL = "這一段話太長了，我沒辦法一次處理。請分成�
 
 def _place_card(item: dict[str, Any]) -> Card:
     diets = "、".join(catalogue.dietary_label(d) for d in item.get("dietary", [])) or "一般"
-    lines = tuple(x for x in (f"飲食：{diets}", str(item.get("address_hint", "")), str(item.get("note", ""))) if x)
-    return Card(title=str(item["name"]), subtitle=f"{item['township']}・{item.get('category', '')}", lines=lines,
-                kind="place")
+    lines = tuple(
+        x for x in (f"飲食：{diets}", str(item.get("address_hint", "")), str(item.get("note", ""))) if x
+    )
+    return Card(
+        title=str(item["name"]),
+        subtitle=f"{item['township']}・{item.get('category', '')}",
+        lines=lines,
+        kind="place",
+    )
 
 
 def _event_card(item: dict[str, Any]) -> Card:
-    lines = tuple(x for x in (str(item.get("when", "")), str(item.get("venue", "")), str(item.get("note", ""))) if x)
-    return Card(title=str(item["name"]), subtitle=f"{item['township']}・{item.get('category', '')}", lines=lines,
-                kind="event")
+    lines = tuple(
+        x for x in (str(item.get("when", "")), str(item.get("venue", "")), str(item.get("note", ""))) if x
+    )
+    return Card(
+        title=str(item["name"]),
+        subtitle=f"{item['township']}・{item.get('category', '')}",
+        lines=lines,
+        kind="event",
+    )
 
 
 def render_tool_result(result: dict[str, Any]) -> Reply:
@@ -43,8 +55,11 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
         if result.get("preference_origin") == "consented_memory" and cond:
             cond = f"（{catalogue.dietary_label(diet)}，已套用您同意記住的偏好）"
         if not items:
-            text = f"{area}{cond}：目前的教學快照裡沒有找到符合的店家。" if cond else \
-                f"{area}目前的教學快照裡沒有找到符合的店家。"
+            text = (
+                f"{area}{cond}：目前的教學快照裡沒有找到符合的店家。"
+                if cond
+                else f"{area}目前的教學快照裡沒有找到符合的店家。"
+            )
         else:
             text = f"{area}{cond}找到 {len(items)} 家店家："
         cards = tuple(_place_card(i) for i in items[:MAX_CARDS])

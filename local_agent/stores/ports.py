@@ -1,4 +1,4 @@
-"""Storage ports besides the journal's (which lives in ``local_agent.context.context_store``).
+"""Storage ports besides the journal's (which lives in ``local_agent.context.journal``).
 
 Each port is small and synchronous; adapters are sibling modules named ``<tech>_store.py``
 (``sqlite_store``, ``firestore_store``). The service calls them from a worker thread.
@@ -30,8 +30,11 @@ class PreferenceState:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "user_id": self.user_id, "dietary_type": self.dietary_type, "consent": self.consent,
-            "revision": self.revision, "updated_at": self.updated_at,
+            "user_id": self.user_id,
+            "dietary_type": self.dietary_type,
+            "consent": self.consent,
+            "revision": self.revision,
+            "updated_at": self.updated_at,
         }
 
 
@@ -51,11 +54,15 @@ class AuditRow:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "scope_id": self.scope_id, "turn_id": self.turn_id, "tool": self.tool,
+            "scope_id": self.scope_id,
+            "turn_id": self.turn_id,
+            "tool": self.tool,
             "proposed_arguments": dict(self.proposed_arguments),
             "memory_revision": self.memory_revision,
             "effective_arguments": dict(self.effective_arguments),
-            "preference_origin": self.preference_origin, "status": self.status, "at": self.at,
+            "preference_origin": self.preference_origin,
+            "status": self.status,
+            "at": self.at,
         }
 
 
@@ -76,7 +83,9 @@ class TurnSnapshot:
 class PreferenceStore(Protocol):
     def get(self, user_id: str) -> PreferenceState: ...
 
-    def set_consent(self, user_id: str, *, consent: str, dietary_type: str | None, now: float) -> PreferenceState:
+    def set_consent(
+        self, user_id: str, *, consent: str, dietary_type: str | None, now: float
+    ) -> PreferenceState:
         """Record a consent decision atomically with a revision bump.
 
         ``granted`` stores ``dietary_type``; ``refused`` and ``forgotten`` store none."""
@@ -101,7 +110,9 @@ class DedupeStore(Protocol):
         ...
 
 
-def next_preference(state: PreferenceState, *, consent: str, dietary_type: str | None, now: float) -> PreferenceState:
+def next_preference(
+    state: PreferenceState, *, consent: str, dietary_type: str | None, now: float
+) -> PreferenceState:
     """The pure transition every adapter applies inside its transaction."""
     if consent not in CONSENT_STATES or consent == "none":
         raise ValueError("consent must be granted, refused or forgotten")

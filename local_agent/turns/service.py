@@ -10,21 +10,28 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .adk_router import AdkRouter, TurnOutcome
-from .commands import Commands, match_text_command
-from .context.context_store import ContextJournal, ScopeKey
-from .context.errors import StoreError
-from .render import HELP_TEXT, POLITE_FAILURE
-from .reply import Reply
+from local_agent.agent.adk_router import AdkRouter, TurnOutcome
+from local_agent.context.errors import StoreError
+from local_agent.context.journal import ContextJournal, ScopeKey
+from local_agent.replies.render import HELP_TEXT, POLITE_FAILURE
+from local_agent.replies.reply import Reply
+from local_agent.turns.commands import Commands, match_text_command
 
-log = logging.getLogger("local_agent.service")
+log = logging.getLogger("local_agent.turns.service")
 
 MAX_INPUT_CHARS = 5000  # LINE's own limit for a text message
 
 
 class LocalService:
-    def __init__(self, *, router: AdkRouter, commands: Commands, journal: ContextJournal, preferences,
-                 clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        *,
+        router: AdkRouter,
+        commands: Commands,
+        journal: ContextJournal,
+        preferences,
+        clock: Callable[[], float],
+    ) -> None:
         self.router, self.commands, self.journal = router, commands, journal
         self.preferences, self.clock = preferences, clock
 

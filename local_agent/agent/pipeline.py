@@ -16,13 +16,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .context.context_store import ContextJournal, JournalSnapshot, ScopeKey
-from .context.errors import StaleContextError
-from .context.projection import SafeTurn
-from .context.session_budget import BudgetResult, Measure, SessionBudget
-from .fingerprint import text_fingerprint
-from .ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
-from .tools import TurnTools
+from local_agent.agent.tools import TurnTools
+from local_agent.context.errors import StaleContextError
+from local_agent.context.journal import ContextJournal, JournalSnapshot, ScopeKey
+from local_agent.context.projection import SafeTurn
+from local_agent.context.session_budget import BudgetResult, Measure, SessionBudget
+from local_agent.fingerprint import text_fingerprint
+from local_agent.stores.ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
 
 
 def flat_contents(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -82,8 +82,12 @@ class ContextPipeline:
     def tools(self, state: TurnState) -> TurnTools:
         if state.tools is None:
             state.tools = TurnTools(
-                preferences=self.preferences, audit=self.audit, clock=self.clock, user_id=state.scope.user_id,
-                scope_id=state.scope.storage_id, turn_id=state.turn_id,
+                preferences=self.preferences,
+                audit=self.audit,
+                clock=self.clock,
+                user_id=state.scope.user_id,
+                scope_id=state.scope.storage_id,
+                turn_id=state.turn_id,
             )
         return state.tools
 
@@ -120,11 +124,16 @@ class ContextPipeline:
             "error_code": state.error_code,
         }
         if state.budget is not None:
-            data.update({
-                "contents": redact_current(state.budget.contents),
-                "count": state.budget.count, "unit": state.budget.unit, "counts": list(state.budget.counts),
-                "dropped_turns": state.budget.dropped_turns, "summary_dropped": state.budget.summary_dropped,
-            })
+            data.update(
+                {
+                    "contents": redact_current(state.budget.contents),
+                    "count": state.budget.count,
+                    "unit": state.budget.unit,
+                    "counts": list(state.budget.counts),
+                    "dropped_turns": state.budget.dropped_turns,
+                    "summary_dropped": state.budget.summary_dropped,
+                }
+            )
         else:
             data["current_text"] = text_fingerprint(state.current)
         return TurnSnapshot(state.scope.storage_id, state.turn_id, self.clock(), data)
