@@ -554,7 +554,7 @@ class HangingModel(BaseLlm):
 
 def test_hung_model_call_times_out_with_an_apology_and_frees_the_scope(tmp_path: Path) -> None:
     with AppHarness(tmp_path / "local.sqlite3", model=HangingModel()) as app:
-        app.app.state.turn_timeout = 0.3
+        app.app.state.processor.turn_timeout = 0.3
         started = time.monotonic()
         app.turn(W.text_event(USER, FOOD_HUATAN), W.text_event(USER, "忘記我的飲食偏好"))
         assert time.monotonic() - started < 10

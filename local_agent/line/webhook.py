@@ -6,13 +6,11 @@ shape and parse with the SDK (malformed → 400, never 500), hand each event to 
 dispatcher and answer 200 at once. Unknown event types, non-text messages, standby-mode events,
 events whose ids are not LINE-shaped and postbacks that are not ours are answered 200 and ignored.
 
-In the background, per event and in order per scope: drop duplicates by ``webhookEventId``
-(store-backed, so it holds across restarts), run the turn (bounded by ``turn_timeout``), and
-reply with the reply token or fall back to push with an ``X-Line-Retry-Key``. A turn that fails
-unexpectedly or times out still answers with a polite apology. By default (``LOCAL_TURN_THREAD``)
-turns run on their own event loop in a second thread (``turn_loop.py``), so an acknowledgement
-never waits behind a whole turn. The LINE client is built in the lifespan, inside the loop that
-uses it; shutdown finishes the accepted turns before closing it.
+In the background, per event and in order per scope, ``processor.EventProcessor`` drops
+duplicates, runs the turn and delivers the reply. By default (``LOCAL_TURN_THREAD``) turns run on
+their own event loop in a second thread (``turn_loop.py``), so an acknowledgement never waits
+behind a whole turn. The LINE client is built in the lifespan, inside the loop that uses it;
+shutdown finishes the accepted turns before closing it.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ import logging
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -44,16 +42,13 @@ from linebot.v3.webhooks import (
 )
 from starlette.requests import ClientDisconnect
 
-from local_agent.agent.adk_router import TurnOutcome
 from local_agent.context.errors import LocalError, ScopeError, StoreError
 from local_agent.context.journal import ScopeKey
-from local_agent.line.client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
+from local_agent.line.client import LineGateway
 from local_agent.line.dispatcher import ScopeDispatcher
-from local_agent.line.messages import to_line_messages
+from local_agent.line.processor import INTERNAL_ERROR, TURN_TIMEOUT_SECONDS, EventProcessor, InboundEvent
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 from local_agent.logs import configure_logging
-from local_agent.replies.render import POLITE_FAILURE
-from local_agent.replies.reply import Reply
 from local_agent.settings import Settings
 from local_agent.wiring import build_service
 
@@ -61,8 +56,6 @@ log = logging.getLogger("local_agent.webhook")
 
 MAX_BODY_BYTES = 256 * 1024
 PURGE_INTERVAL_SECONDS = 3600.0
-TURN_TIMEOUT_SECONDS = 60.0  # a turn still running after this is abandoned with an apology
-INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
 class _BodyTooLarge(Exception):
@@ -99,20 +92,6 @@ def _well_shaped(body: str) -> bool:
     if "destination" in data and not isinstance(data["destination"], str):
         return False
     return all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in data["events"])
-
-
-@dataclass(frozen=True)
-class InboundEvent:
-    """What the dispatcher needs of one webhook event (no SDK types past this point)."""
-
-    kind: str  # "text" | "postback" | "follow"
-    scope: ScopeKey
-    reply_to: str  # user, group or room id to push to
-    event_id: str | None
-    reply_token: str | None
-    received_at: float
-    text: str = ""
-    data: str = ""
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -173,7 +152,212 @@ def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent
     return None
 
 
-Observer = Callable[[InboundEvent, TurnOutcome], None]
+class _Refused(Exception):
+    """A request the webhook answers with an error status and processes nothing of."""
+
+    def __init__(self, status: int, error: str) -> None:
+        super().__init__(error)
+        self.status, self.error = status, error
+
+    def response(self) -> JSONResponse:
+        return JSONResponse({"error": self.error}, status_code=self.status)
+
+
+class _Receiver:
+    """``POST /callback``: verify, parse and hand events to the dispatcher, then answer at once."""
+
+    def __init__(self, channel_secret: str) -> None:
+        self.parser = WebhookParser(channel_secret)
+        self.validator = SignatureValidator(channel_secret)
+
+    async def callback(self, request: Request) -> JSONResponse:
+        try:
+            payload = self._parse(*await self._verified_body(request))
+            state = request.app.state
+            dispatcher: ScopeDispatcher | None = getattr(state, "dispatcher", None)
+            if dispatcher is None:
+                raise _Refused(503, "not started")
+            events = _inbound_events(payload)
+            return _submit(events, dispatcher, state.processor)
+        except _Refused as refusal:
+            return refusal.response()
+
+    async def _verified_body(self, request: Request) -> tuple[str, str]:
+        """The UTF-8 body and its signature, once the signature is checked."""
+        try:
+            raw = await _read_body(request)
+        except _BodyTooLarge:
+            raise _Refused(413, "body too large") from None
+        except ClientDisconnect:
+            raise _Refused(400, "client disconnected") from None
+        signature = request.headers.get("x-line-signature")
+        if not signature:
+            raise _Refused(400, "missing signature")
+        try:
+            body = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Refused(400, "body is not UTF-8") from None
+        try:
+            valid = self.validator.validate(body, signature)
+        except Exception:
+            valid = False
+        if not valid:
+            raise _Refused(400, "invalid signature")
+        return body, signature
+
+    def _parse(self, body: str, signature: str) -> Any:
+        if not _well_shaped(body):
+            raise _Refused(400, "malformed webhook body")
+        try:
+            return self.parser.parse(body, signature, as_payload=True)
+        except InvalidSignatureError:
+            raise _Refused(400, "invalid signature") from None
+        except Exception:
+            raise _Refused(400, "malformed webhook body") from None
+
+
+def _inbound_events(payload: Any) -> list[InboundEvent]:
+    """The payload's events that LOCAL handles; the rest are logged and ignored."""
+    destination = payload.destination or "unknown"
+    received_at = time.time()
+    events: list[InboundEvent] = []
+    for sdk_event in payload.events or []:
+        try:
+            event = to_inbound(sdk_event, destination, received_at)
+        except Exception:  # an SDK shape we did not foresee: ignore that event, never 500
+            log.warning("event not understood", extra={"code": "EVENT_IGNORED"})
+            event = None
+        if event is None:
+            log.info("event ignored", extra={"event_type": str(getattr(sdk_event, "type", "unknown"))[:40]})
+            continue
+        events.append(event)
+    return events
+
+
+def _submit(
+    events: list[InboundEvent], dispatcher: ScopeDispatcher, processor: EventProcessor
+) -> JSONResponse:
+    """Queue every event per scope, or none: a full backlog asks LINE to redeliver (503)."""
+    if events and not dispatcher.has_room(len(events)):
+        log.warning("backlog full, asking LINE to redeliver", extra={"count": dispatcher.pending})
+        return JSONResponse({"error": "busy"}, status_code=503)
+    accepted = 0
+    for event in events:
+        if not dispatcher.submit(event.scope.storage_id, lambda e=event: processor.process(e)):
+            return JSONResponse({"error": "shutting down"}, status_code=503)
+        accepted += 1
+    return JSONResponse({"status": "ok", "accepted": accepted})
+
+
+async def _open_turn_side(settings: Settings) -> tuple[LineGateway, ScopeDispatcher]:
+    # Built on the loop that will use them: the LINE client must live in its loop.
+    gateway = await LineGateway.open(settings.line_channel_access_token, settings.line_api_host)
+    return gateway, ScopeDispatcher(
+        max_concurrent=settings.local_max_concurrent_turns, max_pending=settings.local_max_pending_turns
+    )
+
+
+class _TurnSide:
+    """The LINE gateway and the dispatcher, on the turn loop's thread when ``LOCAL_TURN_THREAD``."""
+
+    def __init__(
+        self, gateway: LineGateway, dispatcher: Any, turn_loop: TurnLoop | None, previous_interval: float
+    ) -> None:
+        self.gateway, self.dispatcher, self.turn_loop = gateway, dispatcher, turn_loop
+        self.previous_interval = previous_interval
+
+    @classmethod
+    async def open(cls, settings: Settings) -> _TurnSide:
+        previous_interval = sys.getswitchinterval()
+        if not settings.local_turn_thread:
+            return cls(*await _open_turn_side(settings), None, previous_interval)
+        turn_loop = TurnLoop().start()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        gateway, inner = await turn_loop.call(_open_turn_side(settings))
+        return cls(gateway, ThreadedDispatcher(turn_loop, inner), turn_loop, previous_interval)
+
+    async def close(self) -> None:
+        """Finish the accepted turns, then close the LINE client (on its own loop)."""
+        await self.dispatcher.drain()
+        if self.turn_loop is None:
+            await self.gateway.close()
+            return
+        await self.turn_loop.call(self.gateway.close())
+        self.turn_loop.stop()
+        sys.setswitchinterval(self.previous_interval)
+
+
+async def _purge_periodically(store: Any, clock: Callable[[], float]) -> None:
+    """Retention: drop expired journal windows, dedupe records, and audit rows and snapshots
+    past 30 days, at start and then hourly (Firestore does this with TTL policies)."""
+    while hasattr(store, "purge_expired"):
+        try:
+            counts = await asyncio.to_thread(store.purge_expired, clock())
+            log.info("retention purge", extra={"count": sum(counts.values())})
+        except StoreError as exc:
+            log.warning("retention purge failed", extra={"code": exc.code})
+        await asyncio.sleep(PURGE_INTERVAL_SECONDS)
+
+
+@dataclass(frozen=True)
+class _Lifespan:
+    """Start: logging, the service (store, router), the turn side, the processor and the purge.
+    Stop: the purge, then the turn side (drains accepted turns), then the store we opened."""
+
+    settings: Settings
+    clock: Callable[[], float]
+    store: Any
+    model: Any
+    measure: Any
+    configure_logs: bool
+    turn_timeout: float
+
+    @asynccontextmanager
+    async def __call__(self, app: FastAPI) -> AsyncIterator[None]:
+        settings = self.settings
+        if self.configure_logs:
+            configure_logging(settings.local_log_level)
+        wiring = await asyncio.to_thread(
+            build_service,
+            settings,
+            clock=self.clock,
+            store=self.store,
+            model=self.model,
+            measure=self.measure,
+        )
+        side = await _TurnSide.open(settings)
+        app.state.wiring, app.state.gateway, app.state.dispatcher = wiring, side.gateway, side.dispatcher
+        app.state.processor = EventProcessor(
+            service=wiring.service,
+            gateway=side.gateway,
+            store=wiring.store,
+            clock=self.clock,
+            observers=app.state.observers,
+            turn_timeout=self.turn_timeout,
+        )
+        purger = asyncio.create_task(_purge_periodically(wiring.store, self.clock))
+        log.info("service started", extra={"kind": settings.local_model, "status": settings.local_store})
+        try:
+            yield
+        finally:
+            purger.cancel()
+            await side.close()
+            if self.store is None and hasattr(wiring.store, "close"):
+                wiring.store.close()
+            log.info("service stopped", extra={"count": side.dispatcher.completed})
+
+
+async def _healthz(request: Request) -> JSONResponse:
+    settings: Settings = request.app.state.settings
+    dispatcher = getattr(request.app.state, "dispatcher", None)
+    return JSONResponse(
+        {
+            "status": "ok",
+            "pending": dispatcher.pending if dispatcher else 0,
+            "store": settings.local_store,
+            "model": settings.local_model,
+        }
+    )
 
 
 def create_app(
@@ -190,210 +374,15 @@ def create_app(
 
     ``turn_timeout`` bounds one turn (commands, model, tools; not the LINE delivery, which the
     gateway bounds): a hung model call must not block its scope's queue forever. It is kept in
-    ``app.state.turn_timeout``."""
+    ``app.state.processor.turn_timeout`` once the app has started."""
     settings = settings or Settings()
-    clock = clock or time.time
-    parser = WebhookParser(settings.line_channel_secret)
-    validator = SignatureValidator(settings.line_channel_secret)
-    observers: list[Observer] = []
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI):
-        if configure_logs:
-            configure_logging(settings.local_log_level)
-        wiring = await asyncio.to_thread(
-            build_service, settings, clock=clock, store=store, model=model, measure=measure
-        )
-
-        async def open_turn_side() -> tuple[LineGateway, ScopeDispatcher]:
-            # Built on the loop that will use them: the LINE client must live in its loop.
-            gateway = await LineGateway.open(settings.line_channel_access_token, settings.line_api_host)
-            return gateway, ScopeDispatcher(
-                max_concurrent=settings.local_max_concurrent_turns,
-                max_pending=settings.local_max_pending_turns,
-            )
-
-        turn_loop = TurnLoop().start() if settings.local_turn_thread else None
-        previous_interval = sys.getswitchinterval()
-        if turn_loop is not None:
-            sys.setswitchinterval(SWITCH_INTERVAL)
-            gateway, inner = await turn_loop.call(open_turn_side())
-            dispatcher: Any = ThreadedDispatcher(turn_loop, inner)
-        else:
-            gateway, dispatcher = await open_turn_side()
-        app.state.wiring, app.state.gateway, app.state.dispatcher = wiring, gateway, dispatcher
-        purger = asyncio.create_task(purge_periodically(wiring.store))
-        log.info("service started", extra={"kind": settings.local_model, "status": settings.local_store})
-        try:
-            yield
-        finally:
-            purger.cancel()
-            await dispatcher.drain()
-            if turn_loop is not None:
-                await turn_loop.call(gateway.close())
-                turn_loop.stop()
-                sys.setswitchinterval(previous_interval)
-            else:
-                await gateway.close()
-            if store is None and hasattr(wiring.store, "close"):
-                wiring.store.close()
-            log.info("service stopped", extra={"count": dispatcher.completed})
-
-    async def purge_periodically(store: Any) -> None:
-        """Retention: drop expired journal windows, dedupe records, and audit rows and snapshots
-        past 30 days, at start and then hourly (Firestore does this with TTL policies)."""
-        while hasattr(store, "purge_expired"):
-            try:
-                counts = await asyncio.to_thread(store.purge_expired, clock())
-                log.info("retention purge", extra={"count": sum(counts.values())})
-            except StoreError as exc:
-                log.warning("retention purge failed", extra={"code": exc.code})
-            await asyncio.sleep(PURGE_INTERVAL_SECONDS)
-
+    lifespan = _Lifespan(settings, clock or time.time, store, model, measure, configure_logs, turn_timeout)
     app = FastAPI(title="LOCAL Day 15", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.observers = observers
+    app.state.observers = []
     app.state.settings = settings
-    app.state.turn_timeout = turn_timeout
-
-    async def turn(event: InboundEvent) -> TurnOutcome | None:
-        service, gateway = app.state.wiring.service, app.state.gateway
-        if event.kind == "follow":
-            return service.greeting()
-        if event.kind == "postback":
-            outcome = await service.handle_postback(event.scope, event.data)
-            if outcome is None:
-                log.info("postback not ours ignored", extra={"kind": "postback"})
-            return outcome
-        if event.scope.source_type == "user":  # LINE shows the loading animation in 1:1 chats only
-            try:
-                await gateway.show_loading(event.scope.user_id)
-            except LineDeliveryError as exc:
-                log.info("loading animation not shown", extra={"status": exc.status})
-        return await service.handle_text(event.scope, event.text, turn_id=event.event_id)
-
-    async def deliver(event: InboundEvent, outcome: TurnOutcome, started: float) -> None:
-        messages = to_line_messages(outcome.reply)
-        if not messages:
-            return
-        retry_key = retry_key_for(event.event_id) if event.event_id else new_retry_key()
-        try:
-            how = await app.state.gateway.deliver(
-                event.reply_token, event.reply_to, messages, retry_key, token_received_at=event.received_at
-            )
-        except LineDeliveryError as exc:
-            log.warning("reply not delivered", extra={"status": exc.status, "code": exc.code})
-            return
-        log.info(
-            "turn done",
-            extra={
-                "kind": event.kind,
-                "source_type": event.scope.source_type,
-                "delivery": how,
-                "code": outcome.error_code,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-            },
-        )
-
-    async def process(event: InboundEvent) -> None:
-        wiring = app.state.wiring
-        if event.event_id:
-            try:
-                first = await asyncio.to_thread(wiring.store.claim_event, event.event_id, now=clock())
-            except StoreError:
-                first = True  # cannot check: better one duplicate reply than a lost message
-                log.warning("dedupe unavailable", extra={"code": "STORE_UNAVAILABLE"})
-            if not first:
-                log.info("duplicate event dropped", extra={"kind": event.kind})
-                return
-        started = time.perf_counter()
-        try:
-            outcome = await asyncio.wait_for(turn(event), app.state.turn_timeout)
-        except Exception:
-            # A bug or a hung turn, not a handled failure: the user still gets an apology; the
-            # dispatcher logs the exception (class name only) and counts it.
-            await deliver(
-                event, TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=INTERNAL_ERROR), started
-            )
-            raise
-        if outcome is None:
-            return
-        for observer in list(app.state.observers):
-            try:
-                observer(event, outcome)
-            except Exception:
-                log.exception("observer failed", extra={"code": "OBSERVER_FAILED"})
-        await deliver(event, outcome, started)
-
-    @app.post("/callback")
-    async def callback(request: Request) -> JSONResponse:
-        try:
-            raw = await _read_body(request)
-        except _BodyTooLarge:
-            return JSONResponse({"error": "body too large"}, status_code=413)
-        except ClientDisconnect:
-            return JSONResponse({"error": "client disconnected"}, status_code=400)
-        signature = request.headers.get("x-line-signature")
-        if not signature:
-            return JSONResponse({"error": "missing signature"}, status_code=400)
-        try:
-            body = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return JSONResponse({"error": "body is not UTF-8"}, status_code=400)
-        try:
-            valid = validator.validate(body, signature)
-        except Exception:
-            valid = False
-        if not valid:
-            return JSONResponse({"error": "invalid signature"}, status_code=400)
-        if not _well_shaped(body):
-            return JSONResponse({"error": "malformed webhook body"}, status_code=400)
-        try:
-            payload = parser.parse(body, signature, as_payload=True)
-        except InvalidSignatureError:
-            return JSONResponse({"error": "invalid signature"}, status_code=400)
-        except Exception:
-            return JSONResponse({"error": "malformed webhook body"}, status_code=400)
-        dispatcher: ScopeDispatcher | None = getattr(request.app.state, "dispatcher", None)
-        if dispatcher is None:
-            return JSONResponse({"error": "not started"}, status_code=503)
-        destination = payload.destination or "unknown"
-        received_at = time.time()
-        events: list[InboundEvent] = []
-        for sdk_event in payload.events or []:
-            try:
-                event = to_inbound(sdk_event, destination, received_at)
-            except Exception:  # an SDK shape we did not foresee: ignore that event, never 500
-                log.warning("event not understood", extra={"code": "EVENT_IGNORED"})
-                event = None
-            if event is None:
-                log.info(
-                    "event ignored", extra={"event_type": str(getattr(sdk_event, "type", "unknown"))[:40]}
-                )
-                continue
-            events.append(event)
-        if events and not dispatcher.has_room(len(events)):
-            log.warning("backlog full, asking LINE to redeliver", extra={"count": dispatcher.pending})
-            return JSONResponse({"error": "busy"}, status_code=503)
-        accepted = 0
-        for event in events:
-            if not dispatcher.submit(event.scope.storage_id, lambda e=event: process(e)):
-                return JSONResponse({"error": "shutting down"}, status_code=503)
-            accepted += 1
-        return JSONResponse({"status": "ok", "accepted": accepted})
-
-    @app.get("/healthz")
-    async def healthz(request: Request) -> JSONResponse:
-        dispatcher = getattr(request.app.state, "dispatcher", None)
-        return JSONResponse(
-            {
-                "status": "ok",
-                "pending": dispatcher.pending if dispatcher else 0,
-                "store": settings.local_store,
-                "model": settings.local_model,
-            }
-        )
-
+    app.post("/callback")(_Receiver(settings.line_channel_secret).callback)
+    app.get("/healthz")(_healthz)
     return app
 
 
-__all__ = ["InboundEvent", "LocalError", "create_app", "to_inbound"]
+__all__ = ["INTERNAL_ERROR", "TURN_TIMEOUT_SECONDS", "InboundEvent", "LocalError", "create_app", "to_inbound"]

@@ -1,0 +1,148 @@
+"""The background half of the webhook: one inbound event from dedupe to delivered reply.
+
+``EventProcessor`` is built in the app's lifespan with its collaborators (the turn service, the
+LINE gateway, the store, the clock) and handed to the dispatcher one event at a time. Per event:
+drop duplicates by ``webhookEventId`` (store-backed, so it holds across restarts), run the turn
+(bounded by ``turn_timeout``), tell the observers, and reply with the reply token or fall back to
+push with an ``X-Line-Retry-Key``. A turn that fails unexpectedly or times out still answers with
+a polite apology, then re-raises so the dispatcher logs and counts it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from local_agent.agent.adk_router import TurnOutcome
+from local_agent.context.errors import StoreError
+from local_agent.context.journal import ScopeKey
+from local_agent.line.client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
+from local_agent.line.messages import to_line_messages
+from local_agent.replies.render import POLITE_FAILURE
+from local_agent.replies.reply import Reply
+
+log = logging.getLogger("local_agent.webhook")
+
+TURN_TIMEOUT_SECONDS = 60.0  # a turn still running after this is abandoned with an apology
+INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+@dataclass(frozen=True)
+class InboundEvent:
+    """What the dispatcher needs of one webhook event (no SDK types past this point)."""
+
+    kind: str  # "text" | "postback" | "follow"
+    scope: ScopeKey
+    reply_to: str  # user, group or room id to push to
+    event_id: str | None
+    reply_token: str | None
+    received_at: float
+    text: str = ""
+    data: str = ""
+
+
+Observer = Callable[[InboundEvent, TurnOutcome], None]
+
+
+class EventProcessor:
+    """Turn, deliver and process one inbound event.
+
+    ``observers`` is shared with the app (``app.state.observers``): each is called with the event
+    and its outcome before delivery; one that raises is logged and skipped. ``turn_timeout`` bounds
+    one turn (commands, model, tools; not the LINE delivery, which the gateway bounds) and may be
+    changed while the app runs."""
+
+    def __init__(
+        self,
+        *,
+        service: Any,
+        gateway: LineGateway,
+        store: Any,
+        clock: Callable[[], float],
+        observers: list[Observer],
+        turn_timeout: float = TURN_TIMEOUT_SECONDS,
+    ) -> None:
+        self.service = service
+        self.gateway = gateway
+        self.store = store
+        self.clock = clock
+        self.observers = observers
+        self.turn_timeout = turn_timeout
+
+    async def process(self, event: InboundEvent) -> None:
+        if event.event_id and not await self._first_delivery(event):
+            log.info("duplicate event dropped", extra={"kind": event.kind})
+            return
+        started = time.perf_counter()
+        try:
+            outcome = await asyncio.wait_for(self.turn(event), self.turn_timeout)
+        except Exception:
+            # A bug or a hung turn, not a handled failure: the user still gets an apology; the
+            # dispatcher logs the exception (class name only) and counts it.
+            apology = TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=INTERNAL_ERROR)
+            await self.deliver(event, apology, started)
+            raise
+        if outcome is None:
+            return
+        self._notify(event, outcome)
+        await self.deliver(event, outcome, started)
+
+    async def _first_delivery(self, event: InboundEvent) -> bool:
+        """Whether this is the first time the store sees the event's id (the dedupe claim)."""
+        try:
+            return bool(await asyncio.to_thread(self.store.claim_event, event.event_id, now=self.clock()))
+        except StoreError:
+            log.warning("dedupe unavailable", extra={"code": "STORE_UNAVAILABLE"})
+            return True  # cannot check: better one duplicate reply than a lost message
+
+    def _notify(self, event: InboundEvent, outcome: TurnOutcome) -> None:
+        for observer in list(self.observers):
+            try:
+                observer(event, outcome)
+            except Exception:
+                log.exception("observer failed", extra={"code": "OBSERVER_FAILED"})
+
+    async def turn(self, event: InboundEvent) -> TurnOutcome | None:
+        if event.kind == "follow":
+            return self.service.greeting()
+        if event.kind == "postback":
+            outcome = await self.service.handle_postback(event.scope, event.data)
+            if outcome is None:
+                log.info("postback not ours ignored", extra={"kind": "postback"})
+            return outcome
+        if event.scope.source_type == "user":  # LINE shows the loading animation in 1:1 chats only
+            try:
+                await self.gateway.show_loading(event.scope.user_id)
+            except LineDeliveryError as exc:
+                log.info("loading animation not shown", extra={"status": exc.status})
+        return await self.service.handle_text(event.scope, event.text, turn_id=event.event_id)
+
+    async def deliver(self, event: InboundEvent, outcome: TurnOutcome, started: float) -> None:
+        messages = to_line_messages(outcome.reply)
+        if not messages:
+            return
+        retry_key = retry_key_for(event.event_id) if event.event_id else new_retry_key()
+        try:
+            how = await self.gateway.deliver(
+                event.reply_token, event.reply_to, messages, retry_key, token_received_at=event.received_at
+            )
+        except LineDeliveryError as exc:
+            log.warning("reply not delivered", extra={"status": exc.status, "code": exc.code})
+            return
+        log.info(
+            "turn done",
+            extra={
+                "kind": event.kind,
+                "source_type": event.scope.source_type,
+                "delivery": how,
+                "code": outcome.error_code,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+            },
+        )
+
+
+__all__ = ["INTERNAL_ERROR", "TURN_TIMEOUT_SECONDS", "EventProcessor", "InboundEvent", "Observer"]
