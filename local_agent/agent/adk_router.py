@@ -75,6 +75,17 @@ def to_genai_contents(contents: list[dict[str, Any]]) -> list[types.Content]:
     ]
 
 
+def _reply_from(part: types.Part, author: str | None, reply: Reply | None) -> Reply | None:
+    """The reply after one event part: a tool result renders it; model text counts only if
+    nothing came before it."""
+    response = part.function_response
+    if response is not None and isinstance(response.response, dict):
+        return render_tool_result(response.response)
+    if part.text and not part.thought and author != "user":
+        return reply or Reply(texts=(part.text,))
+    return reply
+
+
 class AdkRouter:
     """Runs the model part of a turn through the real ADK ``Runner``."""
 
@@ -178,6 +189,29 @@ class AdkRouter:
         except StoreError as exc:
             log.warning("turn not started", extra={"code": exc.code})
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
+        try:
+            reply = await self._run_agent(state, text)
+        except LocalError as exc:
+            return await self._failure(state, exc.code)
+        except Exception:  # the model or its transport failed: answer politely, no journal write
+            log.warning("model call failed", extra={"code": MODEL_UNAVAILABLE})
+            return await self._failure(state, MODEL_UNAVAILABLE, record=True)
+        if state.extra.get("gave_up") and reply is None:
+            reply = Reply(texts=(ASK_AGAIN,))
+        if state.error_code is not None:
+            # Refused by the budget: nothing was sent, nothing is written to the journal; the
+            # snapshot still records what was measured and why it was refused.
+            refusal = reply or Reply(texts=(BUDGET_REFUSAL,))
+            return await self._failure(state, state.error_code, refusal, record=True)
+        try:
+            turn = await self._io(self.pipeline.finish, state)
+        except StoreError as exc:
+            return await self._failure(state, exc.code)
+        reply = reply or Reply(texts=("請再說一次好嗎？",))
+        return self._outcome(state, reply, reply.error_code or None, projection=turn.label)
+
+    async def _run_agent(self, state: TurnState, text: str) -> Reply | None:
+        """One pass of the ADK Runner over a throwaway session; the reply it produced, if any."""
         # Throwaway sessions share one fixed ADK user id: ADK's in-memory service keeps a dict per
         # user id even after the session is deleted, so per-scope ids would grow without bound.
         session = await self.sessions.create_session(
@@ -191,67 +225,31 @@ class AdkRouter:
                 user_id=ADK_USER, session_id=session.id, new_message=message
             ):
                 for part in (event.content.parts if event.content else None) or []:
-                    if part.function_response is not None and isinstance(
-                        part.function_response.response, dict
-                    ):
-                        reply = render_tool_result(part.function_response.response)
-                    elif part.text and not part.thought and event.author != "user":
-                        reply = reply or Reply(texts=(part.text,))
-        except StoreError as exc:
-            state.error_code = exc.code
-            return TurnOutcome(
-                Reply(texts=(POLITE_FAILURE,)),
-                error_code=exc.code,
-                model_requests=self._model_requests(state),
-            )
-        except LocalError as exc:
-            state.error_code = exc.code
-            return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
-        except Exception:  # the model or its transport failed: answer politely, no journal write
-            log.warning("model call failed", extra={"code": MODEL_UNAVAILABLE})
-            state.error_code = MODEL_UNAVAILABLE
-            await self._record_failed_turn(state)
-            return TurnOutcome(
-                Reply(texts=(POLITE_FAILURE,)),
-                error_code=MODEL_UNAVAILABLE,
-                model_requests=self._model_requests(state),
-            )
+                    reply = _reply_from(part, event.author, reply)
         finally:
             self._turns.pop(state.turn_id, None)
             await self.sessions.delete_session(app_name=APP_NAME, user_id=ADK_USER, session_id=session.id)
-        if state.extra.get("gave_up") and reply is None:
-            reply = Reply(texts=(ASK_AGAIN,))
-        if state.error_code is not None:
-            # Refused by the budget: nothing was sent, nothing is written to the journal; the
-            # snapshot still records what was measured and why it was refused.
+        return reply
+
+    async def _failure(
+        self, state: TurnState, code: str, reply: Reply | None = None, *, record: bool = False
+    ) -> TurnOutcome:
+        """The one way a started turn fails: ``code`` on the state and the outcome, a polite reply
+        unless given, what was measured and run so far, and (``record``) a snapshot of the turn."""
+        state.error_code = code
+        if record:
             await self._record_failed_turn(state)
-            return TurnOutcome(
-                reply or Reply(texts=(BUDGET_REFUSAL,)),
-                error_code=state.error_code,
-                model_requests=self._model_requests(state),
-                tool_calls=self._tool_calls(state),
-            )
-        try:
-            turn = await self._io(self.pipeline.finish, state)
-        except StoreError as exc:
-            return TurnOutcome(
-                Reply(texts=(POLITE_FAILURE,)),
-                error_code=exc.code,
-                model_requests=self._model_requests(state),
-                tool_calls=self._tool_calls(state),
-            )
-        if reply is None:
-            reply = Reply(texts=("請再說一次好嗎？",))
-        if reply.error_code and not state.error_code:
-            error_code = reply.error_code
-        else:
-            error_code = None
+        return self._outcome(state, reply or Reply(texts=(POLITE_FAILURE,)), code)
+
+    def _outcome(
+        self, state: TurnState, reply: Reply, error_code: str | None, projection: str | None = None
+    ) -> TurnOutcome:
         return TurnOutcome(
             reply,
             error_code=error_code,
             model_requests=self._model_requests(state),
             tool_calls=self._tool_calls(state),
-            projection=turn.label,
+            projection=projection,
         )
 
     async def _record_failed_turn(self, state: TurnState) -> None:
