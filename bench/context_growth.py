@@ -152,8 +152,8 @@ async def run_adk_default(texts: list[str], workdir: Path, *, compaction: bool) 
 
     model = raw_history_model_class()()
     name = "a_compaction" if compaction else "a_default"
-    # The production router is built only to borrow its two ADK function tools (same
-    # declarations, same skip_summarization); its own agent and callback are not used.
+    # The production router is built only to borrow its two ADK tools (same declarations,
+    # same skip_summarization); its own agent and callback are not used.
     wiring = build_service(
         bench_settings("http://127.0.0.1:9", workdir / f"{name}.sqlite3"), model=model, measure=ByteMeasure()
     )

@@ -2,9 +2,11 @@
 
 The ``LlmAgent``'s ``before_model_callback`` throws away whatever contents ADK assembled and puts
 in what ``SessionBudget.prepare`` produced from the journal, measured over the *whole* request
-(system instruction + tool declarations + contents). The tools are ``TurnTools`` behind ADK
-function tools that set ``skip_summarization``, so the model is called once per turn and the
-reply is rendered by code from the tool result.
+(system instruction + tool declarations + contents). The rules sent are the router's instruction
+alone (the gate sets them, so ADK's identity line is not added). The tools are ``TurnTools``
+behind ``adk_tools.ContractTool``, declared by ``TOOL_DECLARATIONS`` (the same declarations the
+demo and the benchmarks measure) and setting ``skip_summarization``, so the model is called once
+per turn and the reply is rendered by code from the tool result.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from google.adk.sessions import InMemorySessionService
 from google.adk.tools import ToolContext
 from google.genai import types
 
+from local_agent.agent.adk_tools import contract_tools, declaration_dict
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
 from local_agent.agent.pipeline import ContextPipeline, TurnState, flat_contents
 from local_agent.context.errors import BudgetError, BudgetExceeded, LocalError, StoreError
@@ -64,7 +67,7 @@ def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
     tools: list[dict[str, Any]] = []
     for tool in (config.tools or []) if config else []:
         for decl in getattr(tool, "function_declarations", None) or []:
-            tools.append(decl.model_dump(mode="json", exclude_none=True))
+            tools.append(declaration_dict(decl))
     return {"system_instruction": instruction or "", "tools": tools}
 
 
@@ -100,6 +103,7 @@ class AdkRouter:
         io: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.pipeline, self.model, self.measure = pipeline, model, measure
+        self.instruction = instruction
         self._turns: dict[str, TurnState] = {}
         self._io = io or asyncio.to_thread
         self.sessions = InMemorySessionService()
@@ -107,54 +111,19 @@ class AdkRouter:
             name="local_router",
             model=model,
             instruction=instruction,
-            tools=[self._places_tool(), self._events_tool()],
+            tools=contract_tools(self._run_tool),
             before_model_callback=self._before_model,
             generate_content_config=generate_content_config,
         )
         self.runner = Runner(app_name=APP_NAME, agent=self.agent, session_service=self.sessions)
 
-    # -- tools (ADK function tools; the docstrings are the declarations the model sees) ------
+    # -- tools (built from TOOL_DECLARATIONS; see adk_tools.py) -----------------------------
     def _state(self, ctx: CallbackContext | ToolContext) -> TurnState:
         return self._turns[ctx.state[TURN_KEY]]
 
-    def _places_tool(self):
-        router = self
-
-        async def search_local_places(
-            area: str = "", dietary_type: str = "", keyword: str = "", tool_context: ToolContext = None
-        ) -> dict:
-            """查彰化縣某鄉鎮市的店家（教學快照）。
-
-            Args:
-              area: 鄉鎮市全名，例如 花壇鄉。
-              dietary_type: 使用者本句明說的素別，否則留空；已同意的偏好由後端套用。
-              keyword: 店家類型關鍵字，或留空。
-            """
-            tool_context.actions.skip_summarization = True
-            state = router._state(tool_context)
-            tools = router.pipeline.tools(state)
-            return await router._io(tools.search_local_places, area, dietary_type, keyword)
-
-        return search_local_places
-
-    def _events_tool(self):
-        router = self
-
-        async def search_local_events(
-            area: str = "", keyword: str = "", tool_context: ToolContext = None
-        ) -> dict:
-            """查彰化縣某鄉鎮市的活動（教學快照）。
-
-            Args:
-              area: 鄉鎮市全名，例如 花壇鄉。
-              keyword: 活動類型關鍵字，或留空。
-            """
-            tool_context.actions.skip_summarization = True
-            state = router._state(tool_context)
-            tools = router.pipeline.tools(state)
-            return await router._io(tools.search_local_events, area, keyword)
-
-        return search_local_events
+    async def _run_tool(self, name: str, args: dict[str, Any], tool_context: ToolContext) -> dict[str, Any]:
+        tools = self.pipeline.tools(self._state(tool_context))
+        return await self._io(tools.call, name, args)
 
     # -- the budget gate -------------------------------------------------------------------
     async def _before_model(
@@ -170,6 +139,8 @@ class AdkRouter:
             return LlmResponse(
                 content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]), turn_complete=True
             )
+        # The rules sent are exactly the rules measured: ADK's own identity line is not added.
+        llm_request.config.system_instruction = self.instruction
         envelope = request_envelope(llm_request)
         try:
             result = await self.pipeline.prepare(state, envelope, self.measure)

@@ -21,7 +21,8 @@ MAX_KEYWORD_CHARS = 30
 RESULT_LIMIT = 10
 
 # What the model is told about the tools (the canonical declarations the bytes measure counts,
-# and what the offline demo sends). The ADK side derives its declarations from the same names.
+# and what the offline demo sends). The ADK tools are built from these (``adk_tools.py``), so
+# production sends exactly them.
 TOOL_DECLARATIONS: list[dict[str, Any]] = [
     {
         "name": "search_local_places",
