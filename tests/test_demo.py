@@ -280,3 +280,6 @@ def test_with_the_project_installed_the_webhook_part_runs_into_out_only(tmp_path
     assert (out / "webhook.sqlite3").is_file()
     assert not (tmp_path / "var").exists(), "the demo must not write the service's default database"
     assert "resolved to 花壇鄉" in proc.stdout
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["webhook"]["production_turn5_bytes"] == summary["turn5_budget_bytes"]
+    assert f"the demo measured {summary['turn5_budget_bytes']:,} (equal)" in proc.stdout

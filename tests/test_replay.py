@@ -6,6 +6,7 @@ imports ADK and starts the app.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -238,3 +239,25 @@ def test_tap_without_matching_quick_reply_exits_2_naming_the_event(tmp_path: Pat
     assert proc.returncode == 2
     assert "event 1" in proc.stderr and "同意" in proc.stderr
     assert [r["index"] for r in lines_of(proc)] == [0]
+
+
+def test_the_demos_turn_five_request_is_the_one_production_sends(tmp_path: Path) -> None:
+    """The offline demo (rules + TOOL_DECLARATIONS measured by the core, no ADK) and the real app
+    (ADK Runner, ContractTool) send the same turn-5 request for the seed's five turns: same
+    contents, same bytes."""
+    from examples.day15 import demo
+
+    run = demo.Demo(tmp_path / "demo")
+    try:
+        five = asyncio.run(run.five_turns())
+    finally:
+        run.store.close()
+    demo_turn5 = five["turns"][-1]
+    demo_contents = [
+        {"role": c["role"], "text": "".join(p["text"] for p in c["parts"])}
+        for c in five["turn5_request"]["contents"]
+    ]
+    (sent,) = replayed("five_turns.json")[4]["model_requests"]
+    assert script_events("five_turns.json")[4]["text"] == demo_turn5["user_text"]
+    assert sent["contents"] == demo_contents
+    assert (sent["unit"], sent["count"]) == ("bytes", demo_turn5["budget_bytes"])

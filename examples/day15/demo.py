@@ -308,51 +308,42 @@ def _importable(name: str) -> bool:
 
 
 LINE_THREE_TURNS = ("花壇有什麼店推薦吃吃看？", "八卦山步道有什麼活動？", "剛才那個鄉鎮，再找一家吃的。")
+FIVE_TURNS_SCRIPT = Path(__file__).resolve().parent / "scripts" / "five_turns.json"
 
 
-def webhook_section(out_dir: Path) -> dict | None:
-    """The seed's three-turn LINE conversation through the real webhook, when the project is installed.
+def _webhook_turn(number: int, text: str, result: Any) -> dict[str, Any]:
+    """One webhook turn as ``webhook_three_turns.json`` records it."""
+    outcome = result.outcome
+    calls = outcome.tool_calls if outcome else []
+    return {
+        "turn": number,
+        "text": text,
+        "tool_calls": [
+            {k: c[k] for k in ("tool", "effective_arguments", "preference_origin")} for c in calls
+        ],
+        "replies": result.replies,
+        "request_bytes": outcome.model_requests[0]["count"] if outcome and outcome.model_requests else None,
+        "journal": result.journal,
+    }
 
-    Signed webhook requests go to the FastAPI app in-process (ADK Runner, offline stand-in model,
-    SQLite under ``out_dir``); replies are captured by a fake LINE API on 127.0.0.1. On a bare
-    Python this prints how to enable it and returns None.
-    """
-    if not (_importable("fastapi") and _importable("google.adk") and _importable("linebot")):
-        print(WEBHOOK_SKIPPED)
-        return None
-    from examples.day15.replay import ReplayDriver
 
-    db = out_dir / "webhook.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(db) + suffix).unlink(missing_ok=True)
+async def _through_the_webhook(db: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The seed's three LINE turns, then the seed's five turns of ``scripts/five_turns.json``
+    (another user), through one real app."""
+    from examples.day15.replay import ReplayDriver, load_script
 
-    async def run() -> list[dict]:
-        turns = []
-        async with ReplayDriver.open(env={"LOCAL_SQLITE_PATH": str(db)}) as driver:
-            for i, text in enumerate(LINE_THREE_TURNS, 1):
-                result = await driver.send_text("Uwebhookdemo", text)
-                outcome = result.outcome
-                calls = outcome.tool_calls if outcome else []
-                turns.append(
-                    {
-                        "turn": i,
-                        "text": text,
-                        "tool_calls": [
-                            {k: c[k] for k in ("tool", "effective_arguments", "preference_origin")}
-                            for c in calls
-                        ],
-                        "replies": result.replies,
-                        "request_bytes": outcome.model_requests[0]["count"]
-                        if outcome and outcome.model_requests
-                        else None,
-                        "journal": result.journal,
-                    }
-                )
-        return turns
+    three, five = [], []
+    async with ReplayDriver.open(env={"LOCAL_SQLITE_PATH": str(db)}) as driver:
+        for number, text in enumerate(LINE_THREE_TURNS, 1):
+            three.append(_webhook_turn(number, text, await driver.send_text("Uwebhookdemo", text)))
+        for number, event in enumerate(load_script(FIVE_TURNS_SCRIPT), 1):
+            five.append(
+                _webhook_turn(number, event["text"], await driver.send_text(event["user"], event["text"]))
+            )
+    return three, five
 
-    turns = asyncio.run(run())
-    dump(out_dir / "webhook_three_turns.json", {"turns": turns})
-    last_area = (turns[-1]["tool_calls"] or [{}])[0].get("effective_arguments", {}).get("area")
+
+def _webhook_report_lines(turns: list[dict[str, Any]], production: int | None, measured: int) -> list[str]:
     lines = [
         "",
         "## The LINE conversation through the webhook",
@@ -369,13 +360,46 @@ def webhook_section(out_dir: Path) -> dict | None:
         call_text = f"{call['tool']}({call['effective_arguments'].get('area')})" if call else "—"
         titles = [x for r in t["replies"] for x in r.get("titles", [])]
         lines.append(f"| {t['turn']} | {t['text']} | {call_text} | {'、'.join(titles) or '—'} |")
+    verdict = "equal" if production == measured else "NOT equal"
+    lines += [
+        "",
+        f"The seed's five turns (`scripts/five_turns.json`) through the same app: on turn 5 the production "
+        f"router sent **{fmt(production) if production is not None else 'no request'}** bytes; this report "
+        f"measured **{fmt(measured)}** bytes for turn 5 ({verdict}).",
+    ]
+    return lines
+
+
+def webhook_section(out_dir: Path, turn5_bytes: int) -> dict | None:
+    """The seed's three-turn LINE conversation through the real webhook, when the project is installed,
+    and the seed's five turns, whose turn-5 request must be the ``turn5_bytes`` this demo measured.
+
+    Signed webhook requests go to the FastAPI app in-process (ADK Runner, offline stand-in model,
+    SQLite under ``out_dir``); replies are captured by a fake LINE API on 127.0.0.1. On a bare
+    Python this prints how to enable it and returns None.
+    """
+    if not (_importable("fastapi") and _importable("google.adk") and _importable("linebot")):
+        print(WEBHOOK_SKIPPED)
+        return None
+    db = out_dir / "webhook.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    turns, five = asyncio.run(_through_the_webhook(db))
+    production = five[-1]["request_bytes"]
+    dump(out_dir / "webhook_three_turns.json", {"turns": turns})
+    last_area = (turns[-1]["tool_calls"] or [{}])[0].get("effective_arguments", {}).get("area")
     with open(out_dir / "report.md", "a", encoding="utf-8") as report:
-        report.write("\n".join(lines) + "\n")
+        report.write("\n".join(_webhook_report_lines(turns, production, turn5_bytes)) + "\n")
     print(
         f"Webhook part: turn 3 「{LINE_THREE_TURNS[2]}」 resolved to {last_area} "
         f"through the real webhook ({out_dir / 'webhook_three_turns.json'})"
     )
-    return {"turn3_area": last_area, "turns": len(turns)}
+    print(
+        f"Webhook part: turn 5 of scripts/five_turns.json sent {fmt(production) if production else 'nothing'} "
+        f"bytes through the production router; the demo measured {fmt(turn5_bytes)} "
+        f"({'equal' if production == turn5_bytes else 'NOT equal'})"
+    )
+    return {"turn3_area": last_area, "turns": len(turns), "production_turn5_bytes": production}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -624,55 +648,13 @@ class Demo:
 
     async def drill(self) -> dict[str, Any]:
         scope = ScopeKey.for_user(DRILL_USER)
-        steps: list[dict[str, Any]] = []
-        self.clock.advance(TURN_GAP_SECONDS)
-        self.typed.append(DRILL_CONSENT_TEXT)
-        prompt = self.commands.handle_text(scope, DRILL_CONSENT_TEXT)
-        assert prompt is not None
-        choices = [{"label": c.label, "data": c.data} for c in prompt.reply.choices]
-        steps.append(
-            {
-                "step": "consent_prompt",
-                "text": DRILL_CONSENT_TEXT,
-                "command": prompt.command,
-                "reply": prompt.reply.texts[0],
-                "choices": choices,
-            }
-        )
-        agree = next(c["data"] for c in choices if c["label"] == "同意")
-        self.clock.advance(TURN_GAP_SECONDS)
-        granted = self.commands.handle_postback(scope, agree)
-        assert granted is not None
-        steps.append(
-            {
-                "step": "consent_postback",
-                "postback": agree,
-                "command": granted.command,
-                "revision": granted.revision,
-                "reply": granted.reply.texts[0],
-            }
-        )
-
+        steps = self.drill_consent(scope)
         first, _ = await self.turn(scope, DRILL_SEARCH, "drill-search-1", [])
         steps.append(self.drill_search_step(first))
         before = self.rows_of(scope)
-
-        self.clock.advance(TURN_GAP_SECONDS)
-        self.typed.append(DRILL_FORGET_TEXT)
-        forgotten = self.commands.handle_text(scope, DRILL_FORGET_TEXT)
-        assert forgotten is not None
+        steps.append(self.drill_forget(scope))
         forget_at = self.clock()
-        steps.append(
-            {
-                "step": "forget",
-                "text": DRILL_FORGET_TEXT,
-                "command": forgotten.command,
-                "revision": forgotten.revision,
-                "reply": forgotten.reply.texts[0],
-            }
-        )
         after_forget = self.rows_of(scope)
-
         second, _ = await self.turn(scope, DRILL_SEARCH, "drill-search-2", [DRILL_SEARCH])
         steps.append(self.drill_search_step(second))
         after_search = self.rows_of(scope)
@@ -689,6 +671,47 @@ class Demo:
             "rows_after_forget": after_forget,
             "rows_after_search_again": after_search,
             "snapshots": [s.to_dict() for s in self.store.snapshots(scope.storage_id)],
+        }
+
+    def drill_consent(self, scope: ScopeKey) -> list[dict[str, Any]]:
+        """The consent prompt, then a tap on 同意 (its postback)."""
+        self.clock.advance(TURN_GAP_SECONDS)
+        self.typed.append(DRILL_CONSENT_TEXT)
+        prompt = self.commands.handle_text(scope, DRILL_CONSENT_TEXT)
+        assert prompt is not None
+        choices = [{"label": c.label, "data": c.data} for c in prompt.reply.choices]
+        agree = next(c["data"] for c in choices if c["label"] == "同意")
+        self.clock.advance(TURN_GAP_SECONDS)
+        granted = self.commands.handle_postback(scope, agree)
+        assert granted is not None
+        return [
+            {
+                "step": "consent_prompt",
+                "text": DRILL_CONSENT_TEXT,
+                "command": prompt.command,
+                "reply": prompt.reply.texts[0],
+                "choices": choices,
+            },
+            {
+                "step": "consent_postback",
+                "postback": agree,
+                "command": granted.command,
+                "revision": granted.revision,
+                "reply": granted.reply.texts[0],
+            },
+        ]
+
+    def drill_forget(self, scope: ScopeKey) -> dict[str, Any]:
+        self.clock.advance(TURN_GAP_SECONDS)
+        self.typed.append(DRILL_FORGET_TEXT)
+        forgotten = self.commands.handle_text(scope, DRILL_FORGET_TEXT)
+        assert forgotten is not None
+        return {
+            "step": "forget",
+            "text": DRILL_FORGET_TEXT,
+            "command": forgotten.command,
+            "revision": forgotten.revision,
+            "reply": forgotten.reply.texts[0],
         }
 
     @staticmethod
@@ -1096,10 +1119,8 @@ def md_cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], command: str) -> None:
-    five, sweep, drill, checks = results["five"], results["sweep"], results["drill"], results["checks"]
-    refusal = five["probes"]["one_byte"]
-    forced = five["probes"]["summary_forced_out"]
+def _report_intro(command: str) -> list[str]:
+    """Title, what was run, and the caveats."""
     out: list[str] = []
     add = out.append
     add("# LOCAL Day 15: offline demo report")
@@ -1128,6 +1149,14 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
         "sentences; these numbers say nothing about a history of raw sentences and full model replies."
     )
     add("")
+    return out
+
+
+def _report_checks(results: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    """The contract checks, one row each."""
+    checks = results["checks"]
+    out: list[str] = []
+    add = out.append
     add("## Contract checks")
     add("")
     add(f"{summary['checks_passed']} of {summary['checks_total']} passed, {summary['checks_failed']} failed.")
@@ -1137,6 +1166,14 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
     for c in checks:
         add(f"| `{c['name']}` | {'PASS' if c['ok'] else 'FAIL'} | {md_cell(c['detail'])} |")
     add("")
+    return out
+
+
+def _report_five_turns(results: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    """The five turns: bytes per turn, and that production sends the same request."""
+    five = results["five"]
+    out: list[str] = []
+    add = out.append
     add("## The five turns")
     add("")
     add(
@@ -1161,6 +1198,24 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
         f"**{fmt(summary['turn5_budget_bytes'])}** bytes."
     )
     add("")
+    add(
+        f"**These are the bytes production sends.** The production router (ADK Runner) sends the same rules and "
+        f"the same tool declarations: its ADK tools are built from `TOOL_DECLARATIONS` and its budget gate sets "
+        f"the rules, and the contents come from the same pipeline. So on turn 5 production sends "
+        f"**{fmt(summary['turn5_budget_bytes'])}** bytes too; `tests/test_replay.py` replays "
+        f"`examples/day15/scripts/five_turns.json` through the real app and checks it, and with the project "
+        f"installed this demo does the same (the webhook section at the end)."
+    )
+    add("")
+    return out
+
+
+def _report_turn5(results: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    """What the model received on turn 5, and what happens without the summary."""
+    five = results["five"]
+    forced = results["five"]["probes"]["summary_forced_out"]
+    out: list[str] = []
+    add = out.append
     add("## Turn-5 contents (two turns + summary)")
     add("")
     add(
@@ -1180,6 +1235,14 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
         "the clue is gone, and the offline model does not guess."
     )
     add("")
+    return out
+
+
+def _report_sweep(results: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    """The 50-turn sweep at its marks, and the cumulative totals."""
+    sweep = results["sweep"]
+    out: list[str] = []
+    add = out.append
     add("## Sweep: 1 to 50 turns")
     add("")
     add(
@@ -1207,6 +1270,14 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
         "request is the fixed rules and tool contract (the floor), which both groups send."
     )
     add("")
+    return out
+
+
+def _report_refusal(results: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    """The 1-byte budget refusal."""
+    refusal = results["five"]["probes"]["one_byte"]
+    out: list[str] = []
+    add = out.append
     add("## Budget refusal (1-byte budget)")
     add("")
     add(
@@ -1218,6 +1289,14 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
     add(json.dumps(refusal, ensure_ascii=False, indent=2))
     add("```")
     add("")
+    return out
+
+
+def _report_drill(results: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    """The consent-revocation drill: audit rows and the rows before and after forget."""
+    drill = results["drill"]
+    out: list[str] = []
+    add = out.append
     add("## Revocation drill (SQLite)")
     add("")
     add(
@@ -1255,6 +1334,13 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
         "ran before the forget; no row written after it holds the value."
     )
     add("")
+    return out
+
+
+def _report_files(results: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    """What each output file holds."""
+    out: list[str] = []
+    add = out.append
     add("## Files")
     add("")
     add("- `checks.json`: every contract check, PASS/FAIL and detail.")
@@ -1269,6 +1355,24 @@ def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], c
     add("- `summary.json`: the numbers this report quotes.")
     add(f"- `{DB_NAME}`: the SQLite database of this run (recreated on every run).")
     add("")
+    return out
+
+
+REPORT_SECTIONS = (
+    _report_checks,
+    _report_five_turns,
+    _report_turn5,
+    _report_sweep,
+    _report_refusal,
+    _report_drill,
+    _report_files,
+)
+
+
+def write_report(path: Path, results: dict[str, Any], summary: dict[str, Any], command: str) -> None:
+    out = _report_intro(command)
+    for section in REPORT_SECTIONS:
+        out.extend(section(results, summary))
     path.write_text("\n".join(out), encoding="utf-8")
 
 
@@ -1338,7 +1442,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = summarize(results)
     print_console(results, summary, args.quiet)
     write_outputs(out, results, summary, command)
-    webhook = webhook_section(out)
+    webhook = webhook_section(out, summary["turn5_budget_bytes"])
     if webhook is not None:
         summary["webhook"] = webhook
         dump(out / "summary.json", summary)
@@ -1348,7 +1452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(
         f"Turn 5: full history {fmt(summary['turn5_full_history_bytes'])} bytes, "
-        f"two turns + summary {fmt(summary['turn5_budget_bytes'])} bytes"
+        f"two turns + summary {fmt(summary['turn5_budget_bytes'])} bytes (what production sends)"
     )
     print(
         f"Cumulative at 50 turns: full history {fmt(summary['cumulative_full_at_50'])} bytes, "
