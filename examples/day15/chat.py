@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import json
 import sys
+from dataclasses import dataclass
 from typing import TextIO
 
 from examples.day15.replay import EventResult, ReplayDriver, StartupError, positive_int, quiet_broken_pipe
@@ -90,6 +91,78 @@ def render_debug(result: EventResult | None) -> list[str]:
     return out
 
 
+def _say(stdout: TextIO, lines: list[str] | str) -> None:
+    for line in [lines] if isinstance(lines, str) else lines:
+        print(line, file=stdout, flush=True)
+
+
+async def _next_line(stdin: TextIO, stdout: TextIO, interactive: bool) -> str | None:
+    """The next line, stripped; None at end of input."""
+    if interactive:
+        print("你> ", end="", file=stdout, flush=True)
+    line = await asyncio.to_thread(stdin.readline)
+    return line.strip() if line else None
+
+
+@dataclass
+class _Session:
+    """One terminal chat: the slash commands and the messages of one user (in a group or not)."""
+
+    driver: ReplayDriver
+    user: str
+    group: str | None
+    interactive: bool
+    stdout: TextIO
+    debug: bool = False
+    last: EventResult | None = None
+
+    def say(self, lines: list[str] | str) -> None:
+        _say(self.stdout, lines)
+
+    def command(self, text: str) -> bool:
+        """Run ``/help``, ``/debug`` or ``/advance``; False when ``text`` is none of them."""
+        if text == "/help":
+            self.say(COMMANDS_HELP)
+        elif text == "/debug":
+            self.debug = not self.debug
+            self.say(f"[debug] {'開' if self.debug else '關'}")
+            if self.debug:
+                self.say(render_debug(self.last))
+        elif text.startswith("/advance"):
+            self.advance(text)
+        else:
+            return False
+        return True
+
+    def advance(self, text: str) -> None:
+        try:
+            seconds = float(text.split(maxsplit=1)[1])
+            if seconds < 0:
+                raise ValueError
+        except (IndexError, ValueError):
+            self.say("用法：/advance 秒數，例如 /advance 901")
+            return
+        self.driver.advance(seconds)
+        self.say(f"（時間往前走了 {seconds:g} 秒）")
+
+    async def message(self, text: str) -> None:
+        """A number taps that quick reply of the last reply; anything else is sent as text."""
+        previous = self.driver.last_result(self.user, self.group)
+        choices = [a.get("label", "") for a in previous.quick_replies] if previous else []
+        if not self.interactive:
+            self.say(f"你> {text}")
+        if text.isdigit() and 1 <= int(text) <= len(choices):
+            label = choices[int(text) - 1]
+            result = await self.driver.tap(self.user, label, self.group)
+            self.say(f"（點選「{label}」）你> {result.display_text or label}")
+        else:
+            result = await self.driver.send_text(self.user, text, self.group)
+        self.last = result
+        self.say(render(result))
+        if self.debug:
+            self.say(render_debug(result))
+
+
 async def chat(
     user: str,
     group: str | None,
@@ -99,64 +172,16 @@ async def chat(
     stdout: TextIO = sys.stdout,
 ) -> int:
     interactive = stdin.isatty()
-
-    def say(lines: list[str] | str) -> None:
-        for line in [lines] if isinstance(lines, str) else lines:
-            print(line, file=stdout, flush=True)
-
     where = f"群組 {group}（{user}）" if group else f"{user} 的一對一聊天"
-    say(f"LOCAL 終端機聊天：{where}。離線模型是 Gemini 的替身；資料是教學快照。輸入 /help 看指令。")
-    debug = False
-    last: EventResult | None = None
+    _say(stdout, f"LOCAL 終端機聊天：{where}。離線模型是 Gemini 的替身；資料是教學快照。輸入 /help 看指令。")
     async with ReplayDriver.open(budget_bytes=budget_bytes) as driver:
-        while True:
-            if interactive:
-                print("你> ", end="", file=stdout, flush=True)
-            line = await asyncio.to_thread(stdin.readline)
-            if not line:
-                break
-            text = line.strip()
-            if not text:
-                continue
+        session = _Session(driver, user, group, interactive, stdout)
+        while (text := await _next_line(stdin, stdout, interactive)) is not None:
             if text == "/quit":
                 break
-            if text == "/help":
-                say(COMMANDS_HELP)
-                continue
-            if text == "/debug":
-                debug = not debug
-                say(f"[debug] {'開' if debug else '關'}")
-                if debug:
-                    say(render_debug(last))
-                continue
-            if text.startswith("/advance"):
-                try:
-                    seconds = float(text.split(maxsplit=1)[1])
-                    if seconds < 0:
-                        raise ValueError
-                except (IndexError, ValueError):
-                    say("用法：/advance 秒數，例如 /advance 901")
-                    continue
-                driver.advance(seconds)
-                say(f"（時間往前走了 {seconds:g} 秒）")
-                continue
-            previous = driver.last_result(user, group)
-            choices = [a.get("label", "") for a in previous.quick_replies] if previous else []
-            if text.isdigit() and 1 <= int(text) <= len(choices):
-                label = choices[int(text) - 1]
-                result = await driver.tap(user, label, group)
-                if not interactive:
-                    say(f"你> {text}")
-                say(f"（點選「{label}」）你> {result.display_text or label}")
-            else:
-                if not interactive:
-                    say(f"你> {text}")
-                result = await driver.send_text(user, text, group)
-            last = result
-            say(render(result))
-            if debug:
-                say(render_debug(result))
-    say("再見！")
+            if text and not session.command(text):
+                await session.message(text)
+    _say(stdout, "再見！")
     return 0
 
 

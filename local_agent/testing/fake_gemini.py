@@ -256,93 +256,93 @@ def _error_json(status: int, message: str | None) -> dict[str, Any]:
     }
 
 
-def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "FakeGemini/1"
+def _route(path: str) -> tuple[dict[str, str], bool]:
+    """The path's groups (api_version, model, action, and on Vertex project and location) and
+    whether it is a Vertex path; ``({}, False)`` when no route matches."""
+    for pattern, vertex in ((_VERTEX_PATH, True), (_VERTEX_EXPRESS_PATH, True), (_DEVELOPER_PATH, False)):
+        match = pattern.match(path)
+        if match:
+            return match.groupdict(), vertex
+    return {}, False
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-            return
 
-        def do_GET(self) -> None:
-            self._handle()
+def _answer(
+    fake: FakeGemini, command: str, path: str, groups: Mapping[str, str], body: Any
+) -> tuple[int, Any]:
+    """Status and JSON for one request: no route 404, an injected fault, a body that is not a JSON
+    object 400, else countTokens or the next generate answer (a broken responder answers 500)."""
+    action = groups.get("action")
+    if command != "POST" or action not in (*GENERATE_ACTIONS, COUNT_ACTION):
+        return 404, _error_json(404, f"fake gemini: no route for {command} {path}")
+    fault = fake._take_fault()
+    if fault is not None:
+        return fault[0], _error_json(*fault)
+    if not isinstance(body, dict):
+        return 400, _error_json(400, "fake gemini: body must be a JSON object")
+    if action == COUNT_ACTION:
+        return 200, {"totalTokens": fake_token_count(body)}
+    try:
+        return 200, fake._generate_response(groups.get("model") or "", body)
+    except Exception as exc:  # a broken responder is a test bug: answer 500, keep serving
+        return 500, _error_json(500, f"fake gemini responder failed: {exc!r}")
 
-        def do_POST(self) -> None:
-            self._handle()
 
-        def _send(self, status: int, payload: Any, *, sse: bool = False) -> None:
-            if sse:
-                data = ("data: " + json.dumps(payload, ensure_ascii=False) + "\r\n\r\n").encode("utf-8")
-                ctype = "text/event-stream"
-            else:
-                data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-                ctype = "application/json; charset=UTF-8"
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "FakeGemini/1"
+    fake: FakeGemini  # set on the subclass ``_make_handler`` builds
 
-        def _handle(self) -> None:
-            split = urlsplit(self.path)
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            match = None
-            vertex = False
-            for pattern, is_vertex in (
-                (_VERTEX_PATH, True),
-                (_VERTEX_EXPRESS_PATH, True),
-                (_DEVELOPER_PATH, False),
-            ):
-                match = pattern.match(split.path)
-                if match:
-                    vertex = is_vertex
-                    break
-            groups = match.groupdict() if match else {}
-            action = groups.get("action")
-            model = groups.get("model")
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        return
 
-            status, payload, sse = 200, None, False
-            known = self.command == "POST" and action in (*GENERATE_ACTIONS, COUNT_ACTION)
-            if not known:
-                status, payload = (
-                    404,
-                    _error_json(404, f"fake gemini: no route for {self.command} {split.path}"),
-                )
-            elif (fault := fake._take_fault()) is not None:
-                status, payload = fault[0], _error_json(*fault)
-            elif body is None or not isinstance(body, dict):
-                status, payload = 400, _error_json(400, "fake gemini: body must be a JSON object")
-            elif action == COUNT_ACTION:
-                payload = {"totalTokens": fake_token_count(body)}
-            else:
-                try:
-                    payload = fake._generate_response(model or "", body)
-                except Exception as exc:  # a broken responder is a test bug: answer 500, keep serving
-                    status, payload = 500, _error_json(500, f"fake gemini responder failed: {exc!r}")
-                sse = status == 200 and action == "streamGenerateContent"
+    def do_GET(self) -> None:
+        self._handle()
 
-            fake._record(
-                RecordedRequest(
-                    method=self.command,
-                    path=split.path,
-                    query=parse_qs(split.query),
-                    headers={k.lower(): v for k, v in self.headers.items()},
-                    body=body,
-                    raw=raw,
-                    action=action,
-                    model=model,
-                    api_version=groups.get("api_version"),
-                    vertex=vertex,
-                    project=groups.get("project"),
-                    location=groups.get("location"),
-                    status=status,
-                    response=payload,
-                )
+    def do_POST(self) -> None:
+        self._handle()
+
+    def _send(self, status: int, payload: Any, *, sse: bool = False) -> None:
+        if sse:
+            data = ("data: " + json.dumps(payload, ensure_ascii=False) + "\r\n\r\n").encode("utf-8")
+            ctype = "text/event-stream"
+        else:
+            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            ctype = "application/json; charset=UTF-8"
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _handle(self) -> None:
+        split = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        groups, vertex = _route(split.path)
+        status, payload = _answer(self.fake, self.command, split.path, groups, body)
+        self.fake._record(
+            RecordedRequest(
+                method=self.command,
+                path=split.path,
+                query=parse_qs(split.query),
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=body,
+                raw=raw,
+                action=groups.get("action"),
+                model=groups.get("model"),
+                api_version=groups.get("api_version"),
+                vertex=vertex,
+                project=groups.get("project"),
+                location=groups.get("location"),
+                status=status,
+                response=payload,
             )
-            self._send(status, payload, sse=sse)
+        )
+        self._send(status, payload, sse=status == 200 and groups.get("action") == "streamGenerateContent")
 
-    return Handler
+
+def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
+    return type("Handler", (_Handler,), {"fake": fake})

@@ -30,6 +30,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from typing import Any
 
 from local_agent.testing.loopback import LoopbackServer
 
@@ -196,6 +197,32 @@ def _bad_request(details: list[dict]) -> dict:
     return {"message": f"The request body has {len(details)} error(s)", "details": details}
 
 
+@dataclass(frozen=True)
+class _Incoming:
+    """One request as the fake reads it: the path without its query, lower-case headers, the JSON
+    as parsed (``None`` when unparsable) and the body (``{}`` unless it is an object)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    parsed: object
+    body: dict
+
+    @classmethod
+    def of(cls, method: str, raw_path: str, raw_headers: Any, raw: bytes) -> _Incoming:
+        try:
+            parsed = json.loads(raw.decode("utf-8")) if raw else {}
+        except (UnicodeDecodeError, ValueError):
+            parsed = None
+        headers = {k.lower(): v for k, v in raw_headers.items()}
+        body = parsed if isinstance(parsed, dict) else {}
+        return cls(method, raw_path.split("?", 1)[0], headers, parsed, body)
+
+    @property
+    def kind(self) -> str | None:
+        return _KINDS.get(self.path)
+
+
 class _Handler(BaseHTTPRequestHandler):
     # Answer in one segment: with Nagle on, aiohttp keep-alive waits ~40 ms per call.
     disable_nagle_algorithm = True
@@ -354,71 +381,67 @@ class FakeLineApi(LoopbackServer):
         self._cond.notify_all()
 
     def _handle(self, method: str, raw_path: str, raw_headers, raw: bytes) -> tuple[int, dict, dict]:
-        path = raw_path.split("?", 1)[0]
-        headers = {k.lower(): v for k, v in raw_headers.items()}
-        try:
-            parsed = json.loads(raw.decode("utf-8")) if raw else {}
-        except (UnicodeDecodeError, ValueError):
-            parsed = None
-        body = parsed if isinstance(parsed, dict) else {}
+        request = _Incoming.of(method, raw_path, raw_headers, raw)
+        refused = self._refusal(request)
+        if refused is not None:
+            return self._answer(request, *refused)
+        if request.kind == "loading":
+            return self._answer(request, 202, {})
+        with self._cond:  # the token or retry-key check, its state change and its record are one step
+            return self._answer(
+                request, *(self._reply(request) if request.kind == "reply" else self._push(request))
+            )
 
-        def answer(status: int, payload: dict, extra: dict | None = None) -> tuple[int, dict, dict]:
-            with self._cond:  # re-entrant: answer() is also called with it held
-                self._record(method, path, headers, body, status, payload)
-            return status, payload, extra or {}
+    def _answer(
+        self, request: _Incoming, status: int, payload: dict, extra: dict | None = None
+    ) -> tuple[int, dict, dict]:
+        with self._cond:  # re-entrant: also called with it held
+            self._record(request.method, request.path, request.headers, request.body, status, payload)
+        return status, payload, extra or {}
 
-        kind = _KINDS.get(path)
-        if method != "POST" or kind is None:
-            return answer(404, {"message": "Not found"})
-
-        auth = headers.get("authorization", "")
+    def _refusal(self, request: _Incoming) -> tuple[int, dict] | None:
+        """What a request is answered before it can take effect: unknown route, bad token, an
+        injected fault (after an injected delay), or a body the real API rejects."""
+        if request.method != "POST" or request.kind is None:
+            return 404, {"message": "Not found"}
+        auth = request.headers.get("authorization", "")
         token = auth[len("Bearer ") :].strip() if auth.startswith("Bearer ") else ""
         if not token or (self.access_token is not None and token != self.access_token):
-            return answer(401, {"message": AUTH_FAILED})
-
+            return 401, {"message": AUTH_FAILED}
         with self._cond:
-            delay = self._take(self._delays, path)
+            delay = self._take(self._delays, request.path)
         if delay is not None:
             time.sleep(delay.seconds)
-
         with self._cond:
-            fault = self._take(self._faults, path)
+            fault = self._take(self._faults, request.path)
         if fault is not None:
-            return answer(fault.status, dict(fault.body or {}))
+            return fault.status, dict(fault.body or {})
+        if not isinstance(request.parsed, dict):
+            return 400, {"message": "The request body could not be parsed as JSON"}
+        details = _validate_body(request.kind, request.body)
+        return (400, _bad_request(details)) if details else None
 
-        if parsed is None or not isinstance(parsed, dict):
-            return answer(400, {"message": "The request body could not be parsed as JSON"})
-        details = _validate_body(kind, body)
-        if details:
-            return answer(400, _bad_request(details))
+    def _reply(self, request: _Incoming) -> tuple[int, dict]:
+        # caller holds self._cond
+        reply_token = request.body["replyToken"]
+        if reply_token in self._used_tokens or reply_token in self._expired_tokens:
+            return 400, {"message": INVALID_REPLY_TOKEN}
+        self._used_tokens.add(reply_token)
+        return 200, {"sentMessages": self._sent_messages(request.body["messages"])}
 
-        if kind == "loading":
-            return answer(202, {})
-
-        with self._cond:
-            if kind == "reply":
-                reply_token = body["replyToken"]
-                if reply_token in self._used_tokens or reply_token in self._expired_tokens:
-                    status, payload = 400, {"message": INVALID_REPLY_TOKEN}
-                else:
-                    self._used_tokens.add(reply_token)
-                    status, payload = 200, {"sentMessages": self._sent_messages(body["messages"])}
-                return answer(status, payload)
-
-            retry_key = headers.get("x-line-retry-key")
-            if retry_key is not None:
-                try:
-                    uuid.UUID(retry_key)
-                except ValueError:
-                    return answer(400, {"message": INVALID_RETRY_KEY})
-                if retry_key in self._retry_keys:
-                    request_id, sent = self._retry_keys[retry_key]
-                    return answer(
-                        409,
-                        {"message": RETRY_KEY_ACCEPTED, "sentMessages": sent},
-                        {"x-line-accepted-request-id": request_id},
-                    )
-            sent = self._sent_messages(body["messages"])
-            if retry_key is not None:
-                self._retry_keys[retry_key] = (str(uuid.uuid4()), sent)
-            return answer(200, {"sentMessages": sent})
+    def _push(self, request: _Incoming) -> tuple[int, dict, dict]:
+        # caller holds self._cond
+        retry_key = request.headers.get("x-line-retry-key")
+        if retry_key is not None:
+            try:
+                uuid.UUID(retry_key)
+            except ValueError:
+                return 400, {"message": INVALID_RETRY_KEY}, {}
+            if retry_key in self._retry_keys:
+                request_id, sent = self._retry_keys[retry_key]
+                accepted = {"message": RETRY_KEY_ACCEPTED, "sentMessages": sent}
+                return 409, accepted, {"x-line-accepted-request-id": request_id}
+        sent = self._sent_messages(request.body["messages"])
+        if retry_key is not None:
+            self._retry_keys[retry_key] = (str(uuid.uuid4()), sent)
+        return 200, {"sentMessages": sent}, {}
