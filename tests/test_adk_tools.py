@@ -16,11 +16,11 @@ from local_agent.agent.adk_router import AdkRouter, request_envelope
 from local_agent.agent.adk_tools import ContractTool, contract_tools, declaration_dict
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
 from local_agent.agent.offline_model import OfflineModel
-from local_agent.agent.pipeline import ContextPipeline
 from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
-from local_agent.context.journal import ContextJournal, ScopeKey
-from local_agent.context.session_budget import ByteMeasure, SessionBudget, build_envelope
-from local_agent.stores.sqlite import SqliteStore
+from local_agent.context.journal import ScopeKey
+from local_agent.context.session_budget import ByteMeasure, build_envelope
+from local_agent.settings import Settings
+from local_agent.wiring import build_service
 
 
 class EnvelopeRecordingModel(OfflineModel):
@@ -38,17 +38,17 @@ async def _no_run(name: str, args: dict[str, Any], tool_context: Any) -> dict[st
     raise AssertionError("not called in this test")
 
 
-def _router(tmp_path: Path, clock: Any, model: OfflineModel) -> tuple[AdkRouter, SqliteStore]:
-    store = SqliteStore(tmp_path / "x.db")
-    pipeline = ContextPipeline(
-        journal=ContextJournal(store, clock=clock),
-        preferences=store,
-        audit=store,
-        snapshots=store,
-        budget=SessionBudget(limit=16384),
-        clock=clock,
+def _production_router(tmp_path: Path, model: OfflineModel) -> tuple[AdkRouter, Any]:
+    """The router and its store, as the app builds them (offline model, SQLite, byte measure)."""
+    settings = Settings(
+        LINE_CHANNEL_SECRET="s" * 32,
+        LINE_CHANNEL_ACCESS_TOKEN="t",
+        LOCAL_MODEL="offline",
+        LOCAL_STORE="sqlite",
+        LOCAL_SQLITE_PATH=str(tmp_path / "x.db"),
     )
-    return AdkRouter(pipeline=pipeline, model=model, measure=ByteMeasure()), store
+    wiring = build_service(settings, model=model, measure=ByteMeasure())
+    return wiring.router, wiring.store
 
 
 def test_there_is_one_adk_tool_per_declaration_in_the_contracts_order() -> None:
@@ -88,11 +88,9 @@ def test_a_declaration_with_an_openapi_schema_keeps_it_under_parameters() -> Non
     }
 
 
-def test_the_router_sends_exactly_the_rules_and_tool_declarations_the_demo_measures(
-    tmp_path: Path, clock: Any
-) -> None:
+def test_the_router_sends_exactly_the_rules_and_tool_declarations_the_demo_measures(tmp_path: Path) -> None:
     model = EnvelopeRecordingModel()
-    router, store = _router(tmp_path, clock, model)
+    router, store = _production_router(tmp_path, model)
     try:
         outcome = asyncio.run(router.run_turn(ScopeKey.for_user("U1"), "花壇有什麼店推薦吃吃看？"))
     finally:
