@@ -14,6 +14,7 @@ from pydantic import Field
 
 from local_agent.agent.adk_router import AdkRouter, request_envelope
 from local_agent.agent.adk_tools import ContractTool, contract_tools, declaration_dict
+from local_agent.agent.gemini import build_count_tokens_request
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
 from local_agent.agent.offline_model import OfflineModel
 from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
@@ -99,3 +100,11 @@ def test_the_router_sends_exactly_the_rules_and_tool_declarations_the_demo_measu
     (sent,) = model.envelopes
     assert sent == build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
     assert "You are an agent" not in sent["system_instruction"], "ADK's identity line is not sent"
+
+
+def test_the_token_count_request_declares_the_tools_as_the_router_sends_them() -> None:
+    request = {**build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS), "contents": []}
+    _, config = build_count_tokens_request(request, vertexai=True)
+    counted = config.tools[0].function_declarations
+    sent = [tool._get_declaration() for tool in contract_tools(_no_run)]
+    assert counted == sent

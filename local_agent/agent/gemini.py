@@ -16,7 +16,6 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-import pydantic
 from google.adk.models.google_llm import Gemini
 from google.genai import Client, types
 from pydantic import Field
@@ -152,20 +151,13 @@ def generate_config() -> types.GenerateContentConfig:
 
 
 def _function_declaration(decl: Mapping[str, Any]) -> types.FunctionDeclaration:
-    """A canonical tool dict as a ``FunctionDeclaration``.
-
-    A dict in the SDK's own shape (``parameters`` as a ``Schema``) is taken as is; one whose
-    ``parameters`` is plain JSON schema the ``Schema`` type refuses goes in as
-    ``parameters_json_schema`` instead, unchanged.
-    """
-    try:
-        return types.FunctionDeclaration.model_validate(dict(decl))
-    except pydantic.ValidationError:
-        rest = {k: v for k, v in decl.items() if k != "parameters"}
-        fd = types.FunctionDeclaration.model_validate(rest)
-        if decl.get("parameters") is not None:
-            fd.parameters_json_schema = decl["parameters"]
-        return fd
+    """A canonical tool dict as the ``FunctionDeclaration`` the router sends: its ``parameters``
+    (JSON Schema, as in ``TOOL_DECLARATIONS``) go in as ``parameters_json_schema``, unchanged, as
+    ``adk_tools.ContractTool`` declares them."""
+    fd = types.FunctionDeclaration.model_validate({k: v for k, v in decl.items() if k != "parameters"})
+    if decl.get("parameters") is not None:
+        fd.parameters_json_schema = decl["parameters"]
+    return fd
 
 
 def _contents(request: Mapping[str, Any]) -> list[types.Content]:
