@@ -3,7 +3,7 @@
 The ``LlmAgent``'s ``before_model_callback`` throws away whatever contents ADK assembled and puts
 in what ``SessionBudget.prepare`` produced from the journal, measured over the *whole* request
 (system instruction + tool declarations + contents). The rules sent are the router's instruction
-alone (the gate sets them, so ADK's identity line is not added). The tools are ``TurnTools``
+alone (the gate sets them, replacing the identity line ADK appends). The tools are ``TurnTools``
 behind ``adk_tools.ContractTool``, declared by ``TOOL_DECLARATIONS`` (the same declarations the
 demo and the benchmarks measure) and setting ``skip_summarization``, so the model is called once
 per turn and the reply is rendered by code from the tool result.
@@ -132,14 +132,14 @@ class AdkRouter:
         state = self._state(callback_context)
         state.extra["model_calls"] = state.extra.get("model_calls", 0) + 1
         if state.extra["model_calls"] > MAX_MODEL_CALLS_PER_TURN:
-            # A proposal that never reached TurnTools (missing argument, unknown tool) makes ADK ask
+            # A proposal that never reached TurnTools (an unknown tool name) makes ADK ask
             # the model again; the budgeted contents would hide ADK's error and the model would
             # repeat itself. One model call per turn: answer with a fixed question instead.
             state.extra["gave_up"] = True
             return LlmResponse(
                 content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]), turn_complete=True
             )
-        # The rules sent are exactly the rules measured: ADK's own identity line is not added.
+        # The rules sent are exactly the rules measured: this replaces the identity line ADK appends.
         llm_request.config.system_instruction = self.instruction
         envelope = request_envelope(llm_request)
         try:
