@@ -237,7 +237,8 @@ def _inbound_events(payload: Any) -> list[InboundEvent]:
 def _submit(
     events: list[InboundEvent], dispatcher: ScopeDispatcher, processor: EventProcessor
 ) -> JSONResponse:
-    """Queue every event per scope, or none: a full backlog asks LINE to redeliver (503)."""
+    """Queue each event on its scope's queue. With no room for all of them none is queued and LINE
+    is asked to redeliver (503); once shutdown has begun the rest are refused (503)."""
     if events and not dispatcher.has_room(len(events)):
         log.warning("backlog full, asking LINE to redeliver", extra={"count": dispatcher.pending})
         return JSONResponse({"error": "busy"}, status_code=503)
