@@ -16,6 +16,7 @@ import copy
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from google.adk.agents.llm_agent import ToolUnion
 from google.adk.tools import BaseTool, ToolContext
 from google.genai import types
 
@@ -47,7 +48,7 @@ class ContractTool(BaseTool):
         return await self._run(self.name, declared, tool_context)
 
 
-def contract_tools(run: ToolRunner) -> list[ContractTool]:
+def contract_tools(run: ToolRunner) -> list[ToolUnion]:
     """The ADK tools, one per entry of ``TOOL_DECLARATIONS``, in its order."""
     return [ContractTool(declaration, run) for declaration in TOOL_DECLARATIONS]
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -244,7 +245,7 @@ def _submit(
         return JSONResponse({"error": "busy"}, status_code=503)
     accepted = 0
     for event in events:
-        if not dispatcher.submit(event.scope.storage_id, lambda e=event: processor.process(e)):
+        if not dispatcher.submit(event.scope.storage_id, partial(processor.process, event)):
             return JSONResponse({"error": "shutting down"}, status_code=503)
         accepted += 1
     return JSONResponse({"status": "ok", "accepted": accepted})
