@@ -25,12 +25,15 @@ import socket
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
 import httpx
 import uvicorn
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
 from multiproc import FRESH_CONNECTIONS
 
 from local_agent.agent.adk_router import TurnOutcome
@@ -44,6 +47,18 @@ SECRET = "test-channel-secret-0123456789"
 TOKEN = "test-channel-access-token"
 
 T = TypeVar("T")
+
+
+class HangingModel(BaseLlm):
+    """A model whose call never returns."""
+
+    model: str = "hanging-test-model"
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        await asyncio.sleep(3600)
+        yield  # pragma: no cover
 
 
 def make_settings(line_base_url: str, sqlite_path: str | Path, **overrides: Any) -> Settings:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
+from helpers_app import make_settings
 from pydantic import Field
 
 from local_agent.agent.adk_router import AdkRouter, request_envelope
@@ -20,7 +21,6 @@ from local_agent.agent.offline_model import OfflineModel
 from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
 from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import ByteMeasure, build_envelope
-from local_agent.settings import Settings
 from local_agent.wiring import build_service
 
 
@@ -41,14 +41,9 @@ async def _no_run(name: str, args: dict[str, Any], tool_context: Any) -> dict[st
 
 def _production_router(tmp_path: Path, model: OfflineModel) -> tuple[AdkRouter, Any]:
     """The router and its store, as the app builds them (offline model, SQLite, byte measure)."""
-    settings = Settings(
-        LINE_CHANNEL_SECRET="s" * 32,
-        LINE_CHANNEL_ACCESS_TOKEN="t",
-        LOCAL_MODEL="offline",
-        LOCAL_STORE="sqlite",
-        LOCAL_SQLITE_PATH=str(tmp_path / "x.db"),
+    wiring = build_service(
+        make_settings("http://127.0.0.1:9", tmp_path / "x.db"), model=model, measure=ByteMeasure()
     )
-    wiring = build_service(settings, model=model, measure=ByteMeasure())
     return wiring.router, wiring.store
 
 

@@ -7,7 +7,6 @@ under a real uvicorn server over real HTTP; the rest drive the app in-process.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import itertools
 import json
@@ -20,7 +19,7 @@ import pytest
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
-from helpers_app import SECRET, TOKEN, AppHarness, UvicornHarness, first_text
+from helpers_app import SECRET, TOKEN, AppHarness, HangingModel, UvicornHarness, first_text
 
 from local_agent.agent.offline_rules import ASK_TOWNSHIP
 from local_agent.context.canonical import canonical_json
@@ -538,18 +537,6 @@ def test_model_raising_answers_politely_and_writes_no_journal(tmp_path: Path) ->
         assert app.store.journal_rows() == {}
         assert app.store.audit_rows() == []
         assert app.dispatcher.failures == 0
-
-
-class HangingModel(BaseLlm):
-    """A model whose call never returns."""
-
-    model: str = "hanging-test-model"
-
-    async def generate_content_async(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> AsyncGenerator[LlmResponse, None]:
-        await asyncio.sleep(3600)
-        yield  # pragma: no cover
 
 
 def test_hung_model_call_times_out_with_an_apology_and_frees_the_scope(tmp_path: Path) -> None:
