@@ -14,6 +14,7 @@ from pydantic import Field
 
 from local_agent.agent import offline_rules as intent
 from local_agent.agent.adk_router import AdkRouter
+from local_agent.agent.adk_tools import declaration_dict
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
 from local_agent.agent.offline_model import OFFLINE_MODEL_NAME, OfflineModel
 from local_agent.agent.pipeline import ContextPipeline
@@ -35,8 +36,8 @@ class RecordingModel(OfflineModel):
         instruction = config.system_instruction if config else None
         if isinstance(instruction, types.Content):
             instruction = "".join(p.text or "" for p in instruction.parts or [])
-        tools = [
-            d.model_dump(mode="json", exclude_none=True)
+        tools = [  # in the canonical form: the JSON Schema ADK sends as parameters_json_schema
+            declaration_dict(d)
             for t in (config.tools or [])
             for d in (getattr(t, "function_declarations", None) or [])
         ]
