@@ -428,6 +428,7 @@ def fuzz_bodies(draw: st.DrawFn) -> tuple[bytes, dict[str, str], bool]:
     return raw, headers, signing == "valid"
 
 
+@pytest.mark.slow
 def test_fuzzed_bodies_never_5xx_and_the_worker_stays_healthy(app: AppHarness) -> None:
     seen: list[int] = []
 
