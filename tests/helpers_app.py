@@ -228,10 +228,10 @@ class AppHarness(_Base):
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> AppHarness:
-        self._build_app(configure_logs=False)
+        app = self._build_app(configure_logs=False)
         if self.log_stream is not None:
             self._log_handler = configure_logging(self.log_level, self.log_stream)
-        client = TestClient(self.app, base_url="http://local.test")
+        client = TestClient(app, base_url="http://local.test")
         try:
             client.__enter__()  # starts the portal and runs the lifespan's startup
         except BaseException:
