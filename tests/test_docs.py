@@ -81,7 +81,8 @@ def test_every_design_citation_names_an_existing_section() -> None:
         for number in CITATION.findall(path.read_text(encoding="utf-8", errors="replace")):
             citations.append((path.relative_to(ROOT).as_posix(), int(number)))
     assert citations, "the code cites the design somewhere; the pattern must find it"
-    assert [(where, n) for where, n in citations if n not in sections] == []
+    unknown = [(where, n) for where, n in citations if n not in sections]
+    assert unknown == [], f"docs/design.md has sections {sorted(sections)}"
 
 
 @pytest.mark.parametrize("name", ["README.md", "AGENTS.md", "docs/design.md", "examples/day15/README.md"])
@@ -113,4 +114,4 @@ def test_design_quotes_every_marker_string_exactly() -> None:
         if isinstance(cls, type) and issubclass(cls, errors.LocalError) and cls.__subclasses__() == []
     ]
     missing += [code for code in codes if f"`{code}`" not in design]
-    assert missing == []
+    assert missing == [], "quote these in docs/design.md (§4 marker strings, §5 error codes)"
