@@ -21,7 +21,9 @@ Which server
     (default ``~/.cache/local-agent/firestore-emulator-npm``).
 
 Tests that use these fixtures get the ``firestore`` marker (``-m "not firestore"`` deselects
-them; marks cannot be put on fixtures). The terminal summary says which server ran.
+them; marks cannot be put on fixtures), and every ``firestore`` test is also ``slow``: it needs
+the emulator, a server process, so the quick path (``-m "not slow"``) never starts one. The
+terminal summary says which server ran.
 """
 
 from __future__ import annotations
@@ -367,6 +369,8 @@ def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         if any(name in getattr(item, "fixturenames", ()) for name in FIRESTORE_FIXTURES):
             item.add_marker(pytest.mark.firestore)
+        if item.get_closest_marker("firestore") is not None and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)  # the emulator is a server process
 
 
 def pytest_report_header(config) -> str:

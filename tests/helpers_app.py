@@ -1,7 +1,8 @@
 """Harnesses that run the real webhook app for tests: in-process (ASGI) and under real uvicorn.
 
-``AppHarness`` runs the app's lifespan and an ``httpx.AsyncClient`` (ASGI transport) on an event
-loop in a background thread, so plain sync tests and hypothesis can drive it::
+``AppHarness`` drives the app in-process with Starlette's ``TestClient``: its portal (an event loop
+in a background thread) runs the app's lifespan and every request, so plain sync tests and
+hypothesis can drive it::
 
     with AppHarness(tmp_path / "local.sqlite3") as app:
         app.send(W.text_event("U1", "花壇有什麼店推薦吃吃看？"))
@@ -24,17 +25,21 @@ import logging
 import socket
 import threading
 import time
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
 import httpx
 import uvicorn
+from anyio.from_thread import BlockingPortal
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from multiproc import FRESH_CONNECTIONS
+from starlette.exceptions import StarletteDeprecationWarning
 
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.line.webhook import InboundEvent, create_app
@@ -42,6 +47,11 @@ from local_agent.logs import configure_logging
 from local_agent.settings import Settings
 from local_agent.testing import webhooks as W
 from local_agent.testing.fake_line_api import FakeLineApi, RecordedRequest
+
+with warnings.catch_warnings():
+    # Starlette asks for the ``httpx2`` package when only ``httpx`` is installed; the client works the same.
+    warnings.simplefilter("ignore", StarletteDeprecationWarning)
+    from starlette.testclient import TestClient
 
 SECRET = "test-channel-secret-0123456789"
 TOKEN = "test-channel-access-token"
@@ -209,7 +219,8 @@ class _Base(ABC):
 
 
 class AppHarness(_Base):
-    """The app in-process: lifespan + ASGI client on a background event loop thread.
+    """The app in-process: Starlette's ``TestClient`` runs the lifespan and the requests on its portal
+    (an event loop in a background thread), so plain sync tests and hypothesis can drive it.
 
     ``log_stream``: if given, the app's JSON logging (``configure_logging``) writes there at
     ``log_level``; ``stop()`` removes that handler again.
@@ -226,91 +237,75 @@ class AppHarness(_Base):
         super().__init__(sqlite_path, **kwargs)
         self.log_stream = log_stream
         self.log_level = log_level
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.client: httpx.AsyncClient | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._stop_event: asyncio.Event | None = None
-        self._error: BaseException | None = None
+        self.client: TestClient | None = None
         self._log_handler: logging.Handler | None = None
         self._root_level = logging.getLogger().level
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> AppHarness:
-        self._build_app(configure_logs=False)
+        app = self._build_app(configure_logs=False)
         if self.log_stream is not None:
             self._log_handler = configure_logging(self.log_level, self.log_stream)
-        self._thread = threading.Thread(target=self._run, name="app-harness", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(60):
-            raise RuntimeError("app did not start within 60 s")
-        if self._error is not None:
-            raise RuntimeError("app failed to start") from self._error
+        client = TestClient(app, base_url="http://local.test")
+        try:
+            client.__enter__()  # starts the portal and runs the lifespan's startup
+        except BaseException:
+            self._release()
+            raise
+        self.client = client
         self._tweak_gateway()
         return self
 
-    def _run(self) -> None:
-        try:
-            asyncio.run(self._main())
-        except BaseException as exc:  # reported to start()/stop()
-            self._error = exc
-            self._ready.set()
-
-    async def _main(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self._stop_event = asyncio.Event()
-        async with self.app.router.lifespan_context(self.app):
-            transport = httpx.ASGITransport(app=self.app)
-            async with httpx.AsyncClient(
-                transport=transport, base_url="http://local.test", timeout=30
-            ) as client:
-                self.client = client
-                self._ready.set()
-                await self._stop_event.wait()
-
     def stop(self, timeout: float = 60.0) -> None:
-        """Leave the lifespan (which drains accepted turns), then stop the loop and the fake."""
+        """Leave the lifespan (which drains accepted turns), then stop the portal and the fake."""
         try:
-            if self.loop is not None and self._stop_event is not None and self._thread is not None:
-                self.loop.call_soon_threadsafe(self._stop_event.set)
-                self._thread.join(timeout)
-                if self._thread.is_alive():
-                    raise RuntimeError("app did not stop in time")
-                if self._error is not None:
-                    raise RuntimeError("app failed while running") from self._error
+            if self.client is not None:
+                client, self.client = self.client, None
+                client.__exit__(None, None, None)
         finally:
-            if self._log_handler is not None:
-                logging.getLogger().removeHandler(self._log_handler)
-                logging.getLogger().setLevel(self._root_level)
-                self._log_handler = None
-            if self._store is not None and hasattr(self._store, "close"):
-                self._store.close()
-            self._stop_line()
+            self._release()
+
+    def _release(self) -> None:
+        if self._log_handler is not None:
+            logging.getLogger().removeHandler(self._log_handler)
+            logging.getLogger().setLevel(self._root_level)
+            self._log_handler = None
+        if self._store is not None and hasattr(self._store, "close"):
+            self._store.close()
+        self._stop_line()
+
+    @property
+    def portal(self) -> BlockingPortal:
+        assert self.client is not None and self.client.portal is not None, "harness not started"
+        return self.client.portal
 
     # -- driving -----------------------------------------------------------------------------
     def run(self, coro: Awaitable[T], timeout: float = 60.0) -> T:
-        """Run a coroutine on the app's loop and wait for its result."""
-        assert self.loop is not None
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)  # type: ignore[arg-type]
+        """Run a coroutine on the app's loop (the client's portal) and wait for its result."""
+
+        async def bounded() -> T:
+            return await asyncio.wait_for(coro, timeout)
+
+        return self.portal.call(bounded)
 
     def post(self, body: bytes | str, headers: dict[str, str] | None = None) -> httpx.Response:
+        assert self.client is not None, "harness not started"
         content = body.encode("utf-8") if isinstance(body, str) else body
-        return self.run(self.client.post("/callback", content=content, headers=headers or {}))
+        return self.client.post("/callback", content=content, headers=headers or {})
 
     def send_concurrently(self, batches: Sequence[Sequence[dict[str, Any]]]) -> list[httpx.Response]:
-        """POST one signed body per batch, all at once (``asyncio.gather`` on the app's loop)."""
+        """POST one signed body per batch, all at once."""
         for batch in batches:
             self._remember(batch)
-        signed = [W.signed(SECRET, *batch) for batch in batches]
+        return self.post_concurrently([W.signed(SECRET, *batch) for batch in batches])
 
-        async def all_at_once() -> list[httpx.Response]:
-            return list(
-                await asyncio.gather(
-                    *(self.client.post("/callback", content=b, headers=h) for b, h in signed)
-                )
-            )
-
-        return self.run(all_at_once())
+    def post_concurrently(self, bodies: Sequence[tuple[bytes, dict[str, str]]]) -> list[httpx.Response]:
+        """POST each ``(body, headers)`` as given, all at once: one request per thread, each through
+        the client's portal, so the app sees them concurrently. Responses in the order given."""
+        if not bodies:
+            return []
+        with ThreadPoolExecutor(max_workers=min(len(bodies), 32)) as pool:
+            return list(pool.map(lambda body_headers: self.post(*body_headers), bodies))
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         return self.run(self.app.state.dispatcher.wait_idle(timeout), timeout + 5)

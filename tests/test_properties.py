@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import event as hypothesis_event
 from hypothesis import strategies as st
@@ -423,6 +424,7 @@ async def drive(store, conversation: list, initial_limit: int) -> None:
             assert text not in rows_text and text not in pref_text
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )

@@ -47,6 +47,7 @@ def test_the_database_is_in_wal_mode(store, tmp_path):
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+@pytest.mark.slow
 def test_two_processes_appending_to_one_scope_lose_no_update(tmp_path):
     path = str(tmp_path / "shared.db")
     SqliteStore(path).close()  # create the schema once

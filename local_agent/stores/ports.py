@@ -1,7 +1,7 @@
 """Storage ports besides the journal's (which lives in ``local_agent.context.journal``).
 
-Each port is small and synchronous; adapters are sibling modules named ``<tech>_store.py``
-(``sqlite_store``, ``firestore_store``). The service calls them from a worker thread.
+Each port is small and synchronous; the adapters are sibling modules named after their technology
+(``stores/sqlite.py``, ``stores/firestore.py``). The service calls them from a worker thread.
 Every read-modify-write is one transaction in the adapter.
 """
 
