@@ -31,7 +31,7 @@ from local_agent.context.errors import BudgetError, BudgetExceeded, LocalError, 
 from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import Measure
 from local_agent.replies.render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
-from local_agent.replies.reply import Reply
+from local_agent.replies.reply import CommandName, Reply
 
 log = logging.getLogger("local_agent.router")
 
@@ -51,8 +51,8 @@ class TurnOutcome:
     error_code: str | None = None
     model_requests: list[dict[str, Any]] = field(default_factory=list)
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    projection: str | None = None
-    command: str | None = None
+    projection: str | None = None  # the projected turn's label, when the journal was written
+    command: CommandName | None = None
 
 
 def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
@@ -106,12 +106,15 @@ class AdkRouter:
     def _state(self, ctx: CallbackContext | ToolContext) -> TurnState:
         return self._turns[ctx.state[TURN_KEY]]
 
-    def _places_tool(self):
+    def _places_tool(self) -> Callable[..., Awaitable[dict[str, Any]]]:
         router = self
 
         async def search_local_places(
-            area: str = "", dietary_type: str = "", keyword: str = "", tool_context: ToolContext = None
-        ) -> dict:
+            area: str = "",
+            dietary_type: str = "",
+            keyword: str = "",
+            tool_context: ToolContext | None = None,
+        ) -> dict[str, Any]:
             """查彰化縣某鄉鎮市的店家（教學快照）。
 
             Args:
@@ -119,6 +122,7 @@ class AdkRouter:
               dietary_type: 使用者本句明說的素別，否則留空；已同意的偏好由後端套用。
               keyword: 店家類型關鍵字，或留空。
             """
+            assert tool_context is not None  # ADK passes it to every function tool
             tool_context.actions.skip_summarization = True
             state = router._state(tool_context)
             tools = router.pipeline.tools(state)
@@ -126,18 +130,19 @@ class AdkRouter:
 
         return search_local_places
 
-    def _events_tool(self):
+    def _events_tool(self) -> Callable[..., Awaitable[dict[str, Any]]]:
         router = self
 
         async def search_local_events(
-            area: str = "", keyword: str = "", tool_context: ToolContext = None
-        ) -> dict:
+            area: str = "", keyword: str = "", tool_context: ToolContext | None = None
+        ) -> dict[str, Any]:
             """查彰化縣某鄉鎮市的活動（教學快照）。
 
             Args:
               area: 鄉鎮市全名，例如 花壇鄉。
               keyword: 活動類型關鍵字，或留空。
             """
+            assert tool_context is not None  # ADK passes it to every function tool
             tool_context.actions.skip_summarization = True
             state = router._state(tool_context)
             tools = router.pipeline.tools(state)
@@ -150,12 +155,12 @@ class AdkRouter:
         self, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
         state = self._state(callback_context)
-        state.extra["model_calls"] = state.extra.get("model_calls", 0) + 1
-        if state.extra["model_calls"] > MAX_MODEL_CALLS_PER_TURN:
+        state.model_calls += 1
+        if state.model_calls > MAX_MODEL_CALLS_PER_TURN:
             # A proposal that never reached TurnTools (missing argument, unknown tool) makes ADK ask
             # the model again; the budgeted contents would hide ADK's error and the model would
             # repeat itself. One model call per turn: answer with a fixed question instead.
-            state.extra["gave_up"] = True
+            state.gave_up = True
             return LlmResponse(
                 content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]), turn_complete=True
             )
@@ -219,7 +224,7 @@ class AdkRouter:
         finally:
             self._turns.pop(state.turn_id, None)
             await self.sessions.delete_session(app_name=APP_NAME, user_id=ADK_USER, session_id=session.id)
-        if state.extra.get("gave_up") and reply is None:
+        if state.gave_up and reply is None:
             reply = Reply(texts=(ASK_AGAIN,))
         if state.error_code is not None:
             # Refused by the budget: nothing was sent, nothing is written to the journal; the

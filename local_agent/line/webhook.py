@@ -18,18 +18,20 @@ uses it; shutdown finishes the accepted turns before closing it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict, TypeGuard
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from google.adk.models.base_llm import BaseLlm
 from linebot.v3 import WebhookParser
 from linebot.v3.exceptions import InvalidSignatureError
 from linebot.v3.webhook import SignatureValidator
@@ -47,6 +49,7 @@ from starlette.requests import ClientDisconnect
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.context.errors import LocalError, ScopeError, StoreError
 from local_agent.context.journal import ScopeKey
+from local_agent.context.session_budget import Measure
 from local_agent.line.client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
 from local_agent.line.dispatcher import ScopeDispatcher
 from local_agent.line.messages import to_line_messages
@@ -55,6 +58,7 @@ from local_agent.logs import configure_logging
 from local_agent.replies.render import POLITE_FAILURE
 from local_agent.replies.reply import Reply
 from local_agent.settings import Settings
+from local_agent.stores.ports import Store
 from local_agent.wiring import build_service
 
 log = logging.getLogger("local_agent.webhook")
@@ -101,11 +105,15 @@ def _well_shaped(body: str) -> bool:
     return all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in data["events"])
 
 
+# The webhook events LOCAL acts on (everything else is acknowledged and ignored).
+EventKind = Literal["text", "postback", "follow"]
+
+
 @dataclass(frozen=True)
 class InboundEvent:
     """What the dispatcher needs of one webhook event (no SDK types past this point)."""
 
-    kind: str  # "text" | "postback" | "follow"
+    kind: EventKind
     scope: ScopeKey
     reply_to: str  # user, group or room id to push to
     event_id: str | None
@@ -118,7 +126,15 @@ class InboundEvent:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _is_id(value: object) -> bool:
+class _EventCommon(TypedDict):
+    scope: ScopeKey
+    reply_to: str
+    event_id: str | None
+    reply_token: str | None
+    received_at: float
+
+
+def _is_id(value: object) -> TypeGuard[str]:
     """LINE ids (user, group, room, webhook event, reply token) are short printable strings
     (printable also rules out control characters and lone surrogates)."""
     return isinstance(value, str) and 0 < len(value) <= 200 and value.isprintable()
@@ -161,7 +177,7 @@ def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent
     if scoped is None:
         return None
     scope, reply_to = scoped
-    common = dict(
+    common = _EventCommon(
         scope=scope, reply_to=reply_to, event_id=event_id, reply_token=reply_token, received_at=received_at
     )
     if isinstance(event, MessageEvent) and isinstance(event.message, TextMessageContent):
@@ -180,9 +196,9 @@ def create_app(
     settings: Settings | None = None,
     *,
     clock: Callable[[], float] | None = None,
-    store: Any = None,
-    model: Any = None,
-    measure: Any = None,
+    store: Store | None = None,
+    model: BaseLlm | None = None,
+    measure: Measure | None = None,
     configure_logs: bool = True,
     turn_timeout: float = TURN_TIMEOUT_SECONDS,
 ) -> FastAPI:
@@ -198,7 +214,7 @@ def create_app(
     observers: list[Observer] = []
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if configure_logs:
             configure_logging(settings.local_log_level)
         wiring = await asyncio.to_thread(
@@ -215,10 +231,11 @@ def create_app(
 
         turn_loop = TurnLoop().start() if settings.local_turn_thread else None
         previous_interval = sys.getswitchinterval()
+        dispatcher: ScopeDispatcher | ThreadedDispatcher
         if turn_loop is not None:
             sys.setswitchinterval(SWITCH_INTERVAL)
             gateway, inner = await turn_loop.call(open_turn_side())
-            dispatcher: Any = ThreadedDispatcher(turn_loop, inner)
+            dispatcher = ThreadedDispatcher(turn_loop, inner)
         else:
             gateway, dispatcher = await open_turn_side()
         app.state.wiring, app.state.gateway, app.state.dispatcher = wiring, gateway, dispatcher
@@ -235,14 +252,14 @@ def create_app(
                 sys.setswitchinterval(previous_interval)
             else:
                 await gateway.close()
-            if store is None and hasattr(wiring.store, "close"):
+            if store is None:  # a store passed in belongs to the caller
                 wiring.store.close()
             log.info("service stopped", extra={"count": dispatcher.completed})
 
-    async def purge_periodically(store: Any) -> None:
+    async def purge_periodically(store: Store) -> None:
         """Retention: drop expired journal windows, dedupe records, and audit rows and snapshots
         past 30 days, at start and then hourly (Firestore does this with TTL policies)."""
-        while hasattr(store, "purge_expired"):
+        while True:
             try:
                 counts = await asyncio.to_thread(store.purge_expired, clock())
                 log.info("retention purge", extra={"count": sum(counts.values())})
@@ -353,7 +370,9 @@ def create_app(
             return JSONResponse({"error": "invalid signature"}, status_code=400)
         except Exception:
             return JSONResponse({"error": "malformed webhook body"}, status_code=400)
-        dispatcher: ScopeDispatcher | None = getattr(request.app.state, "dispatcher", None)
+        dispatcher: ScopeDispatcher | ThreadedDispatcher | None = getattr(
+            request.app.state, "dispatcher", None
+        )
         if dispatcher is None:
             return JSONResponse({"error": "not started"}, status_code=503)
         destination = payload.destination or "unknown"
@@ -376,7 +395,7 @@ def create_app(
             return JSONResponse({"error": "busy"}, status_code=503)
         accepted = 0
         for event in events:
-            if not dispatcher.submit(event.scope.storage_id, lambda e=event: process(e)):
+            if not dispatcher.submit(event.scope.storage_id, functools.partial(process, event)):
                 return JSONResponse({"error": "shutting down"}, status_code=503)
             accepted += 1
         return JSONResponse({"status": "ok", "accepted": accepted})
