@@ -29,7 +29,9 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.message import Message
 from http.server import BaseHTTPRequestHandler
+from typing import Any
 
 from local_agent.testing.loopback import LoopbackServer
 
@@ -353,7 +355,9 @@ class FakeLineApi(LoopbackServer):
         self._requests.append(RecordedRequest(path, headers, body, status, payload, method))
         self._cond.notify_all()
 
-    def _handle(self, method: str, raw_path: str, raw_headers, raw: bytes) -> tuple[int, dict, dict]:
+    def _handle(
+        self, method: str, raw_path: str, raw_headers: Message[str, str], raw: bytes
+    ) -> tuple[int, dict, dict]:
         path = raw_path.split("?", 1)[0]
         headers = {k.lower(): v for k, v in raw_headers.items()}
         try:
@@ -398,6 +402,7 @@ class FakeLineApi(LoopbackServer):
         with self._cond:
             if kind == "reply":
                 reply_token = body["replyToken"]
+                payload: dict[str, Any]
                 if reply_token in self._used_tokens or reply_token in self._expired_tokens:
                     status, payload = 400, {"message": INVALID_REPLY_TOKEN}
                 else:
