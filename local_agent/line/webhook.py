@@ -51,7 +51,7 @@ from local_agent.context.errors import LocalError, ScopeError, StoreError
 from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import Measure
 from local_agent.line.client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
-from local_agent.line.dispatcher import ScopeDispatcher
+from local_agent.line.dispatcher import Dispatcher, ScopeDispatcher
 from local_agent.line.messages import to_line_messages
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 from local_agent.logs import configure_logging
@@ -231,7 +231,7 @@ def create_app(
 
         turn_loop = TurnLoop().start() if settings.local_turn_thread else None
         previous_interval = sys.getswitchinterval()
-        dispatcher: ScopeDispatcher | ThreadedDispatcher
+        dispatcher: Dispatcher
         if turn_loop is not None:
             sys.setswitchinterval(SWITCH_INTERVAL)
             gateway, inner = await turn_loop.call(open_turn_side())
@@ -370,9 +370,7 @@ def create_app(
             return JSONResponse({"error": "invalid signature"}, status_code=400)
         except Exception:
             return JSONResponse({"error": "malformed webhook body"}, status_code=400)
-        dispatcher: ScopeDispatcher | ThreadedDispatcher | None = getattr(
-            request.app.state, "dispatcher", None
-        )
+        dispatcher: Dispatcher | None = getattr(request.app.state, "dispatcher", None)
         if dispatcher is None:
             return JSONResponse({"error": "not started"}, status_code=503)
         destination = payload.destination or "unknown"
