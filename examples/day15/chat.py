@@ -5,7 +5,8 @@
 Same in-process setup as the replay (``examples.day15.replay.ReplayDriver``): a fake LINE API on
 127.0.0.1, the real FastAPI app, signed webhook requests. Type a line and press Enter; the
 bot's reply is printed. Place and event cards (Flex carousels on LINE) are shown as text cards;
-quick replies are shown as numbered choices — type the number to tap one.
+quick replies are shown as numbered choices — type the number to tap one. In a group
+(``--group``) start a line with ``@LOCAL`` to address the bot; other lines are chatter it ignores.
 
     /debug           toggle showing what the model was sent and the tool calls (last turn, then every turn)
     /advance SECONDS move the service clock forward (e.g. /advance 901 to let the context expire)
@@ -104,7 +105,7 @@ async def chat(
         for line in [lines] if isinstance(lines, str) else lines:
             print(line, file=stdout, flush=True)
 
-    where = f"群組 {group}（{user}）" if group else f"{user} 的一對一聊天"
+    where = f"群組 {group}（{user}，要找我請先打 @{BOT}）" if group else f"{user} 的一對一聊天"
     say(f"LOCAL 終端機聊天：{where}。離線模型是 Gemini 的替身；資料是教學快照。輸入 /help 看指令。")
     debug = False
     last: EventResult | None = None
@@ -151,7 +152,13 @@ async def chat(
             else:
                 if not interactive:
                     say(f"你> {text}")
-                result = await driver.send_text(user, text, group)
+                # In a group the bot answers only when mentioned: start the line with @LOCAL.
+                mention = bool(group) and text.startswith(f"@{BOT}")
+                if mention:
+                    text = text[len(BOT) + 1 :].strip()
+                result = await driver.send_text(user, text, group, mention=mention)
+                if group and not mention:
+                    say(f"（沒有 @{BOT}，這是群組閒聊，機器人不回。）")
             last = result
             say(render(result))
             if debug:
