@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from linebot.v3.webhooks import (
     FollowEvent,
@@ -65,7 +65,7 @@ class InboundEvent:
         return self.scope.source_type in SHARED_SOURCES
 
 
-def is_id(value: object) -> bool:
+def is_id(value: object) -> TypeGuard[str]:
     """LINE ids (user, group, room, webhook event, reply token) are short printable strings
     (printable also rules out control characters and lone surrogates)."""
     return isinstance(value, str) and 0 < len(value) <= 200 and value.isprintable()

@@ -48,6 +48,8 @@ class LocalService:
             result = await asyncio.to_thread(self.commands.handle_text, scope, text, kind)
         except StoreError as exc:
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
+        if result is None:  # matched, then not a command after all: the model decides
+            return await self.router.run_turn(scope, text, turn_id=turn_id)
         return TurnOutcome(result.reply, command=result.command)
 
     async def handle_postback(self, scope: ScopeKey, data: str) -> TurnOutcome | None:
