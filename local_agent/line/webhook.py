@@ -47,9 +47,12 @@ from starlette.requests import ClientDisconnect
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.context.errors import LocalError, ScopeError, StoreError
 from local_agent.context.journal import ScopeKey
+from local_agent.line.admission import Admission
 from local_agent.line.client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
 from local_agent.line.dispatcher import ScopeDispatcher
+from local_agent.line.health import health_report, probe_store
 from local_agent.line.messages import to_line_messages
+from local_agent.line.shutdown import ShutdownClock
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 from local_agent.logs import configure_logging
 from local_agent.replies.render import POLITE_FAILURE
@@ -67,6 +70,9 @@ INTERNAL_ERROR = "INTERNAL_ERROR"
 
 class _BodyTooLarge(Exception):
     pass
+
+
+IO_THREADS_HEADROOM = 4  # turn-loop executor threads beyond one per concurrent turn
 
 
 async def _read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
@@ -213,7 +219,18 @@ def create_app(
                 max_pending=settings.local_max_pending_turns,
             )
 
-        turn_loop = TurnLoop().start() if settings.local_turn_thread else None
+        admission = Admission(
+            concurrency=settings.local_max_concurrent_turns,
+            drain_seconds=settings.local_drain_seconds,
+            ceiling=settings.local_max_pending_turns,
+            per_scope_ceiling=settings.local_max_pending_per_scope,
+            turn_estimate=settings.local_turn_estimate_seconds,
+        )
+        shutdown = ShutdownClock(admission.close)
+        shutdown.install()
+        app.state.admission, app.state.shutdown = admission, shutdown
+        io_threads = settings.local_max_concurrent_turns + IO_THREADS_HEADROOM
+        turn_loop = TurnLoop(io_threads=io_threads).start() if settings.local_turn_thread else None
         previous_interval = sys.getswitchinterval()
         if turn_loop is not None:
             sys.setswitchinterval(SWITCH_INTERVAL)
@@ -223,12 +240,22 @@ def create_app(
             gateway, dispatcher = await open_turn_side()
         app.state.wiring, app.state.gateway, app.state.dispatcher = wiring, gateway, dispatcher
         purger = asyncio.create_task(purge_periodically(wiring.store))
+        prober = asyncio.create_task(probe_store(wiring.store))
         log.info("service started", extra={"kind": settings.local_model, "status": settings.local_store})
         try:
             yield
         finally:
+            shutdown.begin()  # SIGTERM usually started it already; a lifespan exit without one, here
             purger.cancel()
-            await dispatcher.drain()
+            prober.cancel()
+            await dispatcher.drain(shutdown.remaining(settings.local_drain_seconds))
+            shutdown.uninstall()
+            # Exact: accepted events whose turn did not finish (cancelled by the drain's deadline).
+            log.log(
+                logging.WARNING if admission.lost else logging.INFO,
+                "shutdown accounting",
+                extra={"count": admission.lost, "accepted": admission.accepted},
+            )
             if turn_loop is not None:
                 await turn_loop.call(gateway.close())
                 turn_loop.stop()
@@ -294,20 +321,40 @@ def create_app(
             },
         )
 
-    async def process(event: InboundEvent) -> None:
-        wiring = app.state.wiring
+    async def claim_then_turn(event: InboundEvent) -> TurnOutcome | None:
+        """The dedupe claim and the turn, both inside the turn's deadline. A store that fails or
+        times out at the claim answers the apology at once (no context is written)."""
         if event.event_id:
             try:
-                first = await asyncio.to_thread(wiring.store.claim_event, event.event_id, now=clock())
-            except StoreError:
-                first = True  # cannot check: better one duplicate reply than a lost message
-                log.warning("dedupe unavailable", extra={"code": "STORE_UNAVAILABLE"})
+                first = await asyncio.to_thread(
+                    app.state.wiring.store.claim_event, event.event_id, now=clock()
+                )
+            except StoreError as exc:
+                log.warning("dedupe unavailable", extra={"code": exc.code})
+                return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
             if not first:
                 log.info("duplicate event dropped", extra={"kind": event.kind})
-                return
+                return None
+        return await turn(event)
+
+    async def admitted(event: InboundEvent) -> None:
+        """``process`` for an event that holds a place in admission; frees it when done."""
+        admission: Admission = app.state.admission
+        started = time.monotonic()
+        try:
+            await process(event)
+        except asyncio.CancelledError:
+            admission.abandon(event.scope.storage_id)
+            raise
+        except BaseException:
+            admission.finish(event.scope.storage_id, time.monotonic() - started)
+            raise
+        admission.finish(event.scope.storage_id, time.monotonic() - started)
+
+    async def process(event: InboundEvent) -> None:
         started = time.perf_counter()
         try:
-            outcome = await asyncio.wait_for(turn(event), app.state.turn_timeout)
+            outcome = await asyncio.wait_for(claim_then_turn(event), app.state.turn_timeout)
         except Exception:
             # A bug or a hung turn, not a handled failure: the user still gets an apology; the
             # dispatcher logs the exception (class name only) and counts it.
@@ -327,7 +374,10 @@ def create_app(
     @app.post("/callback")
     async def callback(request: Request) -> JSONResponse:
         try:
-            raw = await _read_body(request)
+            async with asyncio.timeout(settings.local_body_timeout_seconds):
+                raw = await _read_body(request)
+        except TimeoutError:
+            return JSONResponse({"error": "body not received in time"}, status_code=408)
         except _BodyTooLarge:
             return JSONResponse({"error": "body too large"}, status_code=413)
         except ClientDisconnect:
@@ -371,27 +421,47 @@ def create_app(
                 )
                 continue
             events.append(event)
-        if events and not dispatcher.has_room(len(events)):
-            log.warning("backlog full, asking LINE to redeliver", extra={"count": dispatcher.pending})
-            return JSONResponse({"error": "busy"}, status_code=503)
-        accepted = 0
-        for event in events:
-            if not dispatcher.submit(event.scope.storage_id, lambda e=event: process(e)):
+        if not events:
+            return JSONResponse({"status": "ok", "accepted": 0})
+        # 503 before anything of the body is claimed or run: LINE redelivers it later (with
+        # webhook redelivery turned on in the LINE console, see the deploy guide).
+        if request.app.state.wiring.store.health.state == "unavailable":
+            log.warning("store unavailable, asking LINE to redeliver", extra={"count": len(events)})
+            return JSONResponse({"error": "store unavailable"}, status_code=503)
+        admission: Admission = request.app.state.admission
+        refused = admission.admit([event.scope.storage_id for event in events])
+        if refused is not None:
+            log.warning(
+                "not accepted, asking LINE to redeliver", extra={"code": refused, "count": len(events)}
+            )
+            return JSONResponse({"error": refused}, status_code=503)
+        for i, event in enumerate(events):
+            if not dispatcher.submit(event.scope.storage_id, lambda e=event: admitted(e)):
+                for rest in events[i:]:
+                    admission.release(rest.scope.storage_id)
                 return JSONResponse({"error": "shutting down"}, status_code=503)
-            accepted += 1
-        return JSONResponse({"status": "ok", "accepted": accepted})
+        return JSONResponse({"status": "ok", "accepted": len(events)})
 
     @app.get("/healthz")
     async def healthz(request: Request) -> JSONResponse:
-        dispatcher = getattr(request.app.state, "dispatcher", None)
-        return JSONResponse(
-            {
-                "status": "ok",
-                "pending": dispatcher.pending if dispatcher else 0,
-                "store": settings.local_store,
-                "model": settings.local_model,
-            }
+        """ok / degraded (200), unavailable / stopping (503); see ``health.py``."""
+        state = request.app.state
+        wiring, shutdown = getattr(state, "wiring", None), getattr(state, "shutdown", None)
+        dispatcher = getattr(state, "dispatcher", None)
+        code, body = health_report(
+            wiring.store if wiring is not None else None,
+            getattr(state, "admission", None),
+            stopping=shutdown is not None and shutdown.signalled_at is not None,
+            pending=dispatcher.pending if dispatcher else 0,
+            backend=settings.local_store,
+            model=settings.local_model,
         )
+        return JSONResponse(body, status_code=code)
+
+    @app.get("/livez")
+    async def livez() -> JSONResponse:
+        """200 while the process serves HTTP (Cloud Run startup and liveness probes)."""
+        return JSONResponse({"status": "alive"})
 
     return app
 
