@@ -3,11 +3,15 @@
 Order of work on a request: refuse a body over 256 KiB without reading it all (413), verify
 ``X-Line-Signature`` over the raw body (bad or missing → 400, nothing processed), check the JSON
 shape and parse with the SDK (malformed → 400, never 500), hand each event to the per-scope
-dispatcher and answer 200 at once. Unknown event types, non-text messages, standby-mode events,
+dispatcher and answer 200 at once. A body not received within ``LOCAL_BODY_TIMEOUT_SECONDS`` → 408.
+Before anything is accepted: a store known to be unavailable, a backlog at what the shutdown
+drain can finish, a chat over its share, or a shutdown in progress → 503 (``admission.py``), so
+LINE redelivers the body later. Unknown event types, non-text messages, standby-mode events,
 events whose ids are not LINE-shaped and postbacks that are not ours are answered 200 and ignored.
 
-In the background, per event and in order per scope: drop duplicates by ``webhookEventId``
-(store-backed, so it holds across restarts), run the turn (bounded by ``turn_timeout``), and
+In the background, per event and in order per scope, both bounded by ``turn_timeout``: drop
+duplicates by ``webhookEventId`` (store-backed, so it holds across restarts; a store failure here
+answers the apology), run the turn, and
 reply with the reply token or fall back to push with an ``X-Line-Retry-Key``. A turn that fails
 unexpectedly or times out still answers with a polite apology. By default (``LOCAL_TURN_THREAD``)
 turns run on their own event loop in a second thread (``turn_loop.py``), so an acknowledgement
