@@ -11,7 +11,7 @@ from local_agent import fingerprint
 from local_agent.agent.adk_router import AdkRouter
 from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.journal import ContextJournal
-from local_agent.context.session_budget import ByteMeasure, SessionBudget
+from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure, SessionBudget
 from local_agent.settings import Settings
 from local_agent.turns.commands import Commands
 from local_agent.turns.service import LocalService
@@ -46,7 +46,12 @@ def build_model_and_measure(settings: Settings) -> tuple[Any, Any, Any]:
     )
     model = build_gemini_llm(**common, model=settings.local_model)
     if settings.counts_tokens:
-        measure = GeminiTokenMeasure.from_settings(**common, model=settings.local_model)
+        # countTokens only when the byte bound cannot show the request fits (see session_budget).
+        measure = BytesBoundMeasure(
+            GeminiTokenMeasure.from_settings(**common, model=settings.local_model),
+            limit=settings.input_budget,
+            factor=settings.local_count_tokens_bytes_factor,
+        )
     else:
         measure = ByteMeasure()
     return model, measure, generate_config()

@@ -176,6 +176,20 @@ def test_a_non_positive_or_non_numeric_input_budget_is_refused(monkeypatch, valu
     refused("LOCAL_INPUT_BUDGET")
 
 
+def test_the_bytes_bound_factor_defaults_to_the_proven_bound(monkeypatch):
+    assert load().local_count_tokens_bytes_factor == 1.0
+    monkeypatch.setenv("LOCAL_COUNT_TOKENS_BYTES_FACTOR", "0")
+    assert load().local_count_tokens_bytes_factor == 0.0  # count every request
+    monkeypatch.setenv("LOCAL_COUNT_TOKENS_BYTES_FACTOR", "0.5")
+    assert load().local_count_tokens_bytes_factor == 0.5
+
+
+@pytest.mark.parametrize("value", ["1.01", "2", "-0.1", "nan", "inf", "half"])
+def test_a_bytes_bound_factor_above_one_or_not_a_number_is_refused(monkeypatch, value):
+    monkeypatch.setenv("LOCAL_COUNT_TOKENS_BYTES_FACTOR", value)
+    refused("LOCAL_COUNT_TOKENS_BYTES_FACTOR")
+
+
 @pytest.mark.parametrize("value", ["maybe", "2", "approved"])
 def test_count_tokens_approval_must_be_yes_or_no(monkeypatch, value):
     monkeypatch.setenv("LOCAL_APPROVE_COUNT_TOKENS", value)
