@@ -11,7 +11,7 @@ from local_agent import fingerprint
 from local_agent.agent.adk_router import AdkRouter
 from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.journal import ContextJournal
-from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure, SessionBudget
+from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure, Measure, SessionBudget
 from local_agent.settings import Settings
 from local_agent.turns.commands import Commands
 from local_agent.turns.service import LocalService
@@ -45,6 +45,7 @@ def build_model_and_measure(settings: Settings) -> tuple[Any, Any, Any]:
         base_url=settings.local_gemini_base_url,
     )
     model = build_gemini_llm(**common, model=settings.local_model)
+    measure: Measure
     if settings.counts_tokens:
         # countTokens only when the byte bound cannot show the request fits (see session_budget).
         measure = BytesBoundMeasure(
