@@ -85,7 +85,7 @@ class AdkRouter:
         model: BaseLlm,
         measure: Measure,
         generate_content_config: types.GenerateContentConfig | None = None,
-        instruction: str = SYSTEM_INSTRUCTION,
+        instruction: str | Callable[[Any], str] = SYSTEM_INSTRUCTION,
         io: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.pipeline, self.model, self.measure = pipeline, model, measure
@@ -130,18 +130,24 @@ class AdkRouter:
         router = self
 
         async def search_local_events(
-            area: str = "", keyword: str = "", tool_context: ToolContext = None
+            area: str = "",
+            keyword: str = "",
+            date_from: str = "",
+            date_to: str = "",
+            tool_context: ToolContext = None,
         ) -> dict:
             """查彰化縣某鄉鎮市的活動（教學快照）。
 
             Args:
               area: 鄉鎮市全名，例如 花壇鄉。
               keyword: 活動類型關鍵字，或留空。
+              date_from: 使用者本句說了日期才填：台灣日期 YYYY-MM-DD（含），否則留空。
+              date_to: 台灣日期 YYYY-MM-DD（含），只查一天時留空。
             """
             tool_context.actions.skip_summarization = True
             state = router._state(tool_context)
             tools = router.pipeline.tools(state)
-            return await router._io(tools.search_local_events, area, keyword)
+            return await router._io(tools.search_local_events, area, keyword, date_from, date_to)
 
         return search_local_events
 
