@@ -11,16 +11,20 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from .errors import ScopeError, StaleContextError
 from .projection import SafeTurn
 from .window import DEFAULT_MAX_TURNS, EMPTY_WINDOW, ContextWindow
 
 TTL_SECONDS = 900.0
-SOURCE_TYPES = ("user", "group", "room")
+SourceType = Literal["user", "group", "room"]
+SOURCE_TYPES: tuple[SourceType, ...] = get_args(SourceType)
+# What a read found: a usable window, nothing stored, a window past its TTL, or one written under
+# another preference revision.
+JournalStatus = Literal["fresh", "empty", "expired", "revision_mismatch"]
 
 Clock = Callable[[], float]
 
@@ -34,7 +38,7 @@ class ScopeKey:
     """
 
     destination: str
-    source_type: str
+    source_type: SourceType
     source_id: str
     user_id: str
 
@@ -66,7 +70,7 @@ class JournalRecord:
     updated_at: float
     version: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "window": self.window.to_dict(),
             "preference_revision": self.preference_revision,
@@ -75,7 +79,7 @@ class JournalRecord:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> JournalRecord:
+    def from_dict(cls, data: Mapping[str, Any]) -> JournalRecord:
         return cls(
             ContextWindow.from_dict(data.get("window")),
             int(data["preference_revision"]),
@@ -133,7 +137,7 @@ class JournalSnapshot:
     scope: ScopeKey
     window: ContextWindow
     revision: int
-    status: str  # "fresh" | "empty" | "expired" | "revision_mismatch"
+    status: JournalStatus
     read_at: float
 
 
@@ -148,7 +152,9 @@ class ContextJournal:
     ) -> None:
         self.storage, self.clock, self.ttl, self.max_turns = storage, clock, ttl_seconds, max_turns
 
-    def _usable(self, record: JournalRecord | None, revision: int, now: float) -> tuple[ContextWindow, str]:
+    def _usable(
+        self, record: JournalRecord | None, revision: int, now: float
+    ) -> tuple[ContextWindow, JournalStatus]:
         if record is None:
             return EMPTY_WINDOW, "empty"
         if record.preference_revision != revision:
@@ -194,7 +200,7 @@ class ContextJournal:
     def clear(self, scope: ScopeKey) -> None:
         self.storage.delete(scope.storage_id)
 
-    def state(self, scope: ScopeKey, current_revision: int) -> dict:
+    def state(self, scope: ScopeKey, current_revision: int) -> dict[str, Any]:
         """The scope's journal as the replay prints it: usable turns, summary, revision."""
         snap = self.read(scope, current_revision)
         return {

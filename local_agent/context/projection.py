@@ -6,7 +6,9 @@ user typed. Public topics are a whitelist; everything else becomes 「未指定�
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .townships import canonical_township
 
@@ -80,5 +82,5 @@ class SafeTurn:
         return {"goal": self.goal, "area": self.area}
 
     @classmethod
-    def from_dict(cls, data: dict) -> SafeTurn:
+    def from_dict(cls, data: Mapping[str, Any]) -> SafeTurn:
         return cls(str(data.get("goal", "")), str(data.get("area", "")))

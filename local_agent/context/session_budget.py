@@ -75,7 +75,8 @@ class BudgetResult:
 
     @property
     def contents(self) -> list[dict[str, Any]]:
-        return self.request["contents"]
+        contents: list[dict[str, Any]] = self.request["contents"]
+        return contents
 
 
 MeasureFn = Callable[[Mapping[str, Any]], Awaitable[int]]

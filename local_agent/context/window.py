@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .projection import PUBLIC_TOPICS, SafeTurn
 from .townships import canonical_township
@@ -45,7 +47,7 @@ class ContextSummary:
         return {"goal": self.goal, "area": self.area}
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> ContextSummary:
+    def from_dict(cls, data: Mapping[str, Any] | None) -> ContextSummary:
         data = data or {}
         return cls(str(data.get("goal", "")), str(data.get("area", "")))
 
@@ -68,11 +70,11 @@ class ContextWindow:
             turns = turns[1:]
         return ContextWindow(turns, summary)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"turns": [t.to_dict() for t in self.turns], "summary": self.summary.to_dict()}
 
     @classmethod
-    def from_dict(cls, data: dict | None) -> ContextWindow:
+    def from_dict(cls, data: Mapping[str, Any] | None) -> ContextWindow:
         data = data or {}
         turns = tuple(SafeTurn.from_dict(t) for t in data.get("turns", ()))
         return cls(turns, ContextSummary.from_dict(data.get("summary")))

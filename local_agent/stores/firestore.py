@@ -54,6 +54,7 @@ from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
     RECORD_RETENTION_SECONDS,
     AuditRow,
+    ConsentDecision,
     PreferenceState,
     TurnSnapshot,
     next_preference,
@@ -169,7 +170,8 @@ class FirestoreStore:
         with self._guard(operation):
             client = self._db()
             run = self._firestore.transactional(body)
-            return run(client.transaction(max_attempts=self.max_attempts))
+            result: T = run(client.transaction(max_attempts=self.max_attempts))
+            return result
 
     def close(self) -> None:
         """Close the gRPC channel of a client this store created. Later calls reconnect."""
@@ -213,7 +215,7 @@ class FirestoreStore:
         with self._guard("journal.delete"):
             self._col("journal").document(_doc_id(scope_id)).delete()
 
-    def journal_rows(self) -> dict[str, dict]:
+    def journal_rows(self) -> dict[str, dict[str, Any]]:
         with self._guard("journal.dump"):
             docs = [d.to_dict() for d in self._col("journal").stream()]
         return {d["scope_id"]: d["record"] for d in sorted(docs, key=lambda d: d["scope_id"])}
@@ -237,7 +239,7 @@ class FirestoreStore:
         return self._pref(user_id, snap.to_dict() if snap.exists else None)
 
     def set_consent(
-        self, user_id: str, *, consent: str, dietary_type: str | None, now: float
+        self, user_id: str, *, consent: ConsentDecision, dietary_type: str | None, now: float
     ) -> PreferenceState:
         ref = self._col("preferences").document(_doc_id(user_id))
 
@@ -250,7 +252,7 @@ class FirestoreStore:
 
         return self._transaction("preferences.set_consent", body)
 
-    def preference_rows(self) -> list[dict]:
+    def preference_rows(self) -> list[dict[str, Any]]:
         with self._guard("preferences.dump"):
             docs = [d.to_dict() for d in self._col("preferences").stream()]
         docs.sort(key=lambda d: d["user_id"])

@@ -1,17 +1,32 @@
-"""Storage ports besides the journal's (which lives in ``local_agent.context.journal``).
+"""Storage ports, and ``Store``: everything one adapter provides.
 
-Each port is small and synchronous; the adapters are sibling modules named after their technology
-(``stores/sqlite.py``, ``stores/firestore.py``). The service calls them from a worker thread.
-Every read-modify-write is one transaction in the adapter.
+The journal's port, ``JournalStorage``, lives in ``local_agent.context.journal`` (the core
+imports nothing from here); ``Store`` includes it. Each port is small and synchronous; the
+adapters are the sibling modules ``sqlite`` (``SqliteStore``) and ``firestore``
+(``FirestoreStore``), and each satisfies ``Store`` (``wiring.open_store`` returns either as one,
+so mypy checks it). The service calls them from a worker thread. Every read-modify-write is one
+transaction in the adapter.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
-CONSENT_STATES = ("none", "granted", "refused", "forgotten")
-PREFERENCE_ORIGINS = ("explicit", "consented_memory", "none")
+from local_agent.context.journal import JournalStorage
+
+# A user's consent to remembering a dietary preference. "none" = never asked or never answered.
+ConsentState = Literal["none", "granted", "refused", "forgotten"]
+# What a consent command records (every decision bumps the preference revision).
+ConsentDecision = Literal["granted", "refused", "forgotten"]
+# Where a tool execution's dietary type came from: said in this turn, remembered with consent, or none.
+PreferenceOrigin = Literal["explicit", "consented_memory", "none"]
+# An audit row's status: the tool ran ("ok") or refused its arguments ("error").
+AuditStatus = Literal["ok", "error"]
+
+CONSENT_STATES: tuple[ConsentState, ...] = get_args(ConsentState)
+CONSENT_DECISIONS: tuple[ConsentDecision, ...] = get_args(ConsentDecision)
+PREFERENCE_ORIGINS: tuple[PreferenceOrigin, ...] = get_args(PreferenceOrigin)
 DEDUPE_TTL_SECONDS = 86400.0
 # Audit rows and per-turn snapshots are evidence for inspection, kept 30 days then deleted
 # (SQLite: ``purge_expired``; Firestore: a TTL policy on ``expire_at``).
@@ -24,7 +39,7 @@ class PreferenceState:
 
     user_id: str
     dietary_type: str | None = None
-    consent: str = "none"
+    consent: ConsentState = "none"
     revision: int = 0
     updated_at: float = 0.0
 
@@ -47,8 +62,8 @@ class AuditRow:
     proposed_arguments: dict[str, Any]
     effective_arguments: dict[str, Any]
     memory_revision: int
-    preference_origin: str
-    status: str
+    preference_origin: PreferenceOrigin
+    status: AuditStatus
     at: float
     turn_id: str = ""
 
@@ -84,7 +99,7 @@ class PreferenceStore(Protocol):
     def get(self, user_id: str) -> PreferenceState: ...
 
     def set_consent(
-        self, user_id: str, *, consent: str, dietary_type: str | None, now: float
+        self, user_id: str, *, consent: ConsentDecision, dietary_type: str | None, now: float
     ) -> PreferenceState:
         """Record a consent decision atomically with a revision bump.
 
@@ -110,11 +125,28 @@ class DedupeStore(Protocol):
         ...
 
 
+class Store(JournalStorage, PreferenceStore, AuditStore, SnapshotStore, DedupeStore, Protocol):
+    """Every port in one backend, plus its lifecycle and the inspection the demo and replay print."""
+
+    backend: str  # "sqlite" | "firestore": named in StoreError and in logs
+
+    def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:
+        """Delete what is past its retention; rows deleted per table (``{}`` where the backend's own
+        TTL policies do it)."""
+        ...
+
+    def close(self) -> None: ...
+
+    def journal_rows(self) -> dict[str, dict[str, Any]]: ...
+
+    def preference_rows(self) -> list[dict[str, Any]]: ...
+
+
 def next_preference(
-    state: PreferenceState, *, consent: str, dietary_type: str | None, now: float
+    state: PreferenceState, *, consent: ConsentDecision, dietary_type: str | None, now: float
 ) -> PreferenceState:
     """The pure transition every adapter applies inside its transaction."""
-    if consent not in CONSENT_STATES or consent == "none":
+    if consent not in CONSENT_DECISIONS:  # callers outside mypy's reach (e.g. a bad postback)
         raise ValueError("consent must be granted, refused or forgotten")
     if consent == "granted" and not dietary_type:
         raise ValueError("granting consent needs a dietary type")

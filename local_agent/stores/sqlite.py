@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from local_agent.context.canonical import canonical_json
 from local_agent.context.errors import StoreError
@@ -22,6 +23,7 @@ from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
     RECORD_RETENTION_SECONDS,
     AuditRow,
+    ConsentDecision,
     PreferenceState,
     TurnSnapshot,
     next_preference,
@@ -173,7 +175,7 @@ class SqliteStore:
         with self._tx("journal.delete") as db:
             db.execute("DELETE FROM journal WHERE scope_id = ?", (scope_id,))
 
-    def journal_rows(self) -> dict[str, dict]:
+    def journal_rows(self) -> dict[str, dict[str, Any]]:
         with self._tx("journal.dump", write=False) as db:
             rows = db.execute("SELECT scope_id, record FROM journal ORDER BY scope_id").fetchall()
         return {scope: json.loads(record) for scope, record in rows}
@@ -194,7 +196,7 @@ class SqliteStore:
             return self._pref_row(db, user_id)
 
     def set_consent(
-        self, user_id: str, *, consent: str, dietary_type: str | None, now: float
+        self, user_id: str, *, consent: ConsentDecision, dietary_type: str | None, now: float
     ) -> PreferenceState:
         with self._tx("preferences.set_consent") as db:
             new = next_preference(
@@ -208,7 +210,7 @@ class SqliteStore:
             )
         return new
 
-    def preference_rows(self) -> list[dict]:
+    def preference_rows(self) -> list[dict[str, Any]]:
         with self._tx("preferences.dump", write=False) as db:
             rows = db.execute(
                 "SELECT user_id, dietary_type, consent, revision, updated_at FROM preferences ORDER BY user_id"
@@ -239,7 +241,7 @@ class SqliteStore:
             "SELECT scope_id, turn_id, tool, proposed_arguments, memory_revision, effective_arguments, "
             "preference_origin, status, at FROM audit"
         )
-        args: tuple = ()
+        args: tuple[str, ...] = ()
         if scope_id is not None:
             sql += " WHERE scope_id = ?"
             args = (scope_id,)
@@ -270,7 +272,7 @@ class SqliteStore:
 
     def snapshots(self, scope_id: str | None = None) -> list[TurnSnapshot]:
         sql = "SELECT scope_id, turn_id, at, data FROM snapshots"
-        args: tuple = ()
+        args: tuple[str, ...] = ()
         if scope_id is not None:
             sql += " WHERE scope_id = ?"
             args = (scope_id,)
