@@ -5,19 +5,33 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
+
+from google.adk.models.base_llm import BaseLlm
+from google.genai import types
 
 from local_agent import fingerprint
 from local_agent.agent.adk_router import AdkRouter
 from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.journal import ContextJournal
-from local_agent.context.session_budget import ByteMeasure, SessionBudget
+from local_agent.context.session_budget import ByteMeasure, Measure, SessionBudget
 from local_agent.settings import Settings
+from local_agent.stores.ports import Store
 from local_agent.turns.commands import Commands
 from local_agent.turns.service import LocalService
 
 
-def open_store(settings: Settings) -> Any:
+class _GenaiSettings(TypedDict):
+    """What both the Gemini model and its token measure are built from."""
+
+    api_key: str | None
+    use_vertexai: bool
+    project: str | None
+    location: str | None
+    base_url: str | None
+
+
+def open_store(settings: Settings) -> Store:
     if settings.local_store == "firestore":
         from local_agent.stores.firestore import (
             open_firestore_store,  # optional extra, imported only when chosen
@@ -29,7 +43,9 @@ def open_store(settings: Settings) -> Any:
     return SqliteStore(settings.local_sqlite_path)
 
 
-def build_model_and_measure(settings: Settings) -> tuple[Any, Any, Any]:
+def build_model_and_measure(
+    settings: Settings,
+) -> tuple[BaseLlm, Measure, types.GenerateContentConfig | None]:
     """(model, measure, generate_content_config) for the configured model."""
     if settings.local_model == "offline":
         from local_agent.agent.offline_model import OfflineModel
@@ -37,7 +53,7 @@ def build_model_and_measure(settings: Settings) -> tuple[Any, Any, Any]:
         return OfflineModel(), ByteMeasure(), None
     from local_agent.agent.gemini import GeminiTokenMeasure, build_gemini_llm, generate_config
 
-    common = dict(
+    common = _GenaiSettings(
         api_key=settings.google_api_key,
         use_vertexai=settings.google_genai_use_vertexai,
         project=settings.google_cloud_project,
@@ -45,6 +61,7 @@ def build_model_and_measure(settings: Settings) -> tuple[Any, Any, Any]:
         base_url=settings.local_gemini_base_url,
     )
     model = build_gemini_llm(**common, model=settings.local_model)
+    measure: Measure
     if settings.counts_tokens:
         measure = GeminiTokenMeasure.from_settings(**common, model=settings.local_model)
     else:
@@ -54,7 +71,7 @@ def build_model_and_measure(settings: Settings) -> tuple[Any, Any, Any]:
 
 @dataclass
 class Wiring:
-    store: Any
+    store: Store
     journal: ContextJournal
     pipeline: ContextPipeline
     router: AdkRouter
@@ -65,17 +82,17 @@ def build_service(
     settings: Settings,
     *,
     clock: Callable[[], float] = time.time,
-    store: Any = None,
-    model: Any = None,
-    measure: Any = None,
+    store: Store | None = None,
+    model: BaseLlm | None = None,
+    measure: Measure | None = None,
 ) -> Wiring:
     fingerprint.configure_key(settings.line_channel_secret)
     store = store if store is not None else open_store(settings)
-    default_model, default_measure, config = (
-        build_model_and_measure(settings) if model is None else (None, None, None)
-    )
-    model = model if model is not None else default_model
-    measure = measure if measure is not None else (default_measure or ByteMeasure())
+    config: types.GenerateContentConfig | None = None
+    if model is None:
+        model, default_measure, config = build_model_and_measure(settings)
+        measure = measure if measure is not None else default_measure
+    measure = measure if measure is not None else ByteMeasure()
     journal = ContextJournal(store, clock=clock)
     budget = SessionBudget(limit=settings.input_budget, unit=measure.unit)
     pipeline = ContextPipeline(

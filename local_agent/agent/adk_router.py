@@ -34,7 +34,7 @@ from local_agent.context.errors import BudgetError, BudgetExceeded, LocalError, 
 from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import Measure
 from local_agent.replies.render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
-from local_agent.replies.reply import Reply
+from local_agent.replies.reply import CommandName, Reply
 
 log = logging.getLogger("local_agent.router")
 
@@ -54,8 +54,8 @@ class TurnOutcome:
     error_code: str | None = None
     model_requests: list[dict[str, Any]] = field(default_factory=list)
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    projection: str | None = None
-    command: str | None = None
+    projection: str | None = None  # the projected turn's label, when the journal was written
+    command: CommandName | None = None
 
 
 def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
@@ -130,12 +130,12 @@ class AdkRouter:
         self, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
         state = self._state(callback_context)
-        state.extra["model_calls"] = state.extra.get("model_calls", 0) + 1
-        if state.extra["model_calls"] > MAX_MODEL_CALLS_PER_TURN:
+        state.model_calls += 1
+        if state.model_calls > MAX_MODEL_CALLS_PER_TURN:
             # A proposal that never reached TurnTools (an unknown tool name) makes ADK ask
             # the model again; the budgeted contents would hide ADK's error and the model would
             # repeat itself. One model call per turn: answer with a fixed question instead.
-            state.extra["gave_up"] = True
+            state.gave_up = True
             return LlmResponse(
                 content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]), turn_complete=True
             )
@@ -167,7 +167,7 @@ class AdkRouter:
         except Exception:  # the model or its transport failed: answer politely, no journal write
             log.warning("model call failed", extra={"code": MODEL_UNAVAILABLE})
             return await self._failure(state, MODEL_UNAVAILABLE, record=True)
-        if state.extra.get("gave_up") and reply is None:
+        if state.gave_up and reply is None:
             reply = Reply(texts=(ASK_AGAIN,))
         if state.error_code is not None:
             # Refused by the budget: nothing was sent, nothing is written to the journal; the

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from google.adk.models.google_llm import Gemini
 from google.genai import Client, types
@@ -232,7 +232,10 @@ class GeminiTokenMeasure:
     async def __call__(self, request: Mapping[str, Any]) -> int:
         contents, config = build_count_tokens_request(request, vertexai=self.vertexai)
         response = await self.client.aio.models.count_tokens(
-            model=self.model, contents=contents, config=config
+            # a list of Content is a ContentListUnion; mypy sees list[Content] vs list[ContentUnion]
+            model=self.model,
+            contents=cast(types.ContentListUnion, contents),
+            config=config,
         )
         total = response.total_tokens
         if total is None:

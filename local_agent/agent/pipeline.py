@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from local_agent.agent.tools import TurnTools
+from local_agent.agent.tools import ToolExecution, TurnTools
 from local_agent.context.errors import StaleContextError
 from local_agent.context.journal import ContextJournal, JournalSnapshot, ScopeKey
 from local_agent.context.projection import SafeTurn
@@ -41,6 +41,8 @@ def redact_current(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @dataclass
 class TurnState:
+    """One turn in flight: what it read in ``begin``, what it measured, the tools that ran."""
+
     scope: ScopeKey
     current: str
     turn_id: str
@@ -49,10 +51,11 @@ class TurnState:
     budget: BudgetResult | None = None
     tools: TurnTools | None = None
     error_code: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    model_calls: int = 0  # model requests the budget gate has seen this turn
+    gave_up: bool = False  # the gate answered a second model call with a fixed question
 
     @property
-    def last_execution(self):
+    def last_execution(self) -> ToolExecution | None:
         return self.tools.executions[-1] if self.tools and self.tools.executions else None
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from local_agent.context.townships import canonical_township
 from local_agent.fingerprint import keyword_token
 from local_agent.listings import catalogue
-from local_agent.stores.ports import AuditRow, AuditStore, PreferenceStore
+from local_agent.stores.ports import AuditRow, AuditStore, PreferenceOrigin, PreferenceStore
 
 TOOL_NAMES = ("search_local_places", "search_local_events")
 MAX_KEYWORD_CHARS = 30
@@ -86,7 +86,7 @@ class ToolExecution:
     proposed_arguments: dict[str, Any]
     effective_arguments: dict[str, Any]
     memory_revision: int
-    preference_origin: str
+    preference_origin: PreferenceOrigin
     result: dict[str, Any]
     audit: AuditRow | None = None
 
@@ -109,8 +109,14 @@ class TurnTools:
 
     # -- helpers ---------------------------------------------------------------------------
     def _record(
-        self, tool: str, proposed: dict, effective: dict, revision: int, origin: str, result: dict
-    ) -> dict:
+        self,
+        tool: str,
+        proposed: dict[str, Any],
+        effective: dict[str, Any],
+        revision: int,
+        origin: PreferenceOrigin,
+        result: dict[str, Any],
+    ) -> dict[str, Any]:
         row = AuditRow(
             scope_id=self.scope_id,
             turn_id=self.turn_id,
@@ -127,14 +133,14 @@ class TurnTools:
         return result
 
     # -- tools -----------------------------------------------------------------------------
-    def _common(self, proposed: dict[str, Any]) -> tuple[str, str, dict | None]:
+    def _common(self, proposed: dict[str, Any]) -> tuple[str, str, dict[str, Any] | None]:
         """Checks both tools share: text arguments, a known township, a short keyword.
         Returns ``(township, keyword, error)``."""
         for name, value in proposed.items():
             if value is not None and not isinstance(value, str):
                 return "", "", _error("INVALID_ARGUMENT", f"{name} 必須是文字。", argument=name)
         township, err = self._township(proposed["area"])
-        if err:
+        if township is None:
             return "", "", err
         kw = (proposed.get("keyword") or "").strip()
         if len(kw) > MAX_KEYWORD_CHARS:
@@ -166,6 +172,7 @@ class TurnTools:
                     choices=sorted(catalogue.DIETARY_TYPES),
                 ),
             )
+        origin: PreferenceOrigin
         if explicit:
             diet, origin = explicit, "explicit"
         elif pref.consent == "granted" and pref.dietary_type:
@@ -213,7 +220,7 @@ class TurnTools:
         return self._record(tool, proposed, {"area": township, "keyword": kw}, revision, "none", result)
 
     @staticmethod
-    def _township(area: Any) -> tuple[str | None, dict | None]:
+    def _township(area: Any) -> tuple[str | None, dict[str, Any] | None]:
         if not isinstance(area, str) or not area.strip():
             return None, _error("AREA_REQUIRED", "請問是哪個鄉鎮？", argument="area")
         township = canonical_township(area)

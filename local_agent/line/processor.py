@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.context.errors import StoreError
@@ -25,17 +25,25 @@ from local_agent.line.messages import to_line_messages
 from local_agent.replies.render import POLITE_FAILURE
 from local_agent.replies.reply import Reply
 
+if TYPE_CHECKING:
+    from local_agent.stores.ports import Store
+    from local_agent.turns.service import LocalService
+
 log = logging.getLogger("local_agent.webhook")
 
 TURN_TIMEOUT_SECONDS = 60.0  # a turn still running after this is abandoned with an apology
 INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
+# The webhook events LOCAL acts on (everything else is acknowledged and ignored).
+EventKind = Literal["text", "postback", "follow"]
+
+
 @dataclass(frozen=True)
 class InboundEvent:
     """What the dispatcher needs of one webhook event (no SDK types past this point)."""
 
-    kind: str  # "text" | "postback" | "follow"
+    kind: EventKind
     scope: ScopeKey
     reply_to: str  # user, group or room id to push to
     event_id: str | None
@@ -59,9 +67,9 @@ class EventProcessor:
     def __init__(
         self,
         *,
-        service: Any,
+        service: LocalService,
         gateway: LineGateway,
-        store: Any,
+        store: Store,
         clock: Callable[[], float],
         observers: list[Observer],
         turn_timeout: float = TURN_TIMEOUT_SECONDS,

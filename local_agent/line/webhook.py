@@ -25,10 +25,11 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypedDict, TypeGuard
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from google.adk.models.base_llm import BaseLlm
 from linebot.v3 import WebhookParser
 from linebot.v3.exceptions import InvalidSignatureError
 from linebot.v3.webhook import SignatureValidator
@@ -45,12 +46,14 @@ from starlette.requests import ClientDisconnect
 
 from local_agent.context.errors import LocalError, ScopeError, StoreError
 from local_agent.context.journal import ScopeKey
+from local_agent.context.session_budget import Measure
 from local_agent.line.client import LineGateway
 from local_agent.line.dispatcher import ScopeDispatcher
 from local_agent.line.processor import INTERNAL_ERROR, TURN_TIMEOUT_SECONDS, EventProcessor, InboundEvent
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 from local_agent.logs import configure_logging
 from local_agent.settings import Settings
+from local_agent.stores.ports import Store
 from local_agent.wiring import build_service
 
 log = logging.getLogger("local_agent.webhook")
@@ -98,7 +101,15 @@ def _well_shaped(body: str) -> bool:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _is_id(value: object) -> bool:
+class _EventCommon(TypedDict):
+    scope: ScopeKey
+    reply_to: str
+    event_id: str | None
+    reply_token: str | None
+    received_at: float
+
+
+def _is_id(value: object) -> TypeGuard[str]:
     """LINE ids (user, group, room, webhook event, reply token) are short printable strings
     (printable also rules out control characters and lone surrogates)."""
     return isinstance(value, str) and 0 < len(value) <= 200 and value.isprintable()
@@ -141,7 +152,7 @@ def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent
     if scoped is None:
         return None
     scope, reply_to = scoped
-    common = dict(
+    common = _EventCommon(
         scope=scope, reply_to=reply_to, event_id=event_id, reply_token=reply_token, received_at=received_at
     )
     if isinstance(event, MessageEvent) and isinstance(event.message, TextMessageContent):
@@ -289,10 +300,10 @@ class _TurnSide:
         sys.setswitchinterval(self.previous_interval)
 
 
-async def _purge_periodically(store: Any, clock: Callable[[], float]) -> None:
+async def _purge_periodically(store: Store, clock: Callable[[], float]) -> None:
     """Retention: drop expired journal windows, dedupe records, and audit rows and snapshots
     past 30 days, at start and then hourly (Firestore does this with TTL policies)."""
-    while hasattr(store, "purge_expired"):
+    while True:
         try:
             counts = await asyncio.to_thread(store.purge_expired, clock())
             log.info("retention purge", extra={"count": sum(counts.values())})
@@ -308,9 +319,9 @@ class _Lifespan:
 
     settings: Settings
     clock: Callable[[], float]
-    store: Any
-    model: Any
-    measure: Any
+    store: Store | None
+    model: BaseLlm | None
+    measure: Measure | None
     configure_logs: bool
     turn_timeout: float
 
@@ -344,7 +355,7 @@ class _Lifespan:
         finally:
             purger.cancel()
             await side.close()
-            if self.store is None and hasattr(wiring.store, "close"):
+            if self.store is None:  # a store passed in belongs to the caller
                 wiring.store.close()
             log.info("service stopped", extra={"count": side.dispatcher.completed})
 
@@ -366,9 +377,9 @@ def create_app(
     settings: Settings | None = None,
     *,
     clock: Callable[[], float] | None = None,
-    store: Any = None,
-    model: Any = None,
-    measure: Any = None,
+    store: Store | None = None,
+    model: BaseLlm | None = None,
+    measure: Measure | None = None,
     configure_logs: bool = True,
     turn_timeout: float = TURN_TIMEOUT_SECONDS,
 ) -> FastAPI:

@@ -7,6 +7,13 @@ and the replay render the very same object without LINE types.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# What a card shows.
+CardKind = Literal["place", "event"]
+# The deterministic command that answered a turn without the model (``local_agent.turns.commands``,
+# plus the greeting on follow).
+CommandName = Literal["consent_prompt", "consent_granted", "consent_refused", "forget", "help", "greeting"]
 
 MAX_TEXT_UTF16 = 5000  # LINE text message limit, in UTF-16 code units
 MAX_CARDS = 12  # bubbles in one Flex carousel
@@ -40,7 +47,7 @@ class Card:
     title: str
     subtitle: str = ""
     lines: tuple[str, ...] = ()
-    kind: str = "place"  # "place" | "event"
+    kind: CardKind = "place"
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,7 @@ class Reply:
     choices: tuple[Choice, ...] = ()
     alt_text: str = ""
     error_code: str | None = None
-    meta: dict = field(default_factory=dict, compare=False)
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "texts", tuple(clip_utf16(t) for t in self.texts if t))

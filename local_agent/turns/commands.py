@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.listings import catalogue
 from local_agent.replies.render import HELP_TEXT, consent_choices
-from local_agent.replies.reply import Reply
+from local_agent.replies.reply import CommandName, Reply
 from local_agent.stores.ports import PreferenceStore
 
 REMEMBER_WORDS = ("記住", "記得", "幫我記")
@@ -29,13 +30,16 @@ FORGET_WORDS = (
 )
 HELP_WORDS = ("help", "幫助", "使用說明", "你會做什麼", "你可以做什麼", "怎麼用")
 
+# What a text message can ask for without the model.
+TextCommand = Literal["forget", "consent_prompt", "help"]
+
 POSTBACK = re.compile(r"^local:consent:(yes|no):([a-z_]{1,20})$")
 
 
 @dataclass(frozen=True)
 class CommandResult:
     reply: Reply
-    command: str  # "consent_prompt" | "consent_granted" | "consent_refused" | "forget" | "help"
+    command: CommandName
     revision: int | None = None
 
 
@@ -44,7 +48,7 @@ def compact_text(text: str) -> str:
     return text.strip().replace(" ", "").replace("　", "")
 
 
-def match_text_command(text: str) -> str | None:
+def match_text_command(text: str) -> TextCommand | None:
     compact = compact_text(text)
     if any(w in compact for w in FORGET_WORDS):
         return "forget"
@@ -71,13 +75,17 @@ class Commands:
     ) -> None:
         self.preferences, self.journal, self.clock = preferences, journal, clock
 
-    def handle_text(self, scope: ScopeKey, text: str, kind: str | None = None) -> CommandResult | None:
+    def handle_text(
+        self, scope: ScopeKey, text: str, kind: TextCommand | None = None
+    ) -> CommandResult | None:
         """The command ``text`` is (``kind``, if the caller matched it already), or None."""
         kind = kind or match_text_command(text)
         if kind == "help":
             return CommandResult(Reply(texts=(HELP_TEXT,)), "help")
         if kind == "consent_prompt":
             diet = catalogue.find_dietary_type(compact_text(text))
+            if diet is None:  # no dietary type named after all: not a consent prompt
+                return None
             label = catalogue.dietary_label(diet)
             reply = Reply(
                 texts=(

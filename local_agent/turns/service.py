@@ -15,6 +15,7 @@ from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.replies.render import HELP_TEXT, POLITE_FAILURE
 from local_agent.replies.reply import Reply
+from local_agent.stores.ports import PreferenceStore
 from local_agent.turns.commands import Commands, match_text_command
 
 log = logging.getLogger("local_agent.turns.service")
@@ -29,7 +30,7 @@ class LocalService:
         router: AdkRouter,
         commands: Commands,
         journal: ContextJournal,
-        preferences,
+        preferences: PreferenceStore,
         clock: Callable[[], float],
     ) -> None:
         self.router, self.commands, self.journal = router, commands, journal
@@ -46,6 +47,8 @@ class LocalService:
             result = await asyncio.to_thread(self.commands.handle_text, scope, text, kind)
         except StoreError as exc:
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
+        if result is None:  # the commands found nothing to do after all (e.g. no dietary type)
+            return await self.router.run_turn(scope, text, turn_id=turn_id)
         return TurnOutcome(result.reply, command=result.command)
 
     async def handle_postback(self, scope: ScopeKey, data: str) -> TurnOutcome | None:
