@@ -8,6 +8,7 @@ import json
 import logging
 import sys
 import time
+from typing import IO, Any
 
 SEVERITY = {"DEBUG": "DEBUG", "INFO": "INFO", "WARNING": "WARNING", "ERROR": "ERROR", "CRITICAL": "CRITICAL"}
 SAFE_FIELDS = (
@@ -30,7 +31,7 @@ SAFE_FIELDS = (
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        entry = {
+        entry: dict[str, Any] = {
             "severity": SEVERITY.get(record.levelname, "DEFAULT"),
             "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
             + f".{int(record.msecs):03d}Z",
@@ -47,7 +48,7 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
-def configure_logging(level: str = "INFO", stream=None) -> logging.Handler:
+def configure_logging(level: str = "INFO", stream: IO[str] | None = None) -> logging.Handler:
     """Route every logger through one JSON handler. Third-party messages are reduced to their
     level (their text might quote a request), ours are kept."""
     handler = logging.StreamHandler(stream or sys.stdout)

@@ -64,7 +64,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -153,7 +153,7 @@ def parse_script(raw: str) -> list[dict]:
     if unknown:
         raise ScriptError(f"unknown top-level key(s) {', '.join(map(repr, unknown))}")
     events = [validate_event(e, i) for i, e in enumerate(data["events"])]
-    spoken: set[tuple[str, str | None]] = set()
+    spoken: set[tuple[Any, Any]] = set()  # (user, group) as the script names them
     for i, event in enumerate(events):
         conversation = (event.get("user"), event.get("group"))
         if "text" in event:
@@ -271,7 +271,7 @@ class ReplayDriver:
         finally:
             await driver.close()
 
-    def settings(self, budget_bytes: int | None, env: dict[str, str] | None) -> Any:
+    def settings(self, budget_bytes: int | None, env: Mapping[str, str] | None) -> Any:
         from local_agent.settings import Settings
 
         env = os.environ if env is None else env

@@ -35,7 +35,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import aiohttp
 from linebot.v3.messaging import (
@@ -143,7 +143,7 @@ class LineGateway:
         self._closed = False
 
     @classmethod
-    async def open(cls, access_token: str, host: str | None = None, **options: float) -> LineGateway:
+    async def open(cls, access_token: str, host: str | None = None, **options: Any) -> LineGateway:
         """Build the gateway inside the running loop (same options as the constructor)."""
         return cls(access_token, host, **options)
 

@@ -82,7 +82,7 @@ class EventProcessor:
         self.turn_timeout = turn_timeout
 
     async def process(self, event: InboundEvent) -> None:
-        if event.event_id and not await self._first_delivery(event):
+        if event.event_id and not await self._first_delivery(event.event_id):
             log.info("duplicate event dropped", extra={"kind": event.kind})
             return
         started = time.perf_counter()
@@ -99,10 +99,10 @@ class EventProcessor:
         self._notify(event, outcome)
         await self.deliver(event, outcome, started)
 
-    async def _first_delivery(self, event: InboundEvent) -> bool:
+    async def _first_delivery(self, event_id: str) -> bool:
         """Whether this is the first time the store sees the event's id (the dedupe claim)."""
         try:
-            return bool(await asyncio.to_thread(self.store.claim_event, event.event_id, now=self.clock()))
+            return bool(await asyncio.to_thread(self.store.claim_event, event_id, now=self.clock()))
         except StoreError:
             log.warning("dedupe unavailable", extra={"code": "STORE_UNAVAILABLE"})
             return True  # cannot check: better one duplicate reply than a lost message

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from local_agent.line.dispatcher import Job, ScopeDispatcher
@@ -43,7 +43,7 @@ class TurnLoop:
             self.loop.run_until_complete(self.loop.shutdown_default_executor())
             self.loop.close()
 
-    async def call(self, coro: Awaitable[T]) -> T:
+    async def call(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the turn loop and await its result from another loop."""
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
 

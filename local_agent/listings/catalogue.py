@@ -528,7 +528,9 @@ EVENTS: tuple[Event, ...] = (
     Event("e026", "大村葡萄季", "大村鄉", "大村鄉葡萄園區", "夏季週末", "節慶", "葡萄品嚐與農事體驗"),
 )
 
-COVERED_TOWNSHIPS: tuple[str, ...] = tuple(sorted({r.township for r in (*PLACES, *EVENTS)}))
+COVERED_TOWNSHIPS: tuple[str, ...] = tuple(
+    sorted({p.township for p in PLACES} | {e.township for e in EVENTS})
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -637,4 +639,4 @@ __all__ = [
 
 # Words the offline model may use as a search keyword, and that the audit may store as they are:
 # the catalogue's own categories. Anything else a model proposes is audited only as a hash.
-KEYWORD_VOCABULARY: frozenset[str] = frozenset(r.category for r in (*PLACES, *EVENTS))
+KEYWORD_VOCABULARY: frozenset[str] = frozenset({p.category for p in PLACES} | {e.category for e in EVENTS})

@@ -29,6 +29,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.message import Message
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -209,7 +210,7 @@ class _Incoming:
     body: dict
 
     @classmethod
-    def of(cls, method: str, raw_path: str, raw_headers: Any, raw: bytes) -> _Incoming:
+    def of(cls, method: str, raw_path: str, raw_headers: Message[str, str], raw: bytes) -> _Incoming:
         try:
             parsed = json.loads(raw.decode("utf-8")) if raw else {}
         except (UnicodeDecodeError, ValueError):
@@ -380,7 +381,9 @@ class FakeLineApi(LoopbackServer):
         self._requests.append(RecordedRequest(path, headers, body, status, payload, method))
         self._cond.notify_all()
 
-    def _handle(self, method: str, raw_path: str, raw_headers, raw: bytes) -> tuple[int, dict, dict]:
+    def _handle(
+        self, method: str, raw_path: str, raw_headers: Message[str, str], raw: bytes
+    ) -> tuple[int, dict, dict]:
         request = _Incoming.of(method, raw_path, raw_headers, raw)
         refused = self._refusal(request)
         if refused is not None:

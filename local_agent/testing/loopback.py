@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
 
 
 class LoopbackServer:
@@ -33,8 +34,12 @@ class LoopbackServer:
         if thread is not None:
             thread.join(timeout=5)
 
-    def __enter__(self):
-        return self.start()  # type: ignore[attr-defined]
+    def start(self) -> Self:
+        """Bind and serve (each fake passes its own handler to ``_serve``); returns the fake."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
