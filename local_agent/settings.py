@@ -1,4 +1,8 @@
-"""Settings, read from the environment (and ``.env``) by the app factory — never at import."""
+"""Settings, read from the environment (and ``.env``) by the app factory — never at import.
+
+Yes/no settings use pydantic's own boolean parsing: ``yes``/``no``, ``on``/``off``, ``true``/``false``,
+``1``/``0`` (any case; also ``y``/``n``, ``t``/``f``). Anything else is refused with an error that
+names the variable and does not echo the value."""
 
 from __future__ import annotations
 
@@ -51,20 +55,6 @@ class Settings(BaseSettings):
     google_cloud_project: str | None = Field(default=None, alias="GOOGLE_CLOUD_PROJECT")
     google_cloud_location: str = Field(default="asia-east1", alias="GOOGLE_CLOUD_LOCATION")
     firestore_emulator_host: str | None = Field(default=None, alias="FIRESTORE_EMULATOR_HOST")
-
-    @field_validator(
-        "local_approve_count_tokens", "google_genai_use_vertexai", "local_turn_thread", mode="before"
-    )
-    @classmethod
-    def _yes_no(cls, value: object) -> object:
-        if isinstance(value, str):
-            v = value.strip().lower()
-            if v in {"yes", "true", "1", "on"}:
-                return True
-            if v in {"no", "false", "0", "off", ""}:
-                return False
-            raise ValueError("use yes or no")
-        return value
 
     @field_validator("line_api_host")
     @classmethod

@@ -176,10 +176,48 @@ def test_a_non_positive_or_non_numeric_input_budget_is_refused(monkeypatch, valu
     refused("LOCAL_INPUT_BUDGET")
 
 
-@pytest.mark.parametrize("value", ["maybe", "2", "approved"])
-def test_count_tokens_approval_must_be_yes_or_no(monkeypatch, value):
-    monkeypatch.setenv("LOCAL_APPROVE_COUNT_TOKENS", value)
-    refused("yes or no")
+YES_NO_SETTINGS = {
+    "LOCAL_APPROVE_COUNT_TOKENS": "local_approve_count_tokens",
+    "GOOGLE_GENAI_USE_VERTEXAI": "google_genai_use_vertexai",
+    "LOCAL_TURN_THREAD": "local_turn_thread",
+}
+
+
+@pytest.mark.parametrize("name", sorted(YES_NO_SETTINGS))
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        ("yes", True),
+        ("no", False),
+        ("on", True),
+        ("off", False),
+        ("true", True),
+        ("false", False),
+        ("1", True),
+        ("0", False),
+        ("YES", True),
+        ("Off", False),
+    ],
+)
+def test_yes_no_settings_accept_yes_no_on_off_true_false_1_0(monkeypatch, name, value, expected):
+    monkeypatch.setenv(name, value)
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "local-demo")  # GOOGLE_GENAI_USE_VERTEXAI=yes is fine offline
+    assert getattr(load(), YES_NO_SETTINGS[name]) is expected
+
+
+@pytest.mark.parametrize("name", sorted(YES_NO_SETTINGS))
+def test_an_empty_yes_no_setting_means_its_default(monkeypatch, name):
+    monkeypatch.setenv(name, "")
+    assert getattr(load(), YES_NO_SETTINGS[name]) is Settings.model_fields[YES_NO_SETTINGS[name]].default
+
+
+@pytest.mark.parametrize("name", sorted(YES_NO_SETTINGS))
+@pytest.mark.parametrize("value", ["maybe", "2", "approved", "yes please", " yes"])
+def test_a_yes_no_setting_refuses_anything_else_naming_the_variable(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    message = str(refused(name))
+    assert "valid boolean" in message
+    assert "input_value" not in message and repr(value) not in message  # the value is not echoed
 
 
 def test_settings_are_not_read_at_import(tmp_path):
