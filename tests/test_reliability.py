@@ -375,7 +375,7 @@ def memory_run(tmp_path_factory: pytest.TempPathFactory) -> MemoryRun:
         dispatcher = app.dispatcher
         router = app.app.state.wiring.router
         run.active_scopes = dispatcher.active_scopes
-        run.queues = len(dispatcher._queues)
+        run.queues = len(getattr(dispatcher, "inner", dispatcher)._queues)  # behind the turn thread
         run.turns_left = dict(router._turns)
         by_app = router.sessions.sessions
         run.sessions_left = sum(len(s) for users in by_app.values() for s in users.values())

@@ -10,17 +10,39 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 log = logging.getLogger("local_agent.dispatcher")
 
 Job = Callable[[], Awaitable[None]]
 
 
+class Dispatcher(Protocol):
+    """What the webhook uses: a ``ScopeDispatcher``, or a ``ThreadedDispatcher`` in front of one."""
+
+    @property
+    def pending(self) -> int: ...
+
+    @property
+    def completed(self) -> int: ...
+
+    @property
+    def failures(self) -> int: ...
+
+    def submit(self, scope: str, job: Job) -> bool: ...
+
+    def has_room(self, n: int = 1) -> bool: ...
+
+    async def wait_idle(self, timeout: float | None = None) -> bool: ...
+
+    async def drain(self, timeout: float = 8.0) -> bool: ...
+
+
 class ScopeDispatcher:
     def __init__(self, *, max_concurrent: int = 32, max_pending: int = 2000) -> None:
         self.max_pending = max_pending
         self._queues: dict[str, asyncio.Queue[Job]] = {}
-        self._workers: dict[str, asyncio.Task] = {}
+        self._workers: dict[str, asyncio.Task[None]] = {}
         self._slots = asyncio.Semaphore(max_concurrent)
         self._idle = asyncio.Event()
         self._idle.set()

@@ -93,6 +93,15 @@ class ThreadedDispatcher:
         self.closed = True
         return await self.turn_loop.call(self.inner.drain(timeout))
 
-    def __getattr__(self, name: str) -> Any:
-        # pending, active_scopes, failures, completed: plain reads of the turn loop's counters
-        return getattr(self.inner, name)
+    # Plain reads of the turn loop's counters.
+    @property
+    def completed(self) -> int:
+        return self.inner.completed
+
+    @property
+    def failures(self) -> int:
+        return self.inner.failures
+
+    @property
+    def active_scopes(self) -> int:
+        return self.inner.active_scopes

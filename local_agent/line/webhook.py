@@ -48,7 +48,7 @@ from local_agent.context.errors import LocalError, ScopeError, StoreError
 from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import Measure
 from local_agent.line.client import LineGateway
-from local_agent.line.dispatcher import ScopeDispatcher
+from local_agent.line.dispatcher import Dispatcher, ScopeDispatcher
 from local_agent.line.processor import INTERNAL_ERROR, TURN_TIMEOUT_SECONDS, EventProcessor, InboundEvent
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 from local_agent.logs import configure_logging
@@ -186,7 +186,7 @@ class _Receiver:
         try:
             payload = self._parse(*await self._verified_body(request))
             state = request.app.state
-            dispatcher: ScopeDispatcher | None = getattr(state, "dispatcher", None)
+            dispatcher: Dispatcher | None = getattr(state, "dispatcher", None)
             if dispatcher is None:
                 raise _Refused(503, "not started")
             events = _inbound_events(payload)
@@ -274,7 +274,11 @@ class _TurnSide:
     """The LINE gateway and the dispatcher, on the turn loop's thread when ``LOCAL_TURN_THREAD``."""
 
     def __init__(
-        self, gateway: LineGateway, dispatcher: Any, turn_loop: TurnLoop | None, previous_interval: float
+        self,
+        gateway: LineGateway,
+        dispatcher: Dispatcher,
+        turn_loop: TurnLoop | None,
+        previous_interval: float,
     ) -> None:
         self.gateway, self.dispatcher, self.turn_loop = gateway, dispatcher, turn_loop
         self.previous_interval = previous_interval

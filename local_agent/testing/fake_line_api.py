@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import Message
 from http.server import BaseHTTPRequestHandler
-from typing import Any
 
 from local_agent.testing.loopback import LoopbackServer
 
