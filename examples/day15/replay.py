@@ -68,7 +68,12 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the app is imported when a driver starts, not when this module loads
+    from local_agent.agent.adk_router import TurnOutcome
+    from local_agent.context.journal import ScopeKey
+    from local_agent.settings import Settings
 
 CONTRACT_TOOL_KEYS = (
     "tool",
@@ -193,9 +198,9 @@ class ShiftableClock:
 class EventResult:
     """What one inbound event produced."""
 
-    scope: Any  # ScopeKey
+    scope: ScopeKey
     messages: list[dict] = field(default_factory=list)  # wire message objects delivered (reply or push)
-    outcome: Any = None  # TurnOutcome, or None (nothing observed, e.g. a postback that is not ours)
+    outcome: TurnOutcome | None = None  # None: nothing observed, e.g. a postback that is not ours
     journal: dict | None = None
     display_text: str | None = None  # for a tap: what LINE shows as the user's bubble
 
@@ -271,7 +276,7 @@ class ReplayDriver:
         finally:
             await driver.close()
 
-    def settings(self, budget_bytes: int | None, env: Mapping[str, str] | None) -> Any:
+    def settings(self, budget_bytes: int | None, env: Mapping[str, str] | None) -> Settings:
         from local_agent.settings import Settings
 
         env = os.environ if env is None else env
