@@ -35,7 +35,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import aiohttp
 from linebot.v3.messaging import (
@@ -63,17 +63,20 @@ _RETRY_KEY_NAMESPACE = uuid.UUID("7a1f3c52-9a51-4b8e-8f0e-6c0a2d1e4b37")
 
 T = TypeVar("T")
 
+# Why a LINE call failed (a fixed machine word, logged and tested).
+FailureReason = Literal["http", "invalid_reply_token", "monthly_limit", "timeout", "connection"]
+# How delivered messages went out.
+Delivery = Literal["reply", "push"]
+
 
 class LineDeliveryError(LocalError):
     """A LINE API call failed. ``status`` is the HTTP status, or ``None`` when no answer came
-    (timeout, connection error). ``retryable``: a later attempt may succeed.
-    ``reason`` is a fixed machine word: ``http``, ``invalid_reply_token``, ``monthly_limit``,
-    ``timeout``, ``connection``."""
+    (timeout, connection error). ``retryable``: a later attempt may succeed. ``reason`` says why."""
 
     code = "LINE_DELIVERY_FAILED"
 
     def __init__(
-        self, status: int | None, retryable: bool, *, operation: str = "", reason: str = "http"
+        self, status: int | None, retryable: bool, *, operation: str = "", reason: FailureReason = "http"
     ) -> None:
         self.status, self.retryable, self.operation, self.reason = status, retryable, operation, reason
         super().__init__(
@@ -235,7 +238,7 @@ class LineGateway:
         retry_key: str,
         token_received_at: float,
         now: float | None = None,
-    ) -> str:
+    ) -> Delivery:
         """Reply if the token is fresh, else (or if LINE rejects the token) push with ``retry_key``.
 
         ``token_received_at`` and ``now`` are seconds on the same clock (``now`` defaults to
