@@ -246,9 +246,7 @@ def _inbound_events(payload: Any) -> list[InboundEvent]:
     return events
 
 
-def _submit(
-    events: list[InboundEvent], dispatcher: ScopeDispatcher, processor: EventProcessor
-) -> JSONResponse:
+def _submit(events: list[InboundEvent], dispatcher: Dispatcher, processor: EventProcessor) -> JSONResponse:
     """Queue each event on its scope's queue. With no room for all of them none is queued and LINE
     is asked to redeliver (503); once shutdown has begun the rest are refused (503)."""
     if events and not dispatcher.has_room(len(events)):
