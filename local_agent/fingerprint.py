@@ -16,11 +16,17 @@ import os
 _key = os.urandom(32)
 
 
+def derive_key(secret: str | bytes, purpose: str) -> bytes:
+    """A 32-byte key for one ``purpose``, derived from a deployment secret (never stored).
+    Different purposes give unrelated keys (the consent token uses its own)."""
+    raw = secret.encode("utf-8") if isinstance(secret, str) else secret
+    return hmac.new(raw, purpose.encode("utf-8"), hashlib.sha256).digest()
+
+
 def configure_key(secret: str | bytes, *, purpose: str = "local/fingerprint/v1") -> None:
     """Derive the fingerprint key from a deployment secret (never stored)."""
     global _key
-    raw = secret.encode("utf-8") if isinstance(secret, str) else secret
-    _key = hmac.new(raw, purpose.encode("utf-8"), hashlib.sha256).digest()
+    _key = derive_key(secret, purpose)
 
 
 def digest(text: str, length: int = 64) -> str:

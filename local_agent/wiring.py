@@ -18,6 +18,7 @@ from local_agent.context.session_budget import ByteMeasure, Measure, SessionBudg
 from local_agent.settings import Settings
 from local_agent.stores.ports import Store
 from local_agent.turns.commands import Commands
+from local_agent.turns.consent import ConsentTokens
 from local_agent.turns.service import LocalService
 
 
@@ -99,6 +100,7 @@ def build_service(
         journal=journal, preferences=store, audit=store, snapshots=store, budget=budget, clock=clock
     )
     router = AdkRouter(pipeline=pipeline, model=model, measure=measure, generate_content_config=config)
-    commands = Commands(preferences=store, journal=journal, clock=clock)
+    tokens = ConsentTokens(settings.line_channel_secret)
+    commands = Commands(preferences=store, journal=journal, clock=clock, tokens=tokens)
     service = LocalService(router=router, commands=commands, journal=journal, preferences=store, clock=clock)
     return Wiring(store, journal, pipeline, router, service)

@@ -199,7 +199,7 @@ def test_a_group_turn_does_not_leak_into_the_same_users_one_to_one_chat(tmp_path
     turn(router, "鹿港有什麼小吃", ScopeKey("local", "group", "Cgroup", "U1"))
     outcome = turn(router, "剛才那個鄉鎮，再找一家吃的。", SCOPE)
     assert outcome.reply.texts == ("請問是哪個鄉鎮？",)
-    assert outcome.tool_calls == []
+    assert [(c["status"], c["effective_arguments"]) for c in outcome.tool_calls] == [("error", {})]
 
 
 def test_each_turn_runs_in_a_fresh_session_that_is_deleted_afterwards(tmp_path, clock):

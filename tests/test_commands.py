@@ -9,7 +9,7 @@ from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.context.projection import SafeTurn
 from local_agent.replies.render import HELP_TEXT
 from local_agent.stores.sqlite import SqliteStore
-from local_agent.turns.commands import Commands, match_text_command, parse_postback
+from local_agent.turns.commands import TAP_REFUSED, Commands, match_text_command, parse_postback
 
 SCOPE = ScopeKey.for_user("U1")
 
@@ -29,6 +29,15 @@ def journal(store, clock):
 @pytest.fixture
 def commands(store, journal, clock):
     return Commands(preferences=store, journal=journal, clock=clock)
+
+
+DIET_TEXT = {"vegetarian": "記住我吃素", "vegan": "記住我吃全素"}
+
+
+def button(commands: Commands, label: str = "同意", diet: str = "vegetarian", scope: ScopeKey = SCOPE) -> str:
+    """The signed postback data of a consent button, as the prompt offered it just now."""
+    prompt = commands.handle_text(scope, DIET_TEXT[diet])
+    return next(c.data for c in prompt.reply.choices if c.label == label)
 
 
 def seed_window(journal: ContextJournal, store: SqliteStore, scope: ScopeKey = SCOPE) -> None:
@@ -93,7 +102,7 @@ def test_texts_without_a_remember_request_and_a_dietary_word_are_not_commands(co
 
 def test_agreeing_grants_bumps_the_revision_and_clears_the_journal(commands, store, journal):
     seed_window(journal, store)
-    result = commands.handle_postback(SCOPE, "local:consent:yes:vegetarian")
+    result = commands.handle_postback(SCOPE, button(commands))
     assert result.command == "consent_granted" and result.revision == 1
     pref = store.get("U1")
     assert (pref.consent, pref.dietary_type, pref.revision) == ("granted", "vegetarian", 1)
@@ -102,7 +111,7 @@ def test_agreeing_grants_bumps_the_revision_and_clears_the_journal(commands, sto
 
 def test_declining_refuses_bumps_the_revision_and_stores_no_dietary_type(commands, store, journal):
     seed_window(journal, store)
-    result = commands.handle_postback(SCOPE, "local:consent:no:vegan")
+    result = commands.handle_postback(SCOPE, button(commands, "不同意", "vegan"))
     assert result.command == "consent_refused" and result.revision == 1
     pref = store.get("U1")
     assert (pref.consent, pref.dietary_type, pref.revision) == ("refused", None, 1)
@@ -111,27 +120,34 @@ def test_declining_refuses_bumps_the_revision_and_stores_no_dietary_type(command
 
 def test_each_consent_answer_bumps_the_revision_again(commands, store):
     revisions = [
-        commands.handle_postback(SCOPE, d).revision
-        for d in ("local:consent:yes:vegan", "local:consent:no:vegan", "local:consent:yes:vegan")
+        commands.handle_postback(SCOPE, button(commands, label, "vegan")).revision
+        for label in ("同意", "不同意", "同意")
     ]
     assert revisions == [1, 2, 3]
 
 
 @pytest.mark.parametrize(
-    "data",
-    [
-        "action=buy&itemid=1",
-        "",
-        "local:consent:yes:keto",
-        "local:consent:maybe:vegetarian",
-        "local:consent:yes:vegetarian:extra",
-        "LOCAL:CONSENT:YES:VEGETARIAN",
-        "x local:consent:yes:vegan",
-    ],
+    "data", ["action=buy&itemid=1", "", "LOCAL:CONSENT:YES:VEGETARIAN", "x local:consent:yes:vegan"]
 )
 def test_foreign_postback_data_is_not_ours(commands, store, data):
     assert parse_postback(data) is None
     assert commands.handle_postback(SCOPE, data) is None
+    assert store.get("U1").revision == 0
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "local:consent:yes:vegetarian",  # the old unsigned form
+        "local:consent:no:vegetarian",
+        "local:consent:yes:keto",
+        "local:consent:maybe:vegetarian",
+        "local:consent:yes:vegetarian:extra",
+    ],
+)
+def test_unsigned_or_malformed_consent_data_is_refused_politely_and_changes_nothing(commands, store, data):
+    result = commands.handle_postback(SCOPE, data)
+    assert result.command == "consent_tap_refused" and result.reply.texts == (TAP_REFUSED,)
     assert store.get("U1").revision == 0
 
 
@@ -144,7 +160,7 @@ def test_foreign_postback_data_is_not_ours(commands, store, data):
 def test_forget_deletes_the_preference_bumps_the_revision_and_clears_the_journal(
     commands, store, journal, text
 ):
-    commands.handle_postback(SCOPE, "local:consent:yes:vegetarian")
+    commands.handle_postback(SCOPE, button(commands))
     seed_window(journal, store)
     result = commands.handle_text(SCOPE, text)
     assert result.command == "forget" and result.revision == 2
@@ -160,7 +176,7 @@ def test_forget_without_any_stored_preference_still_bumps_the_revision(commands,
 
 def test_forget_still_succeeds_when_clearing_the_journal_fails(store, journal, clock):
     commands = Commands(preferences=store, journal=ClearFailsJournal(journal), clock=clock)
-    commands.handle_postback(SCOPE, "local:consent:yes:vegetarian")
+    commands.handle_postback(SCOPE, button(commands))
     seed_window(journal, store)  # a window under revision 1
     result = commands.handle_text(SCOPE, "忘記我的飲食偏好")  # must not raise
     assert result.command == "forget" and result.revision == 2
@@ -172,7 +188,7 @@ def test_forget_still_succeeds_when_clearing_the_journal_fails(store, journal, c
 
 def test_consent_answer_still_succeeds_when_clearing_the_journal_fails(store, journal, clock):
     commands = Commands(preferences=store, journal=ClearFailsJournal(journal), clock=clock)
-    result = commands.handle_postback(SCOPE, "local:consent:yes:vegan")
+    result = commands.handle_postback(SCOPE, button(commands, "同意", "vegan"))
     assert result.command == "consent_granted" and store.get("U1").dietary_type == "vegan"
 
 

@@ -105,11 +105,22 @@ def test_marker_constants_match_the_seed_exactly():
         assert text in projection.FIXED_STRINGS
 
 
+def test_a_search_that_asked_for_the_township_projects_as_pending_with_its_goal_and_no_area():
+    turn = SafeTurn.from_tool("search_local_events", "", ok=False, error_code="AREA_REQUIRED")
+    assert (turn.goal, turn.area, turn.is_pending) == ("events", "", True)
+    assert turn.label == "未指定區域：查活動"
+    # Other failures stay non-public, and a pending turn of a non-public tool does not exist.
+    assert (
+        SafeTurn.from_tool("search_local_events", "台北", ok=False, error_code="UNKNOWN_TOWNSHIP")
+        == SafeTurn()
+    )
+    assert SafeTurn.from_tool("read_minds", "", ok=False, error_code="AREA_REQUIRED") == SafeTurn()
+
+
 @pytest.mark.parametrize(
     "goal,area",
     [
         ("parking", "花壇鄉"),  # goal outside the whitelist
-        ("places", ""),  # public topic without its township
         ("", "花壇鄉"),  # non-public turn keeping an area
         ("places", "花壇"),  # short name is not canonical
         ("places", "台中市"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from local_agent.context.journal import ScopeKey
 from local_agent.listings import catalogue
 from local_agent.replies.render import consent_choices, render_tool_result
 from local_agent.replies.reply import (
@@ -16,6 +17,7 @@ from local_agent.replies.reply import (
     clip_utf16,
     utf16_len,
 )
+from local_agent.turns.consent import ConsentTokens
 
 EMOJI = "\U0001f35c"  # 🍜, outside the BMP: two UTF-16 units
 
@@ -178,6 +180,11 @@ def test_real_catalogue_results_render_real_cards():
 
 
 def test_consent_choices_are_within_quick_reply_limits():
-    choices = consent_choices("five_pungent")
+    tokens, scope = ConsentTokens("secret"), ScopeKey("U" + "f" * 32, "group", "C" + "f" * 32, "U" + "f" * 32)
+    yes, no = (
+        tokens.issue(scope, agree=a, dietary_type="five_pungent", revision=10**11, now=4e9)
+        for a in (True, False)
+    )
+    choices = consent_choices(yes, no)
     assert [c.label for c in choices] == ["同意", "不同意"]
     assert all(len(c.label) <= 20 and len(c.data) <= 300 for c in choices)

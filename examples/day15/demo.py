@@ -58,7 +58,7 @@ from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS
 from local_agent.listings import catalogue
 from local_agent.replies.render import BUDGET_REFUSAL, render_tool_result
 from local_agent.stores.sqlite import SqliteStore
-from local_agent.turns.commands import Commands
+from local_agent.turns.commands import Commands, parse_postback
 
 DEFAULT_OUT = "out/day15/first-run"
 DB_NAME = "day15.sqlite3"
@@ -807,7 +807,9 @@ async def check_revision_gate(demo: Demo, results: dict[str, Any]) -> str:
     not write its window, and the old window (stored under revision 1) is never read again."""
     scope = ScopeKey.for_user("U-check-revision")
     demo.clock.advance(TURN_GAP_SECONDS)
-    demo.commands.handle_postback(scope, "local:consent:yes:vegetarian")  # revision 1
+    prompt = demo.commands.handle_text(scope, DRILL_CONSENT_TEXT)
+    assert prompt is not None
+    demo.commands.handle_postback(scope, prompt.reply.choices[0].data)  # the signed 同意: revision 1
     texts = ("鹿港有什麼好吃的？", "那鹿港有什麼活動？", "剛才那個鄉鎮，再找一家吃的。")
     await demo.turn(scope, texts[0], "check-revision-1", [])
     stale = demo.act(await demo.start(scope, texts[1], "check-revision-2", texts[:1]))
@@ -983,7 +985,8 @@ async def check_drill(demo: Demo, results: dict[str, Any]) -> str:
         expect(got == expected, f"audit row {i}: {got}")
     steps = {s["step"]: s for s in results["drill"]["steps"] if s["step"] != "search"}
     expect(
-        steps["consent_postback"]["postback"] == "local:consent:yes:vegetarian", "unexpected consent postback"
+        parse_postback(steps["consent_postback"]["postback"]) == (True, "vegetarian"),
+        "unexpected consent postback",
     )
     expect(results["drill"]["rows_after_forget"]["journal"] is None, "forget did not clear the window")
     return "consented_memory/vegetarian/rev 1 -> forget -> none/any/rev 2"

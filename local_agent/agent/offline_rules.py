@@ -4,6 +4,12 @@
 short text. A question without a township (「剛才那個鄉鎮，再找一家吃的。」, 「那邊有什麼活動？」)
 takes its area from the projected turns and the summary *in the request*: if the budget layer dropped the clue, resolution fails and it asks
 「請問是哪個鄉鎮？」. That is what keeps the offline evaluation honest.
+
+A pending question is read the same way: when the latest projected turn in the request is
+「未指定區域：找店家」/「未指定區域：查活動」 (or, with no turn left, the summary has a goal and no
+area), a message that only names a township (「花壇」, 「花壇鄉的」, 「在鹿港」) completes that search.
+``ask_call`` is how the ADK stand-in asks: it calls the tool with no area, the tool answers
+``AREA_REQUIRED`` and the turn projects as pending.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from local_agent.context.projection import SUMMARY_MARKER, USER_PROJECTION_PREFIX
+from local_agent.context.projection import NO_AREA, PUBLIC_TOPICS, SUMMARY_MARKER, USER_PROJECTION_PREFIX
 from local_agent.context.townships import canonical_township, find_townships
 from local_agent.listings import catalogue
 
@@ -79,6 +85,39 @@ def context_area(contents: Sequence[Mapping[str, Any]]) -> str | None:
     return None
 
 
+def _summary_of(text: str) -> dict[str, Any] | None:
+    try:
+        summary = json.loads(text[len(SUMMARY_MARKER) :])
+    except ValueError:
+        return None
+    return summary if isinstance(summary, dict) else None
+
+
+def pending_goal(contents: Sequence[Mapping[str, Any]]) -> str | None:
+    """The goal of an open township question: the latest projected turn is pending, or no turn
+    is left and the summary holds a goal without an area."""
+    saw_turn = False
+    for content in reversed(contents[:-1]):
+        if content.get("role") != "user":
+            continue
+        text = _text_of(content)
+        if text.startswith(USER_PROJECTION_PREFIX):
+            if saw_turn:
+                continue
+            saw_turn = True
+            label = text[len(USER_PROJECTION_PREFIX) :]
+            for goal, suffix in PUBLIC_TOPICS.items():
+                if label.startswith(f"{NO_AREA}：{suffix}"):
+                    return goal
+            return None
+        if text.startswith(SUMMARY_MARKER) and not saw_turn:
+            summary = _summary_of(text)
+            asked = summary.get("goal") if summary else None
+            if asked in PUBLIC_TOPICS and not (summary or {}).get("area"):
+                return str(asked)
+    return None
+
+
 def classify(text: str) -> str | None:
     if any(w in text for w in UNSUPPORTED_WORDS):
         return None
@@ -107,6 +146,8 @@ def propose(contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = (
         return {"text": CAPABILITIES}
     current = _text_of(contents[-1])
     goal = classify(current)
+    if goal is None and not any(w in current for w in UNSUPPORTED_WORDS) and find_townships(current):
+        goal = pending_goal(contents)  # 「花壇」 answering 「請問是哪個鄉鎮？」
     if goal is None:
         return {"text": CAPABILITIES}
     tool = "search_local_places" if goal == "places" else "search_local_events"
@@ -122,4 +163,20 @@ def propose(contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = (
         args = {"area": area, "dietary_type": diet, "keyword": keyword}
     else:
         args = {"area": area, "keyword": keyword}
+    return {"function_call": {"name": tool, "args": args}}
+
+
+def ask_call(contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = ()) -> dict[str, Any] | None:
+    """When ``propose`` asks which township for a search, the same search with no area (the tool
+    answers ``AREA_REQUIRED``, which the app shows as the question and projects as pending)."""
+    if not contents or propose(contents, tool_names) != {"text": ASK_TOWNSHIP}:
+        return None
+    current = _text_of(contents[-1])
+    goal = classify(current) or pending_goal(contents)
+    if goal is None:
+        return None
+    tool = "search_local_places" if goal == "places" else "search_local_events"
+    args: dict[str, Any] = {"area": "", "keyword": find_keyword(current)}
+    if goal == "places":
+        args["dietary_type"] = catalogue.find_dietary_type(current) or ""
     return {"function_call": {"name": tool, "args": args}}

@@ -91,6 +91,7 @@ class ContextPipeline:
                 user_id=state.scope.user_id,
                 scope_id=state.scope.storage_id,
                 turn_id=state.turn_id,
+                personal=state.scope.source_type == "user",
             )
         return state.tools
 
@@ -99,7 +100,8 @@ class ContextPipeline:
         if execution is None:
             return SafeTurn()
         ok = execution.result.get("status") == "ok"
-        return SafeTurn.from_tool(execution.tool, execution.effective_arguments.get("area"), ok=ok)
+        area = execution.effective_arguments.get("area")
+        return SafeTurn.from_tool(execution.tool, area, ok=ok, error_code=execution.result.get("code"))
 
     def finish(self, state: TurnState) -> SafeTurn:
         """Append the projected turn and store the snapshot. A forget that landed during the

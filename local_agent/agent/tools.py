@@ -1,7 +1,7 @@
 """TurnTools: the two search tools, with consented memory injected at execution time.
 
 Effective arguments: an explicit value in the call > the consented preference read from the
-store at this moment > ``any``. Every execution writes an audit row. Bad input returns a
+store at this moment (1:1 chats only) > ``any``. Every execution writes an audit row. Bad input returns a
 structured error the caller can show; these functions do not raise for it.
 """
 
@@ -105,6 +105,9 @@ class TurnTools:
     user_id: str
     scope_id: str
     turn_id: str = ""
+    # False in a group or room: consented memory is personal and is applied (and named) only in
+    # its owner's 1:1 chat; there a search uses only what the message itself says.
+    personal: bool = True
     executions: list[ToolExecution] = field(default_factory=list)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -175,7 +178,7 @@ class TurnTools:
         origin: PreferenceOrigin
         if explicit:
             diet, origin = explicit, "explicit"
-        elif pref.consent == "granted" and pref.dietary_type:
+        elif self.personal and pref.consent == "granted" and pref.dietary_type:
             diet, origin = pref.dietary_type, "consented_memory"
         else:
             diet, origin = catalogue.ANY, "none"

@@ -2,6 +2,11 @@
 
 A projection is built from the tool that ran and its validated area, never from the text the
 user typed. Public topics are a whitelist; everything else becomes 「未指定區域：詢問可用功能」.
+
+A *pending* turn is a public topic whose search could not run because no township was known (the
+tool answered ``AREA_REQUIRED`` and the user was asked 「請問是哪個鄉鎮？」): it keeps the goal with
+no area and projects as 「未指定區域：找店家」 / 「未指定區域：查活動」. The next turn reads it from
+the window (or the summary) and completes the search when the answer names a township.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ PUBLIC_TOPICS: dict[str, str] = {"places": "找店家", "events": "查活動"}
 TOOL_GOALS: dict[str, str] = {"search_local_places": "places", "search_local_events": "events"}
 
 NON_PUBLIC_LABEL = "未指定區域：詢問可用功能"
+NO_AREA = "未指定區域"
+# The tool error that makes a public topic pending (the search waits for a township).
+PENDING_CODE = "AREA_REQUIRED"
 
 # Marker strings of the spec. They are part of the contract: keep them exact.
 USER_PROJECTION_PREFIX = "【歷史話題投影，非原句】"
@@ -39,7 +47,8 @@ FIXED_STRINGS: tuple[str, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class SafeTurn:
-    """One projected exchange. ``goal`` is a public topic or ``""``; ``area`` a township or ``""``."""
+    """One projected exchange. ``goal`` is a public topic or ``""``; ``area`` a township or ``""``.
+    A goal without an area is pending (asked which township); an area needs a goal."""
 
     goal: str = ""
     area: str = ""
@@ -49,14 +58,19 @@ class SafeTurn:
             raise ValueError("goal must be a public topic or empty")
         if self.area and canonical_township(self.area) != self.area:
             raise ValueError("area must be a canonical township name or empty")
-        if bool(self.goal) != bool(self.area):
-            # A public topic always has its township; a non-public turn keeps neither.
-            raise ValueError("goal and area go together")
+        if self.area and not self.goal:
+            # A non-public turn keeps no area.
+            raise ValueError("an area needs a public goal")
 
     @classmethod
-    def from_tool(cls, tool: str | None, area: object, *, ok: bool = True) -> SafeTurn:
-        """Project a turn from the tool that ran. Anything not whitelisted is non-public."""
+    def from_tool(
+        cls, tool: str | None, area: object, *, ok: bool = True, error_code: str | None = None
+    ) -> SafeTurn:
+        """Project a turn from the tool that ran. Anything not whitelisted is non-public; a
+        public tool that answered ``AREA_REQUIRED`` is pending (its goal, no area)."""
         goal = TOOL_GOALS.get(tool or "")
+        if goal is not None and not ok and error_code == PENDING_CODE:
+            return cls(goal, "")
         township = canonical_township(area)
         if not ok or goal is None or township is None:
             return cls()
@@ -67,10 +81,14 @@ class SafeTurn:
         return bool(self.goal)
 
     @property
+    def is_pending(self) -> bool:
+        return bool(self.goal) and not self.area
+
+    @property
     def label(self) -> str:
         if not self.is_public:
             return NON_PUBLIC_LABEL
-        return f"{self.area}：{PUBLIC_TOPICS[self.goal]}"
+        return f"{self.area or NO_AREA}：{PUBLIC_TOPICS[self.goal]}"
 
     def user_text(self) -> str:
         return f"{USER_PROJECTION_PREFIX}{self.label}{USER_PROJECTION_SUFFIX}"

@@ -18,7 +18,8 @@ class ContextSummary:
     """What is left of evicted exchanges: the latest public goal and the last known area.
 
     ``absorb`` is deterministic and calls no model: a public turn sets the goal and the area;
-    a turn without an area keeps the previous area (and goal).
+    a non-public turn keeps the previous area (and goal). A pending turn (goal, no area) sets
+    its goal with no area: the summary then says a township question is still open.
     """
 
     goal: str = ""

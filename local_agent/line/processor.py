@@ -35,8 +35,13 @@ TURN_TIMEOUT_SECONDS = 60.0  # a turn still running after this is abandoned with
 INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
-# The webhook events LOCAL acts on (everything else is acknowledged and ignored).
-EventKind = Literal["text", "postback", "follow"]
+# The webhook events LOCAL acts on (everything else is acknowledged and ignored); ``line/events.py``
+# makes them from the SDK's events.
+EventKind = Literal["text", "postback", "follow", "unfollow", "join"]
+# The user id of a group/room scope whose event carried no ``userId``. LINE user ids are
+# ``U`` + 32 hex digits, so this can never be a person's id.
+ANONYMOUS_USER = "-"
+SHARED_SOURCES = ("group", "room")
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,15 @@ class InboundEvent:
     received_at: float
     text: str = ""
     data: str = ""
+
+    @property
+    def anonymous(self) -> bool:
+        return self.scope.user_id == ANONYMOUS_USER
+
+    @property
+    def shared(self) -> bool:
+        """A group or room: other people read the replies."""
+        return self.scope.source_type in SHARED_SOURCES
 
 
 Observer = Callable[[InboundEvent, TurnOutcome], None]
@@ -117,6 +131,11 @@ class EventProcessor:
     async def turn(self, event: InboundEvent) -> TurnOutcome | None:
         if event.kind == "follow":
             return self.service.greeting()
+        if event.kind == "join":
+            return self.service.introduction()
+        if event.kind == "unfollow":  # no reply token; forget the person, answer nothing
+            await self.service.unfollow(event.scope)
+            return None
         if event.kind == "postback":
             outcome = await self.service.handle_postback(event.scope, event.data)
             if outcome is None:
@@ -153,4 +172,12 @@ class EventProcessor:
         )
 
 
-__all__ = ["INTERNAL_ERROR", "TURN_TIMEOUT_SECONDS", "EventProcessor", "InboundEvent", "Observer"]
+__all__ = [
+    "ANONYMOUS_USER",
+    "INTERNAL_ERROR",
+    "TURN_TIMEOUT_SECONDS",
+    "EventKind",
+    "EventProcessor",
+    "InboundEvent",
+    "Observer",
+]

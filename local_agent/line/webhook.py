@@ -4,7 +4,8 @@ Order of work on a request: refuse a body over 256 KiB without reading it all (4
 ``X-Line-Signature`` over the raw body (bad or missing → 400, nothing processed), check the JSON
 shape and parse with the SDK (malformed → 400, never 500), hand each event to the per-scope
 dispatcher and answer 200 at once. Unknown event types, non-text messages, standby-mode events,
-events whose ids are not LINE-shaped and postbacks that are not ours are answered 200 and ignored.
+events whose ids are not LINE-shaped and postbacks that are not ours are answered 200 and ignored;
+so is group or room chatter that does not mention the bot (``line/events.py``).
 
 In the background, per event and in order per scope, ``processor.EventProcessor`` drops
 duplicates, runs the turn and delivers the reply. By default (``LOCAL_TURN_THREAD``) turns run on
@@ -18,14 +19,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypedDict, TypeGuard
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -33,22 +33,13 @@ from google.adk.models.base_llm import BaseLlm
 from linebot.v3 import WebhookParser
 from linebot.v3.exceptions import InvalidSignatureError
 from linebot.v3.webhook import SignatureValidator
-from linebot.v3.webhooks import (
-    FollowEvent,
-    GroupSource,
-    MessageEvent,
-    PostbackEvent,
-    RoomSource,
-    TextMessageContent,
-    UserSource,
-)
 from starlette.requests import ClientDisconnect
 
-from local_agent.context.errors import LocalError, ScopeError, StoreError
-from local_agent.context.journal import ScopeKey
+from local_agent.context.errors import LocalError, StoreError
 from local_agent.context.session_budget import Measure
 from local_agent.line.client import LineGateway
 from local_agent.line.dispatcher import Dispatcher, ScopeDispatcher
+from local_agent.line.events import to_inbound
 from local_agent.line.processor import INTERNAL_ERROR, TURN_TIMEOUT_SECONDS, EventProcessor, InboundEvent
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 from local_agent.logs import configure_logging
@@ -96,72 +87,6 @@ def _well_shaped(body: str) -> bool:
     if "destination" in data and not isinstance(data["destination"], str):
         return False
     return all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in data["events"])
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-class _EventCommon(TypedDict):
-    scope: ScopeKey
-    reply_to: str
-    event_id: str | None
-    reply_token: str | None
-    received_at: float
-
-
-def _is_id(value: object) -> TypeGuard[str]:
-    """LINE ids (user, group, room, webhook event, reply token) are short printable strings
-    (printable also rules out control characters and lone surrogates)."""
-    return isinstance(value, str) and 0 < len(value) <= 200 and value.isprintable()
-
-
-def _clean_text(value: str | None) -> str:
-    """JSON may carry lone UTF-16 surrogates (``"\\ud800"``); they cannot be encoded as UTF-8
-    anywhere downstream, so each becomes U+FFFD."""
-    return _LONE_SURROGATE.sub("\ufffd", value or "")
-
-
-def _scope_of(source: Any, destination: str) -> tuple[ScopeKey, str] | None:
-    user_id = getattr(source, "user_id", None)
-    if not _is_id(user_id):
-        return None
-    if isinstance(source, UserSource):
-        return ScopeKey(destination, "user", user_id, user_id), user_id
-    if isinstance(source, GroupSource) and _is_id(source.group_id):
-        return ScopeKey(destination, "group", source.group_id, user_id), source.group_id
-    if isinstance(source, RoomSource) and _is_id(source.room_id):
-        return ScopeKey(destination, "room", source.room_id, user_id), source.room_id
-    return None
-
-
-def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent | None:
-    """Our view of an SDK event, or None for what LOCAL ignores (unknown types, stickers, events
-    whose ids are not LINE-shaped, standby-mode events, ...)."""
-    if getattr(event, "mode", None) == "standby":  # EventMode is a str enum
-        return None  # another module owns the chat; LINE gives no reply token and expects silence
-    event_id = getattr(event, "webhook_event_id", None)
-    reply_token = getattr(event, "reply_token", None)
-    if not _is_id(destination) or (event_id is not None and not _is_id(event_id)):
-        return None
-    if reply_token is not None and not _is_id(reply_token):
-        return None
-    try:
-        scoped = _scope_of(getattr(event, "source", None), destination)
-    except ScopeError:
-        return None
-    if scoped is None:
-        return None
-    scope, reply_to = scoped
-    common = _EventCommon(
-        scope=scope, reply_to=reply_to, event_id=event_id, reply_token=reply_token, received_at=received_at
-    )
-    if isinstance(event, MessageEvent) and isinstance(event.message, TextMessageContent):
-        return InboundEvent(kind="text", text=_clean_text(event.message.text), **common)
-    if isinstance(event, PostbackEvent) and event.postback is not None:
-        return InboundEvent(kind="postback", data=_clean_text(event.postback.data), **common)
-    if isinstance(event, FollowEvent):
-        return InboundEvent(kind="follow", **common)
-    return None
 
 
 class _Refused(Exception):

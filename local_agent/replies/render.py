@@ -15,6 +15,11 @@ HELP_TEXT = (
     "・說「忘記我的飲食偏好」就會刪除\n"
     "資料是教學快照，出發前請再確認。"
 )
+JOIN_TEXT = (
+    "大家好，我是 LOCAL 彰化在地小幫手。\n"
+    "要找我，請先 @LOCAL 再說，例如「@LOCAL 花壇有什麼好吃的？」；沒有 @ 我的訊息，我不會回。\n"
+    "我不保存聊天內容；飲食偏好只在和我的一對一聊天裡設定，群組裡不會使用。"
+)
 POLITE_FAILURE = "抱歉，系統剛剛忙不過來，這一句沒有處理到。請稍後再說一次。"
 BUDGET_REFUSAL = "這一段話太長了，我沒辦法一次處理。請分成短一點的句子再說一次。"
 
@@ -75,8 +80,9 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
     return Reply(texts=(text,), cards=cards, alt_text=alt[:400] if cards else "")
 
 
-def consent_choices(dietary_type: str) -> tuple[Choice, ...]:
+def consent_choices(agree_data: str, decline_data: str) -> tuple[Choice, ...]:
+    """The two consent buttons; their data are signed consent tokens (``turns/consent.py``)."""
     return (
-        Choice("同意", f"local:consent:yes:{dietary_type}", "同意"),
-        Choice("不同意", f"local:consent:no:{dietary_type}", "不同意"),
+        Choice("同意", agree_data, "同意"),
+        Choice("不同意", decline_data, "不同意"),
     )

@@ -12,8 +12,21 @@ from typing import Any, Literal
 # What a card shows.
 CardKind = Literal["place", "event"]
 # The deterministic command that answered a turn without the model (``local_agent.turns.commands``,
-# plus the greeting on follow).
-CommandName = Literal["consent_prompt", "consent_granted", "consent_refused", "forget", "help", "greeting"]
+# plus the greeting on follow and the introduction on join).
+CommandName = Literal[
+    "consent_prompt",
+    "consent_granted",
+    "consent_refused",
+    "consent_tap_refused",
+    "forget",
+    "forget_confirm",
+    "forget_declined",
+    "private_only",
+    "help",
+    "greeting",
+    "join",
+    "unfollow",
+]
 
 MAX_TEXT_UTF16 = 5000  # LINE text message limit, in UTF-16 code units
 MAX_CARDS = 12  # bubbles in one Flex carousel

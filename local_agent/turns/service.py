@@ -13,10 +13,10 @@ from typing import Any
 from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
-from local_agent.replies.render import HELP_TEXT, POLITE_FAILURE
+from local_agent.replies.render import HELP_TEXT, JOIN_TEXT, POLITE_FAILURE
 from local_agent.replies.reply import Reply
 from local_agent.stores.ports import PreferenceStore
-from local_agent.turns.commands import Commands, match_text_command
+from local_agent.turns.commands import NOT_DELETED, Commands, match_text_command
 
 log = logging.getLogger("local_agent.turns.service")
 
@@ -43,6 +43,8 @@ class LocalService:
             return await self.router.run_turn(scope, text, turn_id=turn_id)
         if kind == "help":  # touches no store
             return TurnOutcome(Reply(texts=(HELP_TEXT,)), command="help")
+        if kind == "forget_declined":  # touches no store either
+            return TurnOutcome(Reply(texts=(NOT_DELETED,)), command=kind)
         try:
             result = await asyncio.to_thread(self.commands.handle_text, scope, text, kind)
         except StoreError as exc:
@@ -62,6 +64,19 @@ class LocalService:
 
     def greeting(self) -> TurnOutcome:
         return TurnOutcome(Reply(texts=(HELP_TEXT,)), command="greeting")
+
+    def introduction(self) -> TurnOutcome:
+        """What the bot says once when it joins a group or room: how to call it, what it keeps."""
+        return TurnOutcome(Reply(texts=(JOIN_TEXT,)), command="join")
+
+    async def unfollow(self, scope: ScopeKey) -> int | None:
+        """Forget the person who unfollowed (or blocked) the account; nothing is sent. Returns the
+        new preference revision, or None when the store was unavailable (logged, code only)."""
+        try:
+            return await asyncio.to_thread(self.commands.unfollow, scope)
+        except StoreError as exc:
+            log.warning("unfollow not recorded", extra={"code": exc.code})
+            return None
 
     def journal_state(self, scope: ScopeKey) -> dict[str, Any]:
         revision = self.preferences.get(scope.user_id).revision
