@@ -86,9 +86,10 @@ def test_quit_stops_reading(session: str) -> None:
     assert session.rstrip().endswith("再見！")
 
 
-def test_eof_exits_cleanly_in_a_group() -> None:
-    proc = run_chat(["員林有什麼好吃的？"], "--user", "U9", "--group", "G7")
+def test_in_a_group_only_lines_that_mention_the_bot_are_answered() -> None:
+    proc = run_chat(["員林有什麼好吃的？", "@LOCAL 員林有什麼好吃的？"], "--user", "U9", "--group", "G7")
     assert proc.returncode == 0, proc.stderr
-    assert "群組 G7（U9）" in proc.stdout
-    assert "員林市找到" in proc.stdout
+    assert "群組 G7（U9" in proc.stdout
+    assert proc.stdout.count("機器人不回") == 1
+    assert proc.stdout.count("員林市找到") == 1
     assert proc.stdout.rstrip().endswith("再見！")

@@ -103,8 +103,11 @@ def test_one_line_per_event_in_contract_shape(name: str) -> None:
             assert record["advanced_seconds"] == event["advance_seconds"]
             assert record["user"] is None and record["replies"] == [] and record["journal"] is None
             continue
-        assert record["user"] == event["user"]
-        assert record["replies"], "every text or tap gets a reply"
+        assert record["user"] == event.get("user")
+        silent = event.get("event") == "unfollow" or (
+            "group" in event and "text" in event and not event.get("mention")
+        )
+        assert bool(record["replies"]) is not silent, "every other text, tap or event gets a reply"
         for call in record["tool_calls"]:
             assert set(call) == TOOL_KEYS
         for request in record["model_requests"]:
@@ -151,6 +154,47 @@ def test_line_three_turns_resolves_from_the_window() -> None:
     assert records[2]["model_requests"][0]["dropped_turns"] == 0
 
 
+def test_group_etiquette_script() -> None:
+    records = replayed("group_etiquette.json")
+    texts = [reply_texts(r) for r in records]
+    assert "@LOCAL" in texts[0][0] and "不保存聊天內容" in texts[0][0]  # join: how to call, what is kept
+    assert records[1]["replies"] == [] and records[2]["replies"] == []  # chatter: silence
+    assert records[3]["replies"][0]["quick_replies"] == ["同意", "不同意"]
+    assert records[4]["journal"]["preference_revision"] == 1
+    # In the group: no consent button, no remembered diet used or named.
+    assert records[5]["replies"][0].get("quick_replies") is None and "一對一" in texts[5][0]
+    group_search = records[6]["tool_calls"][0]
+    assert (
+        group_search["preference_origin"] == "none"
+        and group_search["effective_arguments"]["dietary_type"] == "any"
+    )
+    assert "偏好" not in texts[6][0] and "素" not in texts[6][0]
+    assert (
+        records[7]["tool_calls"][0]["effective_arguments"]["dietary_type"] == "vegetarian"
+    )  # said in the message
+    assert records[7]["tool_calls"][0]["preference_origin"] == "explicit"
+    assert (
+        records[8]["user"] is None and records[8]["tool_calls"][0]["effective_arguments"]["area"] == "鹿港鎮"
+    )
+    assert records[9]["tool_calls"][0]["preference_origin"] == "consented_memory"  # U1's own 1:1 chat
+    # A foreign tap and a stale (already used) tap change nothing.
+    assert "失效" in texts[10][0] and records[10]["journal"]["preference_revision"] == 0
+    assert "失效" in texts[11][0] and records[11]["journal"]["preference_revision"] == 1
+    assert (
+        texts[12] == ["好的，不會刪除您的飲食偏好。"] and records[12]["journal"]["preference_revision"] == 1
+    )
+    # A township question is completed by the answer, through the journal.
+    assert texts[13] == [ASK_TOWNSHIP] and records[13]["journal"]["turns"] == ["未指定區域：找店家"]
+    assert records[14]["tool_calls"][0]["effective_arguments"]["area"] == "花壇鄉"
+    # Unfollow forgets: no reply, revision moves, journal gone; after follow, no memory applies.
+    assert records[15]["replies"] == [] and records[15]["journal"] == {
+        "turns": [],
+        "summary": None,
+        "preference_revision": 2,
+    }
+    assert records[17]["tool_calls"][0]["preference_origin"] == "none"
+
+
 def test_group_and_users_keep_their_own_context() -> None:
     records = replayed("group_and_users.json")
     by_index = {r["index"]: r for r in records}
@@ -165,7 +209,8 @@ def test_ttl_expiry_asks_for_the_township() -> None:
     assert records[1]["advanced_seconds"] == 901
     last = records[2]
     assert reply_texts(last) == [ASK_TOWNSHIP]
-    assert last["tool_calls"] == []
+    assert [c["effective_arguments"] for c in last["tool_calls"]] == [{}]  # asked: nothing searched
+    assert last["journal"]["turns"] == ["未指定區域：找店家"]
     assert [c["role"] for c in last["model_requests"][0]["contents"]] == ["user"]
 
 
@@ -179,7 +224,7 @@ def test_small_budget_drops_the_summary_and_the_clue() -> None:
     assert [c["text"] for c in request["contents"]] == ["剛才那個鄉鎮，再找一家吃的。"]
     assert request["count"] <= alone + 20
     assert reply_texts(records[4]) == [ASK_TOWNSHIP]
-    assert records[4]["tool_calls"] == []
+    assert [c["effective_arguments"] for c in records[4]["tool_calls"]] == [{}]
 
 
 def test_budget_below_rules_refuses_and_local_sqlite_path_is_honoured(tmp_path: Path) -> None:
@@ -210,6 +255,12 @@ def test_budget_below_rules_refuses_and_local_sqlite_path_is_honoured(tmp_path: 
         ({"events": [{"user": "U1", "text": "hi"}, {"user": "", "text": "x"}]}, "event 1"),
         ({"events": [{"user": "U1", "text": "hi"}, "花壇"]}, "event 1"),
         ({"events": [{"user": "U1", "text": "hi"}, {"user": "U2", "tap": "同意"}]}, "event 1"),
+        ({"events": [{"group": "G1", "text": "hi"}]}, "event 0"),  # no user and no mention
+        ({"events": [{"user": "U1", "group": "G1", "text": "hi", "mention": "yes"}]}, "event 0"),
+        ({"events": [{"user": "U1", "event": "join"}]}, "event 0"),
+        ({"events": [{"group": "G1", "event": "follow"}]}, "event 0"),
+        ({"events": [{"user": "U1", "event": "leave"}]}, "event 0"),
+        ({"events": [{"user": "U3", "tap": "同意", "from_reply_of": "U1"}]}, "event 0"),
     ],
 )
 def test_malformed_script_exits_2(tmp_path: Path, content: object, needle: str) -> None:

@@ -5,7 +5,8 @@
 Same in-process setup as the replay (``examples.day15.replay.ReplayDriver``): a fake LINE API on
 127.0.0.1, the real FastAPI app, signed webhook requests. Type a line and press Enter; the
 bot's reply is printed. Place and event cards (Flex carousels on LINE) are shown as text cards;
-quick replies are shown as numbered choices — type the number to tap one.
+quick replies are shown as numbered choices — type the number to tap one. In a group
+(``--group``) start a line with ``@LOCAL`` to address the bot; other lines are chatter it ignores.
 
     /debug           toggle showing what the model was sent and the tool calls (last turn, then every turn)
     /advance SECONDS move the service clock forward (e.g. /advance 901 to let the context expire)
@@ -145,6 +146,16 @@ class _Session:
         self.driver.advance(seconds)
         self.say(f"（時間往前走了 {seconds:g} 秒）")
 
+    async def _send(self, text: str) -> EventResult:
+        """In a group the bot answers only when mentioned: start the line with @LOCAL."""
+        mention = bool(self.group) and text.startswith(f"@{BOT}")
+        if mention:
+            text = text[len(BOT) + 1 :].strip()
+        result = await self.driver.send_text(self.user, text, self.group, mention=mention)
+        if self.group and not mention:
+            self.say(f"（沒有 @{BOT}，這是群組閒聊，機器人不回。）")
+        return result
+
     async def message(self, text: str) -> None:
         """A number taps that quick reply of the last reply; anything else is sent as text."""
         previous = self.driver.last_result(self.user, self.group)
@@ -156,7 +167,7 @@ class _Session:
             result = await self.driver.tap(self.user, label, self.group)
             self.say(f"（點選「{label}」）你> {result.display_text or label}")
         else:
-            result = await self.driver.send_text(self.user, text, self.group)
+            result = await self._send(text)
         self.last = result
         self.say(render(result))
         if self.debug:
@@ -172,7 +183,7 @@ async def chat(
     stdout: TextIO = sys.stdout,
 ) -> int:
     interactive = stdin.isatty()
-    where = f"群組 {group}（{user}）" if group else f"{user} 的一對一聊天"
+    where = f"群組 {group}（{user}，要找我請先打 @{BOT}）" if group else f"{user} 的一對一聊天"
     _say(stdout, f"LOCAL 終端機聊天：{where}。離線模型是 Gemini 的替身；資料是教學快照。輸入 /help 看指令。")
     async with ReplayDriver.open(budget_bytes=budget_bytes) as driver:
         session = _Session(driver, user, group, interactive, stdout)

@@ -12,15 +12,27 @@ the store), the tool calls, and the scope's journal after the event.
 Script format (``{"events": [...]}``), one of these shapes per event, no other keys:
 
     {"user": "U1", "text": "花壇有什麼好吃的？"}              a text message in the 1:1 chat
-    {"user": "U2", "group": "G1", "text": "..."}            a text message in group G1
+    {"user": "U2", "group": "G1", "text": "..."}            group chatter: it does not mention the
+                                                            bot, so the bot stays silent
+    {"user": "U2", "group": "G1", "text": "...", "mention": true}
+                                                            sent as "@LOCAL ..." with a self mention
+    {"group": "G1", "text": "...", "mention": true}         the same from a member without userId
+    {"user": "U1", "event": "follow"}                       follow (greeting) / "unfollow" (forgets)
+    {"group": "G1", "event": "join"}                        the bot is added to group G1
     {"user": "U1", "tap": "同意"}                            tap the quick-reply item labelled 同意
     {"user": "U1", "group": "G1", "tap": "同意"}             ... in the last reply of that group chat
+    {"user": "U3", "tap": "同意", "from_reply_of": "U1"}     U3 sends (in its 1:1 chat, or in the
+                                                            group given) the data of the most recent
+                                                            同意 button the bot showed U1: a foreign
+                                                            tap, or with U3 = U1 a stale one
     {"advance_seconds": 901}                                move the service clock forward
 
 A tap looks for the label in the quick replies of the **last reply delivered in that
 conversation** (1:1 chat of the user, or the group when ``group`` is given) and sends a postback
 event with that item's postback data. (LINE's postback webhook carries only ``data``; the item's
 ``displayText`` is what the chat shows as the user's bubble, so it is not part of the webhook.)
+With ``from_reply_of`` it takes the most recent button with that label in any reply to that
+user, even if later replies came. An event the bot ignores (chatter, unfollow) is not waited for.
 
 Output, one object per event (``ensure_ascii=False``). For a text or tap::
 
@@ -83,10 +95,12 @@ CONTRACT_TOOL_KEYS = (
     "preference_origin",
 )
 EVENT_KEYS = {
-    "text": ({"user", "text"}, {"group"}),
-    "tap": ({"user", "tap"}, {"group"}),
+    "text": ({"text"}, {"user", "group", "mention"}),
+    "tap": ({"user", "tap"}, {"group", "from_reply_of"}),
+    "event": ({"event"}, {"user", "group"}),
     "advance_seconds": ({"advance_seconds"}, set()),
 }
+LIFECYCLE = {"follow": "user", "unfollow": "user", "join": "group"}
 MAX_TEXT_CHARS = 5000
 TURN_TIMEOUT = 30.0
 
@@ -112,12 +126,40 @@ def _check_id(event: dict, key: str, index: int) -> None:
         raise ScriptError(f"{key!r} must be a non-empty string of at most 200 characters", index)
 
 
+def _validate_advance(event: dict, index: int) -> dict:
+    seconds = event["advance_seconds"]
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not math.isfinite(seconds)
+        or seconds < 0
+    ):
+        raise ScriptError('"advance_seconds" must be a non-negative number', index)
+    return event
+
+
+def _validate_lifecycle(event: dict, index: int) -> dict:
+    needs = LIFECYCLE.get(event["event"]) if isinstance(event["event"], str) else None
+    if needs is None:
+        raise ScriptError('"event" must be "follow", "unfollow" or "join"', index)
+    if set(event) - {"event"} != {needs}:
+        raise ScriptError(f'a {event["event"]} event takes "{needs}" and nothing else', index)
+    return event
+
+
+def _check_text_sender(event: dict, index: int) -> None:
+    if "mention" in event and not isinstance(event["mention"], bool):
+        raise ScriptError('"mention" must be true or false', index)
+    if "user" not in event and not ("group" in event and event.get("mention") is True):
+        raise ScriptError('a text needs "user" (only a group text with "mention": true may omit it)', index)
+
+
 def validate_event(event: Any, index: int) -> dict:
     if not isinstance(event, dict):
         raise ScriptError("an event must be a JSON object", index)
     kinds = [k for k in EVENT_KEYS if k in event]
     if len(kinds) != 1:
-        raise ScriptError('an event needs exactly one of "text", "tap" or "advance_seconds"', index)
+        raise ScriptError('an event needs exactly one of "text", "tap", "event" or "advance_seconds"', index)
     kind = kinds[0]
     required, optional = EVENT_KEYS[kind]
     missing = sorted(required - event.keys())
@@ -127,18 +169,14 @@ def validate_event(event: Any, index: int) -> dict:
     if unknown:
         raise ScriptError(f"unknown key(s) {', '.join(map(repr, unknown))}", index)
     if kind == "advance_seconds":
-        seconds = event["advance_seconds"]
-        if (
-            isinstance(seconds, bool)
-            or not isinstance(seconds, int | float)
-            or not math.isfinite(seconds)
-            or seconds < 0
-        ):
-            raise ScriptError('"advance_seconds" must be a non-negative number', index)
-        return event
-    _check_id(event, "user", index)
-    if "group" in event:
-        _check_id(event, "group", index)
+        return _validate_advance(event, index)
+    for key in ("user", "group", "from_reply_of"):
+        if key in event:
+            _check_id(event, key, index)
+    if kind == "event":
+        return _validate_lifecycle(event, index)
+    if kind == "text":
+        _check_text_sender(event, index)
     value = event[kind]
     if not isinstance(value, str) or not value.strip():
         raise ScriptError(f'"{kind}" must be a non-empty string', index)
@@ -159,10 +197,15 @@ def parse_script(raw: str) -> list[dict]:
         raise ScriptError(f"unknown top-level key(s) {', '.join(map(repr, unknown))}")
     events = [validate_event(e, i) for i, e in enumerate(data["events"])]
     spoken: set[tuple[Any, Any]] = set()  # (user, group) as the script names them
+    speakers: set[str] = set()
     for i, event in enumerate(events):
         conversation = (event.get("user"), event.get("group"))
         if "text" in event:
             spoken.add(conversation)
+            speakers.add(event.get("user") or "")
+        elif "tap" in event and "from_reply_of" in event:
+            if event["from_reply_of"] not in speakers:
+                raise ScriptError(f"tap from_reply_of {event['from_reply_of']!r} before that user spoke", i)
         elif "tap" in event and conversation not in spoken:
             where = f"group {event.get('group')}" if event.get("group") else f"the chat with {event['user']}"
             raise ScriptError(f"tap {event['tap']!r} comes before any message in {where}", i)
@@ -262,7 +305,8 @@ class ReplayDriver:
         self.secret = secrets.token_hex(16)
         self.token = secrets.token_urlsafe(32)
         self._observed: list[tuple[Any, Any]] = []
-        self._last: dict[tuple[str, str | None], EventResult] = {}
+        self._last: dict[tuple[str | None, str | None], EventResult] = {}
+        self._buttons: dict[str, list[dict]] = {}  # every postback action shown in replies to a user
 
     @classmethod
     @asynccontextmanager
@@ -342,10 +386,42 @@ class ReplayDriver:
         labels = [a.get("label") for a in last.quick_replies]
         raise NoSuchQuickReply(f"the last reply in {where} has no quick reply {label!r} (has {labels})")
 
-    async def send_text(self, user: str, text: str, group: str | None = None) -> EventResult:
+    async def send_text(
+        self, user: str | None, text: str, group: str | None = None, *, mention: bool = False
+    ) -> EventResult:
+        """A text message; ``mention`` sends ``@LOCAL <text>`` with a self mention (in a group the
+        bot answers nothing else). ``user=None``: a group member without userId."""
         from local_agent.testing import webhooks as W
 
-        return await self._post(W.text_event(user, text, group=group), user, group)
+        return await self._post(W.text_event(user, text, group=group, mention=mention), user, group)
+
+    async def lifecycle(self, kind: str, *, user: str | None = None, group: str | None = None) -> EventResult:
+        """``follow`` / ``unfollow`` of ``user``, or ``join`` of ``group``."""
+        from local_agent.testing import webhooks as W
+
+        if kind == "join":
+            return await self._post(W.join_event(group=group), None, group)
+        assert user is not None
+        event = W.follow_event(user) if kind == "follow" else W.unfollow_event(user)
+        return await self._post(event, user, None)
+
+    def find_shown_button(self, owner: str, label: str) -> dict:
+        """The most recent postback action labelled ``label`` that any reply to ``owner`` showed."""
+        for action in reversed(self._buttons.get(owner, [])):
+            if action.get("label") == label:
+                return action
+        raise NoSuchQuickReply(f"no reply to {owner} has shown a button {label!r}")
+
+    async def tap_from(self, user: str, label: str, owner: str, group: str | None = None) -> EventResult:
+        """``user`` sends the data of the latest ``label`` button shown to ``owner`` (foreign or stale)."""
+        from local_agent.testing import webhooks as W
+
+        action = self.find_shown_button(owner, label)
+        result = await self._post(
+            W.postback_event(user, str(action.get("data", "")), group=group), user, group
+        )
+        result.display_text = action.get("displayText") or label
+        return result
 
     async def tap(self, user: str, label: str, group: str | None = None) -> EventResult:
         """Tap the quick-reply item ``label`` of the last reply in this conversation."""
@@ -358,7 +434,7 @@ class ReplayDriver:
         result.display_text = action.get("displayText") or label
         return result
 
-    async def _post(self, event: dict, user: str, group: str | None) -> EventResult:
+    async def _post(self, event: dict, user: str | None, group: str | None) -> EventResult:
         from local_agent.testing import webhooks as W
 
         before = len(self.line.requests)
@@ -388,6 +464,10 @@ class ReplayDriver:
         }
         if result.messages:
             self._last[(user, group)] = result
+            if user is not None:
+                self._buttons.setdefault(user, []).extend(
+                    a for a in result.quick_replies if a.get("type") == "postback"
+                )
         return result
 
 
@@ -397,7 +477,7 @@ class ReplayDriver:
 def record_for(index: int, event: dict, result: EventResult) -> dict:
     return {
         "index": index,
-        "user": event["user"],
+        "user": event.get("user"),
         "input": event,
         "replies": result.replies,
         "model_requests": result.model_requests,
@@ -435,13 +515,21 @@ async def replay(
                 out(advance_record(index, event))
                 continue
             group = event.get("group")
-            if "tap" in event:
+            if "event" in event:
+                result = await driver.lifecycle(event["event"], user=event.get("user"), group=group)
+            elif "tap" in event:
                 try:
-                    result = await driver.tap(event["user"], event["tap"], group)
+                    if "from_reply_of" in event:
+                        result = await driver.tap_from(
+                            event["user"], event["tap"], event["from_reply_of"], group
+                        )
+                    else:
+                        result = await driver.tap(event["user"], event["tap"], group)
                 except NoSuchQuickReply as exc:
                     raise ScriptError(str(exc), index) from None
             else:
-                result = await driver.send_text(event["user"], event["text"], group)
+                mention = bool(event.get("mention"))
+                result = await driver.send_text(event.get("user"), event["text"], group, mention=mention)
             out(record_for(index, event, result))
 
 

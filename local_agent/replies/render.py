@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from local_agent.context.projection import PENDING_CODE
 from local_agent.listings import catalogue
 from local_agent.replies.reply import MAX_CARDS, Card, Choice, Reply
 
@@ -51,7 +52,12 @@ def _event_card(item: dict[str, Any]) -> Card:
 
 def render_tool_result(result: dict[str, Any]) -> Reply:
     if result.get("status") != "ok":
-        return Reply(texts=(str(result.get("message") or "請再說一次。"),), error_code=result.get("code"))
+        # AREA_REQUIRED is the app asking 「請問是哪個鄉鎮？」 (a pending question), not a failure.
+        code = result.get("code")
+        return Reply(
+            texts=(str(result.get("message") or "請再說一次。"),),
+            error_code=None if code == PENDING_CODE else code,
+        )
     items = list(result.get("items") or [])
     area = result["area"]
     if result.get("tool") == "search_local_places":

@@ -14,6 +14,8 @@ from typing import Any
 from local_agent.context.journal import ScopeKey
 
 DESTINATION = "Ulocaldestination0000000000000000"
+BOT_NAME = "LOCAL"
+MENTION_PREFIX = f"@{BOT_NAME} "
 _counter = itertools.count(1)
 
 
@@ -22,18 +24,40 @@ def sign(body: str | bytes, secret: str) -> str:
     return base64.b64encode(hmac.new(secret.encode("utf-8"), raw, hashlib.sha256).digest()).decode("ascii")
 
 
-def source(user: str, group: str | None = None, room: str | None = None) -> dict[str, Any]:
+def source(user: str | None, group: str | None = None, room: str | None = None) -> dict[str, Any]:
+    """A webhook ``source``. ``user=None`` leaves ``userId`` out (a group or room member who does
+    not share a profile, as LINE's schema allows)."""
+    src: dict[str, Any]
     if group:
-        return {"type": "group", "groupId": group, "userId": user}
-    if room:
-        return {"type": "room", "roomId": room, "userId": user}
-    return {"type": "user", "userId": user}
+        src = {"type": "group", "groupId": group}
+    elif room:
+        src = {"type": "room", "roomId": room}
+    else:
+        src = {"type": "user"}
+    if user is not None:
+        src["userId"] = user
+    return src
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def mention_self(text: str, *, name: str = BOT_NAME) -> tuple[str, dict[str, Any]]:
+    """``(text, mention)``: the text prefixed with ``@name `` and a self mention of it, as LINE
+    sends a message that mentions the bot (index and length in UTF-16 units)."""
+    full = f"@{name} {text}"
+    return full, {
+        "mentionees": [{"index": 0, "length": utf16_len(f"@{name}"), "type": "user", "isSelf": True}]
+    }
 
 
 def scope_of(
-    user: str, group: str | None = None, room: str | None = None, destination: str = DESTINATION
+    user: str | None, group: str | None = None, room: str | None = None, destination: str = DESTINATION
 ) -> ScopeKey:
     """The ScopeKey the webhook derives for an event whose source is ``source(user, group, room)``."""
+    if user is None:
+        user = "-"  # local_agent.line.events.ANONYMOUS_USER (testing may not import line/)
     if group:
         return ScopeKey(destination, "group", group, user)
     if room:
@@ -57,17 +81,36 @@ def _base(kind: str, src: dict[str, Any], event_id: str | None, reply: bool = Tr
 
 
 def text_event(
-    user: str, text: str, *, group: str | None = None, room: str | None = None, event_id: str | None = None
+    user: str | None,
+    text: str,
+    *,
+    group: str | None = None,
+    room: str | None = None,
+    event_id: str | None = None,
+    mention: bool | dict[str, Any] = False,
 ) -> dict[str, Any]:
+    """A text message event. ``mention=True`` sends ``@LOCAL <text>`` with a self mention; a dict
+    is sent as ``message.mention`` as it is (for bad ranges)."""
     event = _base("message", source(user, group, room), event_id)
-    event["message"] = {"type": "text", "id": str(next(_counter) + 10_000), "quoteToken": "q", "text": text}
+    message: dict[str, Any] = {"type": "text", "id": str(next(_counter) + 10_000), "quoteToken": "q"}
+    if mention is True:
+        text, message["mention"] = mention_self(text)
+    elif isinstance(mention, dict):
+        message["mention"] = mention
+    message["text"] = text
+    event["message"] = message
     return event
 
 
 def postback_event(
-    user: str, data: str, *, group: str | None = None, event_id: str | None = None
+    user: str | None,
+    data: str,
+    *,
+    group: str | None = None,
+    room: str | None = None,
+    event_id: str | None = None,
 ) -> dict[str, Any]:
-    event = _base("postback", source(user, group), event_id)
+    event = _base("postback", source(user, group, room), event_id)
     event["postback"] = {"data": data}
     return event
 
@@ -76,6 +119,18 @@ def follow_event(user: str, *, event_id: str | None = None) -> dict[str, Any]:
     event = _base("follow", source(user), event_id)
     event["follow"] = {"isUnblocked": False}
     return event
+
+
+def unfollow_event(user: str, *, event_id: str | None = None) -> dict[str, Any]:
+    """LINE sends no reply token with an unfollow."""
+    return _base("unfollow", source(user), event_id, reply=False)
+
+
+def join_event(
+    *, group: str | None = None, room: str | None = None, event_id: str | None = None
+) -> dict[str, Any]:
+    """The bot was added to a group or room (the source has no userId)."""
+    return _base("join", source(None, group, room), event_id)
 
 
 def body(*events: dict[str, Any], destination: str = DESTINATION) -> str:
