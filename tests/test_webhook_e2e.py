@@ -36,6 +36,7 @@ from local_agent.replies.render import HELP_TEXT, POLITE_FAILURE
 from local_agent.stores.sqlite import SqliteStore
 from local_agent.testing import webhooks as W
 from local_agent.testing.fake_line_api import FakeLineApi
+from local_agent.turns.commands import parse_postback
 
 USER, OTHER, GROUP = (
     "Ue2e00000000000000000000000000001",
@@ -193,7 +194,9 @@ def test_budget_that_forces_summary_dropped_makes_the_offline_model_ask_which_to
         assert request["summary_dropped"] is True and request["dropped_turns"] == 2
         assert model_texts(fifth) == [FIVE_TURNS[4]]
         assert request["count"] == nothing <= budget
-        assert fifth.tool_calls == []
+        # asked by running the search with no area: nothing searched, the question is pending
+        assert [c["effective_arguments"] for c in fifth.tool_calls] == [{}]
+        assert fifth.projection == "未指定區域：找店家"
         assert first_text(second.line.replies()[-1]) == ASK_TOWNSHIP
 
 
@@ -201,9 +204,9 @@ def test_consent_search_forget_search_through_the_webhook(app: AppHarness) -> No
     app.turn(W.text_event(USER, "記住我吃素"))
     prompt = app.line.replies()[-1].body["messages"][-1]
     items = prompt["quickReply"]["items"]
-    assert [i["action"]["data"] for i in items] == [
-        "local:consent:yes:vegetarian",
-        "local:consent:no:vegetarian",
+    assert [parse_postback(i["action"]["data"]) for i in items] == [
+        (True, "vegetarian"),
+        (False, "vegetarian"),
     ]
 
     app.turn(W.postback_event(USER, items[0]["action"]["data"]))
@@ -242,7 +245,7 @@ def test_two_users_and_a_group_interleaved_never_see_each_others_context(app: Ap
         (OTHER, GROUP, "田中有什麼活動？"),
     ]
     for user, group, text in first:
-        app.turn(W.text_event(user, text, group=group))
+        app.turn(W.text_event(user, text, group=group, mention=group is not None))
     follow_up = "剛才那個鄉鎮，再找一家吃的。"
     expected = {
         (USER, None): "花壇鄉",
@@ -252,7 +255,7 @@ def test_two_users_and_a_group_interleaved_never_see_each_others_context(app: Ap
     }
     towns = set(expected.values())
     for (user, group), town in expected.items():
-        app.turn(W.text_event(user, follow_up, group=group))
+        app.turn(W.text_event(user, follow_up, group=group, mention=group is not None))
         outcome = app.outcomes[-1]
         sent = "".join(model_texts(outcome))
         assert [t for t in towns if t in sent] == [town], (user, group, sent)
@@ -260,8 +263,9 @@ def test_two_users_and_a_group_interleaved_never_see_each_others_context(app: Ap
         journal = app.journal(user, group)
         assert all(label.startswith(town) for label in journal["turns"]), journal
     # a scope nobody used has nothing, even for a user present in the group
-    app.turn(W.text_event(USER, follow_up, room="Rroom0001"))
-    assert app.outcomes[-1].tool_calls == [] and model_texts(app.outcomes[-1]) == [follow_up]
+    app.turn(W.text_event(USER, follow_up, room="Rroom0001", mention=True))
+    assert model_texts(app.outcomes[-1]) == [follow_up]
+    assert [c["effective_arguments"] for c in app.outcomes[-1].tool_calls] == [{}]
     assert first_text(app.line.replies()[-1]) == ASK_TOWNSHIP
     # group replies went to the group's reply token / chat, never to a 1:1 push
     assert app.line.pushes() == []
@@ -287,8 +291,8 @@ def test_follow_event_gets_the_greeting_and_no_loading(app: AppHarness) -> None:
 
 def test_loading_animation_only_in_one_to_one_chats(app: AppHarness) -> None:
     app.turn(W.text_event(USER, FOOD_HUATAN))
-    app.turn(W.text_event(USER, FOOD_HUATAN, group=GROUP))
-    app.turn(W.text_event(USER, FOOD_HUATAN, room="Rroom0001"))
+    app.turn(W.text_event(USER, FOOD_HUATAN, group=GROUP, mention=True))
+    app.turn(W.text_event(USER, FOOD_HUATAN, room="Rroom0001", mention=True))
     assert len(app.line.replies()) == 3
     assert [(r.body["chatId"], r.body["loadingSeconds"]) for r in app.line.loadings()] == [(USER, 20)]
 
@@ -302,8 +306,8 @@ def test_expired_or_spent_reply_token_falls_back_to_push_with_retry_key(app: App
     assert push.headers["x-line-retry-key"] == retry_key_for(expired["webhookEventId"])
     assert app.line.replies() == []
 
-    spent = W.text_event(USER, FOOD_HUATAN, group=GROUP)  # a token LINE already saw used
-    reuse = W.text_event(OTHER, FOOD_HUATAN, group=GROUP)
+    spent = W.text_event(USER, FOOD_HUATAN, group=GROUP, mention=True)  # a token LINE already saw used
+    reuse = W.text_event(OTHER, FOOD_HUATAN, group=GROUP, mention=True)
     reuse["replyToken"] = spent["replyToken"]
     app.turn(spent)
     app.turn(reuse)
@@ -657,10 +661,14 @@ def test_no_raw_user_text_in_sqlite_files_or_logs(tmp_path: Path) -> None:
         run_conversation(app, THREE_TURNS, user=OTHER)
         app.turn(W.text_event(USER, sensitive))
         app.turn(W.text_event(USER, "記住我吃素"))
-        app.turn(W.postback_event(USER, "local:consent:yes:vegetarian"))
+        app.turn(
+            W.postback_event(
+                USER, app.line.replies()[-1].body["messages"][-1]["quickReply"]["items"][0]["action"]["data"]
+            )
+        )
         app.turn(W.text_event(USER, "溪湖有什麼素食小吃？我住在中山路一段九十九號"))
         app.turn(W.text_event(USER, "忘記我的飲食偏好"))
-        app.turn(W.text_event(OTHER, "鹿港有什麼活動？我兒子叫王小明", group=GROUP))
+        app.turn(W.text_event(OTHER, "鹿港有什麼活動？我兒子叫王小明", group=GROUP, mention=True))
         app.turn(W.text_event(USER, "秘密碎念" * 1250))  # refused by the budget
         app.turn(W.text_event(USER, "控制字元\x00\x01\x1b[31m 北斗有什麼好吃的？"))
         expired = W.text_event(USER, "二林有什麼好吃的？我的身分證是A123456789")
