@@ -213,3 +213,35 @@ def test_help_answers_the_help_text_and_changes_nothing(commands, store, text):
 def test_match_text_command_prefers_forget_over_remember():
     assert match_text_command("不要記住我吃素") == "forget"
     assert match_text_command("記住我吃素") == "consent_prompt"
+
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("不要忘記我的飲食偏好喔", "forget_declined"),
+        ("不要刪除我的飲食偏好", "forget_declined"),
+        ("別清除我的偏好", "forget_declined"),
+        ("不用幫我刪除偏好", "forget_declined"),
+        ("你會不會忘記我的飲食偏好？", "forget_confirm"),
+        ("能不能忘記我吃素？", "forget_confirm"),
+        ("可以刪除我的偏好嗎", "forget_confirm"),
+        ("忘記我的飲食偏好", "forget"),
+        ("請刪除我的偏好", "forget"),
+        ("記得那家素食店在哪嗎", None),
+        ("你記得我吃素嗎？", None),
+        ("說明", "help"),
+        ("怎麼用", "help"),
+        ("?", "help"),
+        ("你好！", "help"),
+        ("hi", "help"),
+    ],
+)
+def test_commands_read_negation_questions_and_help_words(text, kind):
+    assert match_text_command(text) == kind
+
+
+def test_a_negated_forget_changes_nothing(commands, store):
+    commands.handle_postback(SCOPE, button(commands))
+    result = commands.handle_text(SCOPE, "不要忘記我的飲食偏好喔")
+    assert result.command == "forget_declined"
+    assert store.get("U1").consent == "granted" and store.get("U1").revision == 1

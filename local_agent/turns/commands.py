@@ -113,6 +113,8 @@ def _negated_before(compact: str, at: int) -> bool:
     """A negation word ends right before ``at`` (「不要忘記」, 「別刪除」, 「不用幫我清除」)."""
     head = compact[max(0, at - 5) : at]
     head = head.removesuffix("幫我").removesuffix("再").removesuffix("幫我")
+    if any(head.endswith(q) for q in ("會不會", "能不能", "可不可以", "要不要", "是不是")):
+        return False  # 「能不能忘記…」 asks; it does not refuse
     return any(head.endswith(n) for n in NEGATIONS)
 
 
