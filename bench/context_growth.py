@@ -97,7 +97,12 @@ def raw_history_model_class():
         ) -> AsyncGenerator[Any, None]:
             responses = [r async for r in super().generate_content_async(llm_request, stream)]
             parts = responses[-1].content.parts if responses and responses[-1].content else []
-            asks = any(p.text == intent.ASK_TOWNSHIP for p in parts or [])
+            # The stand-in asks either in text or by calling the tool with no area (pending).
+            asks = any(
+                p.text == intent.ASK_TOWNSHIP
+                or (p.function_call is not None and not (p.function_call.args or {}).get("area"))
+                for p in parts or []
+            )
             area = history_area(llm_request) if asks else None
             if area:
                 current = "".join(p.text or "" for p in llm_request.contents[-1].parts or [])

@@ -216,3 +216,50 @@ def test_intent_module_imports_no_store_settings_network_or_clock():
         "local_agent.context.projection",
         "local_agent.context.townships",
     }, imported
+
+
+# -- pending township questions --------------------------------------------------------------------------
+
+PENDING_PLACES = SafeTurn("places", "")
+
+
+@pytest.mark.parametrize(
+    ("answer", "area"), [("花壇", "花壇鄉"), ("花壇鄉的", "花壇鄉"), ("在鹿港", "鹿港鎮")]
+)
+def test_a_township_answer_completes_the_pending_search_from_the_window(answer, area):
+    contents = contents_for(answer, [SafeTurn("events", "員林市"), PENDING_PLACES])
+    assert call_of(intent.propose(contents)) == (
+        "search_local_places",
+        {"area": area, "dietary_type": "", "keyword": ""},
+    )
+
+
+def test_a_township_answer_completes_the_pending_search_from_the_summary_when_no_turn_is_left():
+    contents = contents_for("鹿港", (), ContextSummary("events", ""))
+    assert call_of(intent.propose(contents)) == ("search_local_events", {"area": "鹿港鎮", "keyword": ""})
+
+
+def test_only_the_latest_turn_decides_whether_a_question_is_pending():
+    assert intent.propose(contents_for("花壇", [PENDING_PLACES, SafeTurn()])) == {"text": intent.CAPABILITIES}
+    assert intent.propose(contents_for("花壇", [SafeTurn("places", "員林市")])) == {
+        "text": intent.CAPABILITIES
+    }
+    assert intent.propose(contents_for("花壇", (), ContextSummary("places", "員林市"))) == {
+        "text": intent.CAPABILITIES
+    }
+
+
+def test_asking_is_a_search_with_no_area_so_the_turn_projects_as_pending():
+    contents = contents_for("我想吃素食")
+    assert intent.propose(contents) == {"text": intent.ASK_TOWNSHIP}
+    assert call_of(intent.ask_call(contents)) == (
+        "search_local_places",
+        {"area": "", "keyword": "", "dietary_type": "vegetarian"},
+    )
+    assert intent.ask_call(contents_for("花壇有什麼好吃的")) is None  # not asking: no ask call
+
+
+def test_the_gemini_rules_say_what_a_pending_question_means():
+    from local_agent.agent.instructions import SYSTEM_INSTRUCTION
+
+    assert "未指定區域：找店家" in SYSTEM_INSTRUCTION and "area 留空" in SYSTEM_INSTRUCTION
