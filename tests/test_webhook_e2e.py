@@ -669,6 +669,7 @@ def test_no_raw_user_text_in_sqlite_files_or_logs(tmp_path: Path) -> None:
         app.turn(W.text_event(USER, "溪湖有什麼素食小吃？我住在中山路一段九十九號"))
         app.turn(W.text_event(USER, "忘記我的飲食偏好"))
         app.turn(W.text_event(OTHER, "鹿港有什麼活動？我兒子叫王小明", group=GROUP, mention=True))
+        app.turn(W.text_event(OTHER, "群組閒聊：阿姨電話0987654321", group=GROUP))  # chatter: ignored
         app.turn(W.text_event(USER, "秘密碎念" * 1250))  # refused by the budget
         app.turn(W.text_event(USER, "控制字元\x00\x01\x1b[31m 北斗有什麼好吃的？"))
         expired = W.text_event(USER, "二林有什麼好吃的？我的身分證是A123456789")
@@ -681,7 +682,15 @@ def test_no_raw_user_text_in_sqlite_files_or_logs(tmp_path: Path) -> None:
     logs = stream.getvalue()
     assert logs.count("\n") > 20 and '"severity"' in logs  # the logs were really captured
     assert re.search(r'"message": "turn done"', logs)
-    fragments = texts + ["0912345678", "糖尿病", "王小明", "中山路一段", "A123456789", "秘密碎念"]
+    fragments = texts + [
+        "0912345678",
+        "糖尿病",
+        "王小明",
+        "中山路一段",
+        "A123456789",
+        "秘密碎念",
+        "0987654321",
+    ]
     for text in fragments:
         for form in _escaped_forms(text.replace("\x00", "")):
             assert form not in live, text
