@@ -114,3 +114,42 @@ def test_gemini_failing_gives_a_polite_reply_and_writes_no_journal(tmp_path: Pat
         finally:
             app.stop()
     assert "抱歉" in app.line.replies()[-1].body["messages"][0]["text"]
+
+
+def _pending_aware(body: dict) -> dict:
+    """Like Gemini following the rules: no township known → the tool with area empty; a pending
+    projection in the request and a township in the question → that search."""
+    contents = body.get("contents") or []
+    texts = ["".join(p.get("text", "") for p in c.get("parts", [])) for c in contents]
+    last = texts[-1] if texts else ""
+    pending = any("未指定區域：找店家" in t for t in texts[:-1])
+    area = "花壇鄉" if ("花壇" in last and (pending or "吃" in last)) else ""
+    return {
+        "function_call": {
+            "name": "search_local_places",
+            "args": {"area": area, "dietary_type": "", "keyword": ""},
+        }
+    }
+
+
+def test_on_the_gemini_path_a_pending_question_reaches_the_next_request_and_is_completed(
+    tmp_path: Path,
+) -> None:
+    with FakeGemini(responder=_pending_aware).start() as fake:
+        app = _gemini_app(tmp_path, fake, LOCAL_APPROVE_COUNT_TOKENS="no")
+        try:
+            app.turn(W.text_event(USER, "我想吃東西"))
+            asked = app.outcomes[-1]
+            app.turn(W.text_event(USER, "花壇", group="Cgemini0000000000000000000000001", mention=True))
+            app.turn(W.text_event(USER, "花壇"))
+            answered = app.outcomes[-1]
+        finally:
+            app.stop()
+        rules = json.dumps(fake.generate_requests[-1].body["systemInstruction"], ensure_ascii=False)
+    assert asked.reply.texts == ("請問是哪個鄉鎮？",) and asked.projection == "未指定區域：找店家"
+    assert "未指定區域：找店家" in rules
+    assert answered.tool_calls[0]["effective_arguments"]["area"] == "花壇鄉"
+    # the group turn of the same user had its own (empty) window: no pending question leaked there
+    group = app.outcomes[1]
+    assert group.model_requests[0]["contents"][-1]["text"] == "花壇"  # the mention was cut out
+    assert group.tool_calls[0]["effective_arguments"] == {}
