@@ -229,6 +229,8 @@ def test_match_text_command_prefers_forget_over_remember():
         ("請刪除我的偏好", "forget"),
         ("記得那家素食店在哪嗎", None),
         ("你記得我吃素嗎？", None),
+        ("我忘記我吃什麼了", None),
+        ("幫我刪除我的偏好", "forget"),
         ("說明", "help"),
         ("怎麼用", "help"),
         ("?", "help"),

@@ -135,6 +135,8 @@ def match_forget(compact: str) -> ForgetMatch | None:
     if not hits:
         return None
     at, _ = min(hits)
+    if compact[:at].endswith("我") and not compact[:at].endswith("幫我"):
+        return None  # 「我忘記我吃什麼了」: the speaker forgot something, no request
     if _negated_before(compact, at):
         return "forget_declined"
     if _is_question(compact):
