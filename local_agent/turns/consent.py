@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -83,7 +84,7 @@ class ConsentTokens:
 
     def issue(self, scope: ScopeKey, *, agree: bool, dietary_type: str, revision: int, now: float) -> str:
         answer = "yes" if agree else "no"
-        expires = int(now + self.ttl) + 1
+        expires = math.ceil(now + self.ttl)  # whole seconds; valid while now <= expires
         mac = self._mac(scope, answer, dietary_type, revision, expires)
         return f"{PREFIX}{VERSION}:{answer}:{dietary_type}:{revision}:{expires}:{mac}"
 
