@@ -275,16 +275,18 @@ def scope_id(user: str) -> str:
 
 
 def expected_calls(turns: Sequence[Turn]) -> list[tuple[str, str] | None]:
-    """(tool, township) per turn, or None when no tool runs — the offline rules, restated."""
+    """(tool, township) per turn, or None when no tool runs — the offline rules, restated. A
+    reference with nothing to resolve is ``(tool, "")``: asked with an AREA_REQUIRED search."""
     last_area: str | None = None
     out: list[tuple[str, str] | None] = []
     for turn in turns:
         call: tuple[str, str] | None = None
         if turn.kind in ("places", "events"):
             call = (PLACES_TOOL if turn.kind == "places" else EVENTS_TOOL, turn.named_area)
-        elif turn.kind in ("ref_places", "ref_events") and last_area is not None:
-            call = (PLACES_TOOL if turn.kind == "ref_places" else EVENTS_TOOL, last_area)
-        if call is not None:
+        elif turn.kind in ("ref_places", "ref_events"):
+            # Unresolved: the stand-in asks by calling the tool with no area (a pending turn).
+            call = (PLACES_TOOL if turn.kind == "ref_places" else EVENTS_TOOL, last_area or "")
+        if call is not None and call[1]:
             last_area = call[1]
         out.append(call)
     return out
@@ -299,8 +301,8 @@ def fold_journal(calls: Iterable[tuple[str, str] | None], max_turns: int = 2) ->
         turns.append({"goal": GOAL_OF[call[0]], "area": call[1]} if call else {"goal": "", "area": ""})
         while len(turns) > max_turns:
             evicted = turns.pop(0)
-            if evicted["goal"]:
-                summary = dict(evicted)
+            if evicted["goal"] and (evicted["area"] or not summary["area"]):
+                summary = dict(evicted)  # a pending turn never erases a known area
     return {"turns": turns, "summary": summary}
 
 
@@ -419,7 +421,7 @@ def check_deliveries(conversations: Sequence[Sequence[Turn]], watch: DeliveryWat
             texts = [m.get("text", "") for m in request.body.get("messages", []) if m.get("type") == "text"]
             first = texts[0] if texts else ""
             call = calls_by_event[turn.event_id]
-            if call is None:
+            if call is None or not call[1]:
                 wanted = ASK_TOWNSHIP if turn.kind.startswith("ref_") else CAPABILITIES
                 if first != wanted:
                     problems.append(
@@ -460,17 +462,17 @@ def check_store(store: Any, conversations: Sequence[Sequence[Turn]], *, exclusiv
             problems.append(
                 f"{user}: audit turn ids {len(audit)} rows != {len(tool_ids)} tool turns (or order)"
             )
-        got_calls = [(r.tool, r.effective_arguments.get("area")) for r in audit]
+        got_calls = [(r.tool, r.effective_arguments.get("area", "")) for r in audit]
         want_calls = [c for c in predicted if c is not None]
         if got_calls != want_calls:
             problems.append(f"{user}: audit calls {got_calls} != predicted {want_calls}")
-        if any(r.status != "ok" for r in audit):
-            problems.append(f"{user}: a tool call failed")
+        if [r.status for r in audit] != ["ok" if c[1] else "error" for c in want_calls]:
+            problems.append(f"{user}: a tool call failed (other than asking for the township)")
         # snapshots: one per turn, each turn id once
         if sorted(s.turn_id for s in snaps) != sorted(ids):
             problems.append(f"{user}: {len(snaps)} snapshots for {len(ids)} turns (or foreign turn ids)")
         # journal: last two projections + summary, folded from THIS scope's audit rows
-        audit_by_turn = {r.turn_id: (r.tool, r.effective_arguments.get("area")) for r in audit}
+        audit_by_turn = {r.turn_id: (r.tool, r.effective_arguments.get("area", "")) for r in audit}
         from_audit = fold_journal(audit_by_turn.get(i) for i in ids)
         record = journals.get(sid)
         if record is None:

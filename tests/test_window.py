@@ -166,3 +166,12 @@ def test_trim_oldest_of_non_public_turns_keeps_previous_summary():
 
 def test_trim_oldest_of_empty_window_is_none():
     assert trim_oldest(ContextWindow()) is None
+
+
+def test_summary_records_a_pending_question_only_when_no_area_is_known():
+    pending = SafeTurn("places", "")
+    assert ContextSummary().absorb(pending) == ContextSummary("places", "")
+    assert ContextSummary("events", "花壇鄉").absorb(pending) == ContextSummary("events", "花壇鄉")
+    assert ContextSummary("places", "").absorb(SafeTurn("events", "鹿港鎮")) == ContextSummary(
+        "events", "鹿港鎮"
+    )

@@ -59,6 +59,7 @@ from local_agent.listings import catalogue
 from local_agent.replies.render import BUDGET_REFUSAL, render_tool_result
 from local_agent.stores.sqlite import SqliteStore
 from local_agent.turns.commands import Commands, parse_postback
+from local_agent.turns.consent import ConsentTokens
 
 DEFAULT_OUT = "out/day15/first-run"
 DB_NAME = "day15.sqlite3"
@@ -429,7 +430,11 @@ class Demo:
         self.journal = ContextJournal(self.store, clock=self.clock)
         self.envelope = build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
         self.pipeline = self.make_pipeline(BUDGET_LIMIT)
-        self.commands = Commands(preferences=self.store, journal=self.journal, clock=self.clock)
+        # A fixed demo secret: the signed consent buttons come out the same on every run.
+        tokens = ConsentTokens("local-day15-demo")
+        self.commands = Commands(
+            preferences=self.store, journal=self.journal, clock=self.clock, tokens=tokens
+        )
         self.typed: list[str] = []  # every raw text typed
         self.sent: list[tuple[tuple[str, ...], dict[str, Any]]] = []  # (earlier raw texts, request)
         self.requests: list[dict[str, Any]] = []  # every budget request sent

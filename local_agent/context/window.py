@@ -19,7 +19,8 @@ class ContextSummary:
 
     ``absorb`` is deterministic and calls no model: a public turn sets the goal and the area;
     a non-public turn keeps the previous area (and goal). A pending turn (goal, no area) sets
-    its goal with no area: the summary then says a township question is still open.
+    its goal with no area when no area is known: the summary then says a township question is
+    still open; a known area is kept instead (a clue is never erased by a question).
     """
 
     goal: str = ""
@@ -34,6 +35,8 @@ class ContextSummary:
     def absorb(self, turn: SafeTurn) -> ContextSummary:
         if not turn.is_public:
             return self
+        if turn.is_pending and self.area:
+            return self  # a pending question never erases a known area (the reference clue)
         return ContextSummary(turn.goal, turn.area)
 
     @property
