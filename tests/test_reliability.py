@@ -355,7 +355,10 @@ def memory_run(tmp_path_factory: pytest.TempPathFactory) -> MemoryRun:
             batches = [
                 [
                     W.text_event(
-                        f"Umem{sent + b * per_body + i:028d}", text, group=f"Cmem{n_round:06d}{b:03d}"
+                        f"Umem{sent + b * per_body + i:028d}",
+                        text,
+                        group=f"Cmem{n_round:06d}{b:03d}",
+                        mention=True,  # in a group the bot answers only when mentioned
                     )
                     for i in range(per_body)
                 ]
