@@ -36,3 +36,15 @@ def test_the_key_comes_from_the_channel_secret() -> None:
     assert ConsentTokens("secret").check(A, data, revision=0, now=NOW).ok  # survives a restart
     assert ConsentTokens("other").check(A, data, revision=0, now=NOW).reason == FORGED
     assert ConsentTokens().check(A, data, revision=0, now=NOW).reason == FORGED
+
+
+def test_the_design_quotes_the_token_form_and_its_key_purpose() -> None:
+    from pathlib import Path
+
+    from local_agent.turns import consent
+
+    design = (Path(__file__).resolve().parents[1] / "docs" / "design.md").read_text(encoding="utf-8")
+    form = f"{consent.PREFIX}{consent.VERSION}:<yes|no>:<diet>:<revision>:<expires>:<mac>"
+    assert form in design and f"`{consent.PURPOSE}`" in design
+    data = ConsentTokens("secret").issue(A, agree=True, dietary_type="vegan", revision=0, now=NOW)
+    assert data.count(":") == form.count(":")

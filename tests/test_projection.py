@@ -152,3 +152,13 @@ def test_from_dict_rejects_tampered_rows():
 
 def test_from_dict_of_empty_row_is_the_non_public_turn():
     assert SafeTurn.from_dict({}) == SafeTurn()
+
+
+def test_the_design_quotes_the_pending_labels_and_their_code():
+    from pathlib import Path
+
+    design = (Path(__file__).resolve().parents[1] / "docs" / "design.md").read_text(encoding="utf-8")
+    pending = [SafeTurn(goal, "").label for goal in projection.PUBLIC_TOPICS]
+    assert pending == ["未指定區域：找店家", "未指定區域：查活動"]
+    missing = [s for s in [*pending, projection.PENDING_CODE] if f"`{s}`" not in design]
+    assert missing == []
