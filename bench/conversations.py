@@ -99,6 +99,14 @@ def _search(user: str, text: str, tool: str, area: str, **kw: Any) -> Step:
     return Step("text", user, text, expect="search", tool=tool, area=area, **kw)
 
 
+def _granted(user: str, remember: str) -> list[Step]:
+    """``user`` asks to remember a diet in the 1:1 chat and taps 同意 on the prompt."""
+    return [
+        Step("text", user, remember, expect="text", reply="要我記住您的飲食偏好"),
+        Step("tap", user, "同意", tap_owner=user, expect="text", reply="好的，已記住"),
+    ]
+
+
 PLACES, EVENTS = "search_local_places", "search_local_events"
 
 
@@ -198,8 +206,7 @@ def build_corpus(seed: int = 15, per_category: int = 15) -> list[Conversation]:
                 "preferences stay personal",
                 f"{remember} / 同意 / group {ask} / 1:1 {ask}",
                 [
-                    Step("text", u, remember, expect="text", reply="要我記住您的飲食偏好"),
-                    Step("tap", u, "同意", tap_owner=u, expect="text", reply="好的，已記住"),
+                    *_granted(u, remember),
                     Step(
                         "text",
                         u,
@@ -228,8 +235,7 @@ def build_corpus(seed: int = 15, per_category: int = 15) -> list[Conversation]:
                 "consent and negation",
                 f"{remember} / 同意 / {negated} / {question} / 不用 / 忘記",
                 [
-                    Step("text", u, remember, expect="text", reply="要我記住您的飲食偏好"),
-                    Step("tap", u, "同意", tap_owner=u, expect="text", reply="好的，已記住"),
+                    *_granted(u, remember),
                     Step("text", u, negated, expect="text", reply=NOT_DELETED),
                     Step("text", u, question, expect="text", reply=FORGET_QUESTION),
                     Step("tap", u, "不用", tap_owner=u, expect="text", reply=NOT_DELETED),
@@ -289,8 +295,7 @@ def build_corpus(seed: int = 15, per_category: int = 15) -> list[Conversation]:
                 "unfollow forgets",
                 f"{remember} / 同意 / unfollow / follow / {ask}",
                 [
-                    Step("text", u, remember, expect="text", reply="要我記住您的飲食偏好"),
-                    Step("tap", u, "同意", tap_owner=u, expect="text", reply="好的，已記住"),
+                    *_granted(u, remember),
                     _search(u, ask, PLACES, full, diet=diet, origin="consented_memory"),
                     Step("unfollow", u, expect="silence"),
                     Step("follow", u, expect="help"),

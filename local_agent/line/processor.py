@@ -6,6 +6,10 @@ drop duplicates by ``webhookEventId`` (store-backed, so it holds across restarts
 (bounded by ``turn_timeout``), tell the observers, and reply with the reply token or fall back to
 push with an ``X-Line-Retry-Key``. A turn that fails unexpectedly or times out still answers with
 a polite apology, then re-raises so the dispatcher logs and counts it.
+
+The turn by kind: ``follow`` → the help text, ``join`` → one short introduction, ``unfollow`` →
+forget the person and answer nothing, ``postback`` → the commands (consent tokens, forget
+buttons), ``text`` → the service. Group chatter never gets here: ``line/events.py`` drops it.
 """
 
 from __future__ import annotations
