@@ -6,8 +6,8 @@ turn finishes (``finish``). Two bounds, both derived from measured turns:
 
 * **global**: ``pending <= max(concurrency, drain_seconds * rate)``, where ``rate`` is the
   measured completion rate while turns were queued (turns finished per second of busy time,
-  over the last ``WINDOW`` completions), before any such measurement ``concurrency /
-  turn_estimate``. Capped by ``LOCAL_MAX_PENDING_TURNS``. Accepting at most this many means a
+  over the last ``WINDOW`` completions), before any such measurement ``1 / turn_estimate``
+  (as if turns ran one at a time; the floor of ``concurrency`` lets the rate be measured). Capped by ``LOCAL_MAX_PENDING_TURNS``. Accepting at most this many means a
   SIGTERM at any moment leaves work the drain can finish in ``drain_seconds``;
 * **per scope**: a scope's turns run one after another, so at most
   ``max(1, drain_seconds / p90 turn duration)`` of them may wait, capped by
@@ -71,7 +71,7 @@ class Admission:
     def _rate(self) -> float:
         if len(self._busy_gaps) >= 10 and sum(self._busy_gaps) > 0:
             return len(self._busy_gaps) / sum(self._busy_gaps)
-        return self.concurrency / self.turn_estimate
+        return 1.0 / self.turn_estimate  # until measured: as if turns ran one at a time
 
     def limits(self) -> tuple[int, int]:
         """(global, per-scope) caps on accepted-but-unfinished turns, as they stand now."""

@@ -5,8 +5,8 @@
 * ``GET /healthz`` tells the truth about the store, from the outcomes of recent store calls
   (``StoreHealth``) and, when no call was made for ``PROBE_IDLE_SECONDS``, a cheap probe read:
   ``ok`` and ``degraded`` answer 200, ``unavailable`` answers 503 (monitoring and alerting; the
-  webhook answers 503 to LINE at the same moment, so LINE redelivers later). While unavailable
-  the probe runs every ``PROBE_RETRY_SECONDS`` so recovery shows within seconds. After SIGTERM
+  webhook answers 503 to LINE at the same moment, so LINE redelivers later). While degraded or
+  unavailable the probe runs every ``PROBE_RETRY_SECONDS`` so recovery shows within seconds. After SIGTERM
   it answers 503 with ``"status": "stopping"``.
 """
 
@@ -34,7 +34,7 @@ async def probe_store(store: GuardedStore, *, idle: float = PROBE_IDLE_SECONDS) 
     last_state = store.health.state
     while True:
         health = store.health
-        due = health.idle_for() >= (PROBE_RETRY_SECONDS if health.state == "unavailable" else idle)
+        due = health.idle_for() >= (PROBE_RETRY_SECONDS if health.state != "ok" else idle)
         if due:
             try:
                 await loop.run_in_executor(None, store.probe)

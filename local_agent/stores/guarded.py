@@ -35,7 +35,7 @@ T = TypeVar("T")
 HealthState = Literal["ok", "degraded", "unavailable"]
 
 UNAVAILABLE_AFTER = 3  # consecutive failed calls
-DEGRADED_WINDOW = 30.0  # seconds a failure keeps the state at degraded
+DEGRADED_WINDOW = 10.0  # seconds a failure keeps the state at degraded
 PROBE_USER = "local-health-probe"  # preferences.get of this id is the idle probe
 
 # Port methods (ports.py) plus the inspection helpers of the adapters.
