@@ -32,5 +32,5 @@ USER local
 EXPOSE 8080
 # Shutdown fits Cloud Run's 10 s: connections between requests close at SIGTERM, slow ones end by
 # the header (5 s) and body (LOCAL_BODY_TIMEOUT_SECONDS) deadlines or at the 6 s graceful limit,
-# while accepted turns drain until LOCAL_DRAIN_SECONDS (7 s) after SIGTERM.
+# while accepted turns drain until LOCAL_DRAIN_SECONDS (6 s) after SIGTERM.
 CMD ["sh", "-c", "exec uvicorn examples.day15.main:app --host 0.0.0.0 --port ${PORT} --http local_agent.line.http_deadlines:DeadlineH11Protocol --timeout-graceful-shutdown 6"]

@@ -49,12 +49,14 @@ class Settings(BaseSettings):
     local_max_pending_turns: int = Field(default=2000, alias="LOCAL_MAX_PENDING_TURNS", ge=1)
     local_max_pending_per_scope: int = Field(default=10, alias="LOCAL_MAX_PENDING_PER_SCOPE", ge=1)
     # Seconds from SIGTERM to the end of the drain; Cloud Run kills the instance 10 s after SIGTERM.
-    local_drain_seconds: float = Field(default=7.0, alias="LOCAL_DRAIN_SECONDS", gt=0, le=60)
+    # A turn cancelled while waiting on a hung store call holds the exit up to the store deadline
+    # more, so keep drain + store deadline under 10.
+    local_drain_seconds: float = Field(default=6.0, alias="LOCAL_DRAIN_SECONDS", gt=0, le=60)
     # A first guess of one turn's duration until turns have been measured.
     local_turn_estimate_seconds: float = Field(default=0.5, alias="LOCAL_TURN_ESTIMATE_SECONDS", gt=0)
     # Every store call (Firestore RPCs with their retries, SQLite's busy wait) ends within this.
     local_store_deadline_seconds: float = Field(
-        default=4.0, alias="LOCAL_STORE_DEADLINE_SECONDS", gt=0, le=60
+        default=3.0, alias="LOCAL_STORE_DEADLINE_SECONDS", gt=0, le=60
     )
     local_store_threads: int = Field(default=16, alias="LOCAL_STORE_THREADS", ge=1, le=256)
     # Reading a webhook body slower than this answers 408.
