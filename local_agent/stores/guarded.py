@@ -13,6 +13,11 @@ never occupies the threads the event loop uses for name lookups of the LINE and 
 * ``degraded``: a failure or timeout within the last ``DEGRADED_WINDOW`` seconds;
 * ``ok``: otherwise (including before any call).
 
+Caveat: a write whose caller gave up at the deadline may still land afterwards (the backend
+finishes it on the pool thread). The backends' own timeouts end first (80 % of the deadline, see
+``wiring.open_store``), so this needs a call stuck past them, e.g. a Firestore transaction's
+begin/commit, which take no timeout. The journal's revision gate keeps such a late write consistent.
+
 A call that raises something other than ``StoreError`` (e.g. ``StaleContextError`` from a journal
 mutation) reached the store and counts as a success for health. The pool's threads are daemons,
 so a call stuck in a backend cannot hold the process past its shutdown.
