@@ -35,7 +35,7 @@ class Hanging:
         self.release.wait(10)
         return user_id
 
-    def claim_event(self, event_id: str, *, now: float) -> bool:
+    def claim_event(self, event_id: str, *, now: float, ttl: float = 86400.0) -> bool:
         raise StoreError(operation="dedupe.claim", backend=self.backend)
 
     def update(self, scope_id: str, mutate: object) -> None:
@@ -87,7 +87,7 @@ def test_an_error_of_the_data_not_of_the_store_counts_as_a_healthy_call() -> Non
     assert store.health.state == "ok" and store.health.report()["calls"] == 1
 
 
-def test_attributes_and_unguarded_methods_pass_through(tmp_path: Path) -> None:
+def test_the_backend_name_and_every_call_reach_the_adapter(tmp_path: Path) -> None:
     inner = SqliteStore(tmp_path / "s.sqlite3")
     store = guarded(inner, deadline=2.0)
     assert store.backend == inner.backend

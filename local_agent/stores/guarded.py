@@ -1,7 +1,7 @@
 """Every store call with a deadline, on threads of its own, and a health record of the results.
 
-``GuardedStore`` wraps any store adapter (SQLite, Firestore) and offers the same methods. Each
-port call runs on a ``StorePool`` thread; the caller waits at most ``deadline`` seconds and then
+``GuardedStore`` wraps any store adapter (SQLite, Firestore) and is itself a ``Store``: each
+member of the protocol is written out and forwarded. Each port call runs on a ``StorePool`` thread; the caller waits at most ``deadline`` seconds and then
 gets ``StoreError`` (the pool thread keeps waiting for the backend's own timeout and is reused
 afterwards). So a store that hangs costs a turn at most ``deadline`` seconds per call, and it
 never occupies the threads the event loop uses for name lookups of the LINE and Gemini clients.
@@ -34,6 +34,16 @@ from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
 from local_agent.context.errors import StoreError
+from local_agent.context.journal import JournalRecord, Mutation
+from local_agent.stores.ports import (
+    DEDUPE_TTL_SECONDS,
+    RECORD_RETENTION_SECONDS,
+    AuditRow,
+    ConsentDecision,
+    PreferenceState,
+    Store,
+    TurnSnapshot,
+)
 
 T = TypeVar("T")
 
@@ -42,25 +52,6 @@ HealthState = Literal["ok", "degraded", "unavailable"]
 UNAVAILABLE_AFTER = 3  # consecutive failed calls
 DEGRADED_WINDOW = 10.0  # seconds a failure keeps the state at degraded
 PROBE_USER = "local-health-probe"  # preferences.get of this id is the idle probe
-
-# Port methods (ports.py) plus the inspection helpers of the adapters.
-GUARDED = frozenset(
-    {
-        "load",
-        "update",
-        "delete",
-        "get",
-        "set_consent",
-        "append_audit",
-        "audit_rows",
-        "append_snapshot",
-        "snapshots",
-        "purge_expired",
-        "claim_event",
-        "journal_rows",
-        "preference_rows",
-    }
-)
 
 
 class StorePool:
@@ -174,13 +165,18 @@ class StoreHealth:
 
 
 class GuardedStore:
-    """The store's methods, each bounded by ``deadline`` seconds and run on ``pool``."""
+    """A ``Store`` whose every call is bounded by ``deadline`` seconds and run on ``pool``.
 
-    def __init__(self, inner: Any, *, deadline: float, pool: StorePool, health: StoreHealth) -> None:
+    Each member of ``stores.ports.Store`` is spelled out (same parameters as the adapters), so
+    mypy checks the wrapper against the protocol like any adapter."""
+
+    backend: str  # the inner adapter's
+
+    def __init__(self, inner: Store, *, deadline: float, pool: StorePool, health: StoreHealth) -> None:
         if deadline <= 0:
             raise ValueError("deadline must be > 0")
         self.inner, self.deadline, self.pool, self.health = inner, deadline, pool, health
-        self.backend: str = getattr(inner, "backend", type(inner).__name__)
+        self.backend = inner.backend
 
     def call(self, operation: str, fn: Callable[[], T]) -> T:
         started = time.monotonic()
@@ -205,18 +201,54 @@ class GuardedStore:
         self.get(PROBE_USER)
 
     def close(self) -> None:
-        close = getattr(self.inner, "close", None)
-        if close is not None:
-            close()
+        self.inner.close()
         self.pool.shutdown()
 
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self.inner, name)
-        if name not in GUARDED or not callable(attr):
-            return attr
+    # -- JournalStorage -------------------------------------------------------------------------
+    def load(self, scope_id: str) -> JournalRecord | None:
+        return self.call("journal.load", lambda: self.inner.load(scope_id))
 
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            return self.call(name, lambda: attr(*args, **kwargs))
+    def update(self, scope_id: str, mutate: Mutation) -> JournalRecord | None:
+        return self.call("journal.update", lambda: self.inner.update(scope_id, mutate))
 
-        guarded.__name__ = name
-        return guarded
+    def delete(self, scope_id: str) -> None:
+        self.call("journal.delete", lambda: self.inner.delete(scope_id))
+
+    # -- PreferenceStore ------------------------------------------------------------------------
+    def get(self, user_id: str) -> PreferenceState:
+        return self.call("preferences.get", lambda: self.inner.get(user_id))
+
+    def set_consent(
+        self, user_id: str, *, consent: ConsentDecision, dietary_type: str | None, now: float
+    ) -> PreferenceState:
+        return self.call(
+            "preferences.set_consent",
+            lambda: self.inner.set_consent(user_id, consent=consent, dietary_type=dietary_type, now=now),
+        )
+
+    # -- AuditStore, SnapshotStore --------------------------------------------------------------
+    def append_audit(self, row: AuditRow) -> None:
+        self.call("audit.append", lambda: self.inner.append_audit(row))
+
+    def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
+        return self.call("audit.rows", lambda: self.inner.audit_rows(scope_id))
+
+    def append_snapshot(self, snap: TurnSnapshot) -> None:
+        self.call("snapshots.append", lambda: self.inner.append_snapshot(snap))
+
+    def snapshots(self, scope_id: str | None = None) -> list[TurnSnapshot]:
+        return self.call("snapshots.rows", lambda: self.inner.snapshots(scope_id))
+
+    # -- DedupeStore ----------------------------------------------------------------------------
+    def claim_event(self, event_id: str, *, now: float, ttl: float = DEDUPE_TTL_SECONDS) -> bool:
+        return self.call("dedupe.claim", lambda: self.inner.claim_event(event_id, now=now, ttl=ttl))
+
+    # -- retention and inspection ---------------------------------------------------------------
+    def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:
+        return self.call("purge", lambda: self.inner.purge_expired(now, retention=retention))
+
+    def journal_rows(self) -> dict[str, dict[str, Any]]:
+        return self.call("journal.dump", self.inner.journal_rows)
+
+    def preference_rows(self) -> list[dict[str, Any]]:
+        return self.call("preferences.dump", self.inner.preference_rows)
