@@ -9,6 +9,14 @@ message count AND a time limit per phase; it stops by itself) and runs, against 
   open loop    a fixed offered rate (default 200 req/s for 2 s); latency counted from the
                scheduled send time, so a stalled server cannot hide queueing.
 
+Then two fault phases per server (their own table):
+
+  overload     an offered rate above capacity (default 400 req/s for 3 s): accepted (200),
+               rejected (503: LOCAL's admission asks LINE to redeliver), answered;
+  SIGTERM      the same kind of load, with SIGTERM to the server half-way: accepted, rejected,
+               refused connections, answered, and lost = accepted but never answered, plus the
+               seconds from SIGTERM to exit (Cloud Run allows 10).
+
 After every phase it waits (bounded) until the fake LINE API has recorded an answer (reply or
 push) for every acknowledged message. Reported per phase: ack latency p50/p99, acks per second,
 completed turns per second (answers recorded at the fake / time from phase start to the last
@@ -117,10 +125,19 @@ def serve_app(port: int, line_url: str, db_path: str) -> int:
     import uvicorn
 
     from bench._common import bench_settings
+    from local_agent.line.http_deadlines import DeadlineH11Protocol
     from local_agent.line.webhook import create_app
 
     app = create_app(bench_settings(line_url, db_path), configure_logs=False)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    uvicorn.run(  # the production server settings (Dockerfile CMD)
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        access_log=False,
+        http=DeadlineH11Protocol,
+        timeout_graceful_shutdown=6,
+    )
     return 0
 
 
@@ -235,6 +252,7 @@ class Phase:
     fake_cpu_s: float = float("nan")
     late_sends: int = 0
     wall_start: float = 0.0
+    exit_s: float = float("nan")  # SIGTERM phase: seconds from SIGTERM to the server's exit
 
     @property
     def acks_per_s(self) -> float:
@@ -364,6 +382,40 @@ def wait_for_answers(target: Target, expected: int, timeout: float) -> dict[str,
         time.sleep(0.05)
 
 
+def open_bodies(tag: str, count: int, pool: int) -> list[tuple[bytes, dict[str, str]]]:
+    return [b for chunk in make_bodies(tag, pool, math.ceil(count / pool)) for b in chunk][:count]
+
+
+def sigterm_phase(
+    target: Target, phase: Phase, rate: float, seconds: float, pool: int, timeout: float
+) -> None:
+    """Open-loop load with SIGTERM to the server half-way; then count what was answered."""
+    answered_before = int(fake_stats(target).get("answers", 0))
+    signalled: list[float] = []
+
+    def terminate() -> None:
+        signalled.append(time.perf_counter())
+        target.server.send_signal(signal.SIGTERM)
+
+    timer = threading.Timer(seconds / 2, terminate)
+    bodies = open_bodies(f"{target.name}-term", phase.offered, pool)
+    timer.start()
+    try:
+        asyncio.run(open_loop(target.url, phase, bodies, rate, pool))
+    finally:
+        timer.cancel()
+    try:
+        target.server.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pass
+    exited = time.perf_counter()
+    if signalled and target.server.poll() is not None:
+        phase.exit_s = exited - signalled[0]
+    stats = wait_for_answers(target, answered_before + phase.acked, 2.0)  # the server is gone
+    phase.answered = int(stats.get("answers", 0)) - answered_before
+    phase.drained = phase.answered >= phase.acked
+
+
 def final_drain(target: Target, expected: int, timeout: float) -> int:
     """Answers recorded at the fake once all ``expected`` arrived (or the bounded wait ended)."""
     return int(wait_for_answers(target, expected, timeout).get("answers", 0))
@@ -395,6 +447,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool", type=int, default=32, help="open-loop httpx clients (default 32)")
     parser.add_argument("--drain-timeout", type=float, default=30.0, help="max wait for answers per phase")
     parser.add_argument("--warmup", type=int, default=10, help="unreported warm-up messages per server")
+    parser.add_argument(
+        "--overload-rate", type=float, default=400.0, help="fault phases' offered rate, req/s"
+    )
+    parser.add_argument("--overload-seconds", type=float, default=3.0, help="fault phases' duration (s)")
     parser.add_argument("--targets", default="local,echo", help="which servers (default local,echo)")
     parser.add_argument("--quick", action="store_true", help="smoke-test size")
     parser.add_argument("--out-dir", default=None, help="where CSV/PNG go (default out/bench)")
@@ -406,6 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.concurrency, args.messages, args.seconds = "1,10", "10,40", 2.0
         args.rate, args.open_seconds, args.pool, args.drain_timeout, args.warmup = 50.0, 1.0, 8, 20.0, 3
+        args.overload_rate, args.overload_seconds = 100.0, 1.0
     levels = [int(x) for x in args.concurrency.split(",") if x]
     caps = [int(x) for x in args.messages.split(",") if x]
     if len(caps) != len(levels) or min(levels + caps) < 1:
@@ -416,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     phases: list[Phase] = []
+    fault_phases: list[Phase] = []
     totals: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
         work = Path(tmp)
@@ -469,6 +527,25 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     - warm.answered
                 )
+                count = max(1, int(args.overload_rate * args.overload_seconds))
+                over = Phase(target.name, f"overload {args.overload_rate:g}/s", count)
+                run_phase(
+                    target,
+                    over,
+                    open_loop(
+                        target.url,
+                        over,
+                        open_bodies(f"{target.name}-over", count, args.pool),
+                        args.overload_rate,
+                        args.pool,
+                    ),
+                    args.drain_timeout,
+                    int(fake_stats(target).get("answers", 0)),
+                )
+                fault_phases.append(over)
+                term = Phase(target.name, f"SIGTERM at {args.overload_seconds / 2:g} s", count)
+                sigterm_phase(target, term, args.overload_rate, args.overload_seconds, args.pool, 30.0)
+                fault_phases.append(term)
         finally:
             for target in targets:
                 stop_target(target)
@@ -520,6 +597,34 @@ def main(argv: list[str] | None = None) -> int:
             ]
         )
     csv_file = write_csv(out_path(f"{NAME}.csv", args.out_dir), headers, rows)
+    fault_headers = [
+        "target",
+        "phase",
+        "offered",
+        "accepted",
+        "rejected_503",
+        "refused_or_failed",
+        "answered",
+        "lost",
+        "exit_s_after_sigterm",
+        "failures",
+    ]
+    fault_rows = [
+        [
+            p.target,
+            p.phase,
+            p.sent,
+            p.acked,
+            p.errors.get("http_503", 0),
+            sum(v for k, v in p.errors.items() if k != "http_503"),
+            p.answered,
+            max(0, p.acked - p.answered),
+            round(p.exit_s, 2),
+            " ".join(f"{k}:{v}" for k, v in sorted(p.errors.items()) if k != "http_503") or "-",
+        ]
+        for p in fault_phases
+    ]
+    faults_csv = write_csv(out_path(f"{NAME}_faults.csv", args.out_dir), fault_headers, fault_rows)
 
     print(
         "webhook_load: real LOCAL app (offline stand-in model, SQLite) vs minimal echo bot, each under uvicorn "
@@ -575,13 +680,27 @@ def main(argv: list[str] | None = None) -> int:
             ],
         )
     )
+    key: dict[str, Any] = {}
     errors = [(p.target, p.phase, dict(p.errors)) for p in phases if p.errors]
     if errors:
         print(f"errors: {errors}")
     print()
 
+    print(
+        f"Fault phases: offered {args.overload_rate:g} req/s for {args.overload_seconds:g} s (above capacity); "
+        "accepted = 200, lost = accepted but never answered at the fake LINE API."
+    )
+    print(format_table(fault_headers, fault_rows))
+    for p in fault_phases:
+        if p.phase.startswith("SIGTERM"):
+            key[f"sigterm_lost_{p.target}"] = str(max(0, p.acked - p.answered))
+            key[f"sigterm_exit_s_{p.target}"] = f"{p.exit_s:.1f}"
+        else:
+            key[f"overload_accepted_{p.target}"] = f"{p.acked}/{p.sent}"
+    print(f"  wrote {faults_csv}")
+    print()
+
     by = {(p.target, p.phase): p for p in phases}
-    key: dict[str, Any] = {}
     print("Targets (reported, not asserted):")
     if "local" in names and "echo" in names:
         for level in levels:
@@ -609,10 +728,14 @@ def main(argv: list[str] | None = None) -> int:
         key[f"open{args.rate:g}_ack_p99_ms_{name}"] = f"{p99:.1f}"
     for name in names:
         mine = [p for p in phases if p.target == name]
-        sent, answered = sum(p.sent for p in mine), totals.get(name, 0)
-        verdict = "MET" if sent == answered else "NOT MET"
-        print(f"  every message answered, {name}: {answered:,}/{sent:,} {verdict}")
-        key[f"answered_{name}"] = f"{answered}/{sent}"
+        sent, acked, answered = sum(p.sent for p in mine), sum(p.acked for p in mine), totals.get(name, 0)
+        verdict = "MET" if acked == answered else "NOT MET"
+        print(
+            f"  every acknowledged message answered, {name}: {answered:,}/{acked:,} {verdict}"
+            f" ({sent - acked:,} of {sent:,} sent were answered 503 or failed: LINE redelivers those)"
+        )
+        key[f"answered_{name}"] = f"{answered}/{acked}"
+        key[f"acked_{name}"] = f"{acked}/{sent}"
     cpu = {
         name: 1000
         * sum(p.server_cpu_s for p in phases if p.target == name)

@@ -45,7 +45,22 @@ class Settings(BaseSettings):
     local_firestore_database: str = Field(default="(default)", alias="LOCAL_FIRESTORE_DATABASE")
     local_gemini_base_url: str | None = Field(default=None, alias="LOCAL_GEMINI_BASE_URL")
     local_max_concurrent_turns: int = Field(default=32, alias="LOCAL_MAX_CONCURRENT_TURNS", ge=1, le=1024)
+    # Ceiling of accepted-but-unfinished turns; the live bound is what the drain can finish (admission.py).
     local_max_pending_turns: int = Field(default=2000, alias="LOCAL_MAX_PENDING_TURNS", ge=1)
+    local_max_pending_per_scope: int = Field(default=10, alias="LOCAL_MAX_PENDING_PER_SCOPE", ge=1)
+    # Seconds from SIGTERM to the end of the drain; Cloud Run kills the instance 10 s after SIGTERM.
+    # A turn cancelled while waiting on a hung store call holds the exit up to the store deadline
+    # more, so keep drain + store deadline under 10.
+    local_drain_seconds: float = Field(default=6.0, alias="LOCAL_DRAIN_SECONDS", gt=0, le=60)
+    # A first guess of one turn's duration until turns have been measured.
+    local_turn_estimate_seconds: float = Field(default=0.5, alias="LOCAL_TURN_ESTIMATE_SECONDS", gt=0)
+    # Every store call (Firestore RPCs with their retries, SQLite's busy wait) ends within this.
+    local_store_deadline_seconds: float = Field(
+        default=3.0, alias="LOCAL_STORE_DEADLINE_SECONDS", gt=0, le=60
+    )
+    local_store_threads: int = Field(default=16, alias="LOCAL_STORE_THREADS", ge=1, le=256)
+    # Reading a webhook body slower than this answers 408.
+    local_body_timeout_seconds: float = Field(default=5.0, alias="LOCAL_BODY_TIMEOUT_SECONDS", gt=0, le=60)
     local_log_level: str = Field(default="INFO", alias="LOCAL_LOG_LEVEL")
     # Run turns on their own event loop thread, so acknowledgements never wait behind a turn.
     local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")

@@ -16,10 +16,13 @@ from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.journal import ContextJournal
 from local_agent.context.session_budget import ByteMeasure, Measure, SessionBudget
 from local_agent.settings import Settings
+from local_agent.stores.guarded import GuardedStore, StoreHealth, StorePool
 from local_agent.stores.ports import Store
 from local_agent.turns.commands import Commands
 from local_agent.turns.consent import ConsentTokens
 from local_agent.turns.service import LocalService
+
+BACKEND_SHARE = 0.8  # of the store deadline, for the backend's own timeout and retries
 
 
 class _GenaiSettings(TypedDict):
@@ -33,15 +36,31 @@ class _GenaiSettings(TypedDict):
 
 
 def open_store(settings: Settings) -> Store:
+    # The backend's own timeouts end a little before the guard's deadline, so its error wins.
+    backend_seconds = settings.local_store_deadline_seconds * BACKEND_SHARE
     if settings.local_store == "firestore":
         from local_agent.stores.firestore import (
             open_firestore_store,  # optional extra, imported only when chosen
         )
 
-        return open_firestore_store(settings.google_cloud_project, settings.local_firestore_database)
+        return open_firestore_store(
+            settings.google_cloud_project, settings.local_firestore_database, call_timeout=backend_seconds
+        )
     from local_agent.stores.sqlite import SqliteStore
 
-    return SqliteStore(settings.local_sqlite_path)
+    return SqliteStore(settings.local_sqlite_path, busy_timeout_ms=max(1, int(backend_seconds * 1000)))
+
+
+def guard_store(store: Store, settings: Settings) -> GuardedStore:
+    """``store`` with a deadline on every call, on its own threads, with a health record."""
+    if isinstance(store, GuardedStore):
+        return store
+    return GuardedStore(
+        store,
+        deadline=settings.local_store_deadline_seconds,
+        pool=StorePool(settings.local_store_threads),
+        health=StoreHealth(),
+    )
 
 
 def build_model_and_measure(
@@ -72,7 +91,7 @@ def build_model_and_measure(
 
 @dataclass
 class Wiring:
-    store: Store
+    store: GuardedStore
     journal: ContextJournal
     pipeline: ContextPipeline
     router: AdkRouter
@@ -88,7 +107,7 @@ def build_service(
     measure: Measure | None = None,
 ) -> Wiring:
     fingerprint.configure_key(settings.line_channel_secret)
-    store = store if store is not None else open_store(settings)
+    store = guard_store(store if store is not None else open_store(settings), settings)
     config: types.GenerateContentConfig | None = None
     if model is None:
         model, default_measure, config = build_model_and_measure(settings)

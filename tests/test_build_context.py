@@ -16,6 +16,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from examples.day15 import build_context as bc
 from local_agent.testing import webhooks as W
@@ -32,7 +34,7 @@ def test_export_copies_only_the_whitelist_and_every_hash_verifies(tmp_path):
     paths = {e["path"] for e in manifest["files"]}
     assert {
         "Dockerfile",
-        "requirements.txt",
+        "requirements.lock",
         "examples/day15/main.py",
         "local_agent/line/webhook.py",
     } <= paths
@@ -50,7 +52,7 @@ def _fake_root(tmp_path: Path) -> Path:
     for rel in bc.WHITELIST_FILES + bc.REQUIRED_IN_PACKAGES:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("# x\n", encoding="utf-8")
-    (root / "requirements.txt").write_text("google-adk==2.9.1\ngoogle-genai==2.23.0\n", encoding="utf-8")
+    (root / "requirements.lock").write_text("google-adk==2.9.1\ngoogle-genai==2.23.0\n", encoding="utf-8")
     return root
 
 
@@ -75,15 +77,94 @@ def test_a_missing_whitelisted_file_fails_with_its_name(tmp_path, capsys):
         bc.collect(root)
 
 
-def test_requirements_match_the_project_dependencies():
+def _lock_entries(text: str) -> dict[str, tuple[str, list[str], list[str]]]:
+    """name → (version, hashes, via) of each ``name==version`` block of a uv/pip-tools lock."""
+    entries: dict[str, tuple[str, list[str], list[str]]] = {}
+    blocks = re.split(r"\n(?=[A-Za-z0-9])", text.split("\n", 2)[2])
+    for block in blocks:
+        head = re.match(r"([A-Za-z0-9_.\[\]-]+)==([^\s\\]+)", block)
+        assert head, f"not a pinned requirement: {block[:80]!r}"
+        via = re.findall(r"^\s+#\s+(?:via\s+)?([A-Za-z0-9_.\[\]-]+)\s*$", block, re.M)
+        name = canonicalize_name(head.group(1).split("[")[0])
+        entries[name] = (head.group(2), re.findall(r"--hash=sha256:([0-9a-f]{64})", block), via)
+    return entries
+
+
+def test_the_lock_matches_pyproject_and_hashes_every_package():
+    """requirements.lock is ``uv pip compile`` output for pyproject's runtime dependencies plus
+    the firestore extra: each of them is pinned at a version its specifier allows, every pinned
+    package is reached from pyproject (its ``via`` chain), and every pin carries hashes. After a
+    change of dependencies, run the command in the lock's header (with uv installed anywhere)."""
+    text = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    header = text.splitlines()[1]
+    assert "uv pip compile pyproject.toml --extra firestore --generate-hashes" in header
+    entries = _lock_entries(text)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    wanted = set(project["dependencies"]) | set(project["optional-dependencies"]["firestore"])
-    lines = {
-        line.strip()
-        for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
-        if line.strip() and not line.startswith("#")
-    }
-    assert lines == wanted
+    wanted = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["firestore"]]
+    for requirement in wanted:
+        name = canonicalize_name(requirement.name)
+        assert name in entries, f"{name} is in pyproject.toml but not in the lock: regenerate it"
+        version = entries[name][0]
+        assert requirement.specifier.contains(version, prereleases=True), (
+            f"{name}=={version} vs {requirement}"
+        )
+    direct = {canonicalize_name(r.name) for r in wanted}
+    reached = set(direct)
+    changed = True
+    while changed:  # a package is reached when something reached pulls it in
+        changed = False
+        for name, (_, _, via) in entries.items():
+            if name not in reached and any(canonicalize_name(v) in reached for v in via):
+                reached.add(name)
+                changed = True
+    assert set(entries) == reached, f"pinned but not needed by pyproject: {sorted(set(entries) - reached)}"
+    assert all(hashes for _, hashes, _ in entries.values())
+
+
+def test_the_lock_check_fails_on_a_stale_lock(tmp_path):
+    stale = (
+        "# header\n#    cmd\nfastapi==0.1.0 \\\n    --hash=sha256:" + "0" * 64 + "\n    # via local-agent\n"
+    )
+    entries = _lock_entries(stale)
+    assert entries["fastapi"][0] == "0.1.0"
+    assert not Requirement("fastapi>=0.115").specifier.contains("0.1.0")
+
+
+def test_the_dockerfile_pins_its_base_by_digest_and_installs_only_the_hashed_lock():
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    bases = re.findall(r"^FROM (\S+)", dockerfile, re.M)
+    assert bases and all(re.fullmatch(r"[\w./:-]+@sha256:[0-9a-f]{64}", b) for b in bases), bases
+    installs, _ = _dockerfile_steps(dockerfile)
+    assert installs == ["pip install --require-hashes --no-deps -r requirements.lock"]
+
+
+def test_symlinks_and_paths_outside_the_tree_are_refused(tmp_path):
+    root = _fake_root(tmp_path)
+    key = tmp_path / "outside" / "service-key.txt"
+    key.parent.mkdir()
+    key.write_text("PRIVATE KEY", encoding="utf-8")
+    link = root / "local_agent" / "innocent.py"
+    link.symlink_to(key)
+    with pytest.raises(bc.ExportError, match="symlink: local_agent/innocent.py"):
+        bc.collect(root)
+    link.unlink()
+    link.symlink_to(root / "local_agent" / "app.py")  # even a link that stays inside
+    with pytest.raises(bc.ExportError, match="symlink"):
+        bc.collect(root)
+    link.unlink()
+    (root / "local_agent" / "more").symlink_to(key.parent, target_is_directory=True)
+    (root / "Dockerfile").unlink()
+    (root / "Dockerfile").symlink_to(key)  # a whitelisted name
+    with pytest.raises(bc.ExportError, match="symlink: Dockerfile"):
+        bc.export(tmp_path / "ctx", root)
+    assert not (tmp_path / "ctx").exists()
+
+
+def test_a_tree_reached_through_a_symlinked_parent_is_refused_only_below_the_root(tmp_path):
+    real = _fake_root(tmp_path)
+    alias = tmp_path / "alias"
+    alias.symlink_to(real, target_is_directory=True)
+    assert "local_agent/app.py" in bc.collect(alias)  # the root itself may be reached by a link
 
 
 def _free_port() -> int:
@@ -107,10 +188,10 @@ def test_the_export_installs_and_serves_a_signed_webhook_as_the_dockerfile_says(
     bc.export(out)
     assert bc.verify(out) == []
     dockerfile = (out / "Dockerfile").read_text(encoding="utf-8")
-    assert "FROM python:3.11-slim" in dockerfile and "USER local" in dockerfile
+    assert "FROM python:3.11.13-slim-bookworm@sha256:" in dockerfile and "USER local" in dockerfile
     assert "PYTHONUNBUFFERED=1" in dockerfile
     installs, command = _dockerfile_steps(dockerfile)
-    assert installs == ["pip install -r requirements.txt"]
+    assert installs == ["pip install --require-hashes --no-deps -r requirements.lock"]
     assert command[0] == "uvicorn" and command[1] == "examples.day15.main:app"
 
     env_dir = tmp_path / "venv"

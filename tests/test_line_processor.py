@@ -111,12 +111,21 @@ def test_an_event_is_turned_observed_and_delivered_once_even_when_it_arrives_twi
     assert [r.body["chatId"] for r in line.loadings()] == [USER]
 
 
-def test_without_a_dedupe_store_the_event_is_still_answered(wiring: Wiring, line: FakeLineApi) -> None:
+def test_a_failing_dedupe_claim_is_answered_with_the_apology_and_writes_no_context(
+    wiring: Wiring, line: FakeLineApi
+) -> None:
+    """The event was acknowledged already (LINE will not redeliver it): the user hears from us at
+    once, and no turn runs on a store that just failed."""
+    seen: list[TurnOutcome] = []
+
     async def once(processor: EventProcessor) -> None:
         await processor.process(text_event("花壇有什麼店推薦吃吃看？"))
 
-    run_with(wiring, line, once, store=ClaimFails(wiring.store))
-    assert len(line.pushes()) == 1
+    run_with(wiring, line, once, store=ClaimFails(wiring.store), observers=[lambda e, o: seen.append(o)])
+    assert pushed_texts(line) == [POLITE_FAILURE]
+    assert [o.error_code for o in seen] == ["STORE_UNAVAILABLE"]
+    assert wiring.store.journal_rows() == {} and wiring.store.audit_rows() == []
+    assert line.loadings() == []  # no turn started
 
 
 def test_a_failing_observer_does_not_stop_the_next_one_or_the_delivery(

@@ -67,8 +67,15 @@ class Cluster:
             LOCAL_MODEL="offline",
             LOCAL_LOG_LEVEL="INFO",
         )
-        self.a = ServerProcess("A", base_env(**common, LOCAL_SQLITE_PATH=str(self.shared_db)), root)
-        self.b = ServerProcess("B", base_env(**common, LOCAL_SQLITE_PATH=str(self.shared_db)), root)
+        # A and B serve senders that do not retry a 503 as LINE would: a long drain budget lets
+        # admission accept all they send even on a slow machine. C keeps the production budget.
+        lenient = dict(LOCAL_DRAIN_SECONDS="60")
+        self.a = ServerProcess(
+            "A", base_env(**common, **lenient, LOCAL_SQLITE_PATH=str(self.shared_db)), root
+        )
+        self.b = ServerProcess(
+            "B", base_env(**common, **lenient, LOCAL_SQLITE_PATH=str(self.shared_db)), root
+        )
         self.c = ServerProcess("C", base_env(**common, LOCAL_SQLITE_PATH=str(self.c_db)), root)
         self.sent_texts: list[str] = []  # every raw text sent to A or B, for the privacy scan
         self.startup_s = 0.0
@@ -341,7 +348,7 @@ def memory_run(tmp_path_factory: pytest.TempPathFactory) -> MemoryRun:
     path = tmp_path_factory.mktemp("memory") / "memory.sqlite3"
     per_body, bodies_per_round = 10, 20
     text = "伸港有什麼好吃的店？"  # a full router turn (ADK, tool, audit, journal, snapshot), text-only reply
-    with AppHarness(path) as app:
+    with AppHarness(path, settings={"LOCAL_DRAIN_SECONDS": "60"}) as app:  # senders do not retry a 503
         # measure the app, not the test harness: no outcome recording, fake LINE records dropped per round
         app.app.state.observers.remove(app._observe)
         app.send_concurrently([[W.text_event(f"Uwarm{i:028d}", text) for i in range(per_body)]])

@@ -10,6 +10,7 @@ from typing import Any, Protocol, get_args
 import pytest
 
 from local_agent.context.journal import JournalStorage
+from local_agent.stores.guarded import GuardedStore
 from local_agent.stores.ports import (
     CONSENT_DECISIONS,
     CONSENT_STATES,
@@ -40,6 +41,8 @@ def _firestore_store_class() -> type:
 
 
 def _adapter(name: str) -> type:
+    if name == "guarded":
+        return GuardedStore
     return SqliteStore if name == "sqlite" else _firestore_store_class()
 
 
@@ -58,12 +61,14 @@ def test_store_includes_the_journal_port_and_the_lifecycle():
     assert "backend" in members
 
 
-@pytest.mark.parametrize("adapter", ["sqlite", "firestore"])
+@pytest.mark.parametrize("adapter", ["sqlite", "firestore", "guarded"])
 def test_each_adapter_has_every_store_member_with_the_same_parameters(adapter):
+    """The deadline wrapper (``GuardedStore``) is held to the same: every member written out."""
     cls = _adapter(adapter)
     mismatched = {}
     for name, member in _members(Store).items():
-        assert hasattr(cls, name), f"{cls.__name__} lacks {name}"
+        declared = hasattr(cls, name) or name in getattr(cls, "__annotations__", {})
+        assert declared, f"{cls.__name__} lacks {name}"
         if not callable(member):
             continue
         want = [(p.name, p.kind, p.default) for p in inspect.signature(member).parameters.values()]

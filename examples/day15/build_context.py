@@ -5,7 +5,9 @@
 Copies the files the service needs (and nothing else) into ``--out`` and writes
 ``SOURCE_MANIFEST.json`` (path, size, SHA-256 of each file, the entry point, the pinned
 versions). Refuses ``.git``, ``.env*``, keys, ``out/``, caches and anything off the whitelist;
-fails with a clear message if a whitelisted file is missing. Stdlib only.
+fails with a clear message if a whitelisted file is missing. Refuses symlinks (anywhere on a
+file's path inside the tree) and anything that resolves outside the tree, so a link cannot export
+a file from elsewhere. Stdlib only.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ ENTRY_POINT = "examples.day15.main:app"
 WHITELIST_FILES: tuple[str, ...] = (
     "Dockerfile",
     ".dockerignore",
-    "requirements.txt",
+    "requirements.lock",
     "examples/__init__.py",
     "examples/day15/__init__.py",
     "examples/day15/main.py",
@@ -76,6 +78,18 @@ def forbidden(rel: str) -> bool:
     return any(fnmatch.fnmatch(rel, pattern) for pattern in FORBIDDEN_PATTERNS)
 
 
+def check_inside(root: Path, rel: str) -> None:
+    """Refuse ``rel`` if any part of its path below ``root`` is a symlink, or if it resolves
+    outside ``root`` (the copy would follow the link and export what it points to)."""
+    path = root
+    for part in Path(rel).parts:
+        path = path / part
+        if path.is_symlink():
+            raise ExportError(f"refusing to export a symlink: {path.relative_to(root).as_posix()}")
+    if not (root / rel).resolve().is_relative_to(root.resolve()):
+        raise ExportError(f"refusing to export a path outside the tree: {rel}")
+
+
 def collect(root: Path = ROOT) -> list[str]:
     files: list[str] = []
     for rel in WHITELIST_FILES:
@@ -97,15 +111,16 @@ def collect(root: Path = ROOT) -> list[str]:
     for rel in files:
         if forbidden(rel):
             raise ExportError(f"refusing to export a forbidden path: {rel}")
+        check_inside(root, rel)
     return sorted(set(files))
 
 
 def pinned_versions(root: Path = ROOT) -> dict[str, str]:
-    text = (root / "requirements.txt").read_text(encoding="utf-8")
+    text = (root / "requirements.lock").read_text(encoding="utf-8")
     found = {m.group(1): m.group(2) for m in re.finditer(r"^([A-Za-z0-9_.-]+)==([^\s#]+)", text, re.M)}
     missing = [name for name in PINNED if name not in found]
     if missing:
-        raise ExportError(f"requirements.txt must pin {', '.join(missing)}")
+        raise ExportError(f"requirements.lock must pin {', '.join(missing)}")
     return {name: found[name] for name in PINNED}
 
 
@@ -135,7 +150,7 @@ def export(out: Path, root: Path = ROOT) -> dict:
     for rel in files:
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(root / rel, target)
+        shutil.copyfile(root / rel, target, follow_symlinks=False)
         entries.append({"path": rel, "size": target.stat().st_size, "sha256": sha256_of(target)})
     manifest = {
         "entry_point": ENTRY_POINT,

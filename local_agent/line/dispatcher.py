@@ -111,8 +111,9 @@ class ScopeDispatcher:
         self.closed = True
         done = await self.wait_idle(timeout)
         if not done:
+            unfinished = self._pending  # read before the cancelled jobs count themselves down
             for task in list(self._workers.values()):
                 task.cancel()
             await asyncio.gather(*self._workers.values(), return_exceptions=True)
-            log.warning("shutdown dropped unfinished turns", extra={"count": self._pending})
+            log.warning("shutdown dropped unfinished turns", extra={"count": unfinished})
         return done

@@ -1,11 +1,13 @@
 """The background half of the webhook: one inbound event from dedupe to delivered reply.
 
 ``EventProcessor`` is built in the app's lifespan with its collaborators (the turn service, the
-LINE gateway, the store, the clock) and handed to the dispatcher one event at a time. Per event:
-drop duplicates by ``webhookEventId`` (store-backed, so it holds across restarts), run the turn
-(bounded by ``turn_timeout``), tell the observers, and reply with the reply token or fall back to
-push with an ``X-Line-Retry-Key``. A turn that fails unexpectedly or times out still answers with
-a polite apology, then re-raises so the dispatcher logs and counts it.
+LINE gateway, the store, the clock) and handed to the dispatcher one event at a time. Per event,
+both inside ``turn_timeout``: drop duplicates by ``webhookEventId`` (store-backed, so it holds
+across restarts) and run the turn; then tell the observers, and reply with the reply token or fall
+back to push with an ``X-Line-Retry-Key``. A store that fails or times out at the dedupe claim
+answers the polite apology at once (no turn runs, no context is written): the event was already
+acknowledged, so LINE will not redeliver it. A turn that fails unexpectedly or times out still
+answers with a polite apology, then re-raises so the dispatcher logs and counts it.
 
 The turn by kind: ``follow`` → the help text, ``join`` → one short introduction, ``unfollow`` →
 forget the person and answer nothing, ``postback`` → the commands (consent tokens, forget
@@ -100,12 +102,9 @@ class EventProcessor:
         self.turn_timeout = turn_timeout
 
     async def process(self, event: InboundEvent) -> None:
-        if event.event_id and not await self._first_delivery(event.event_id):
-            log.info("duplicate event dropped", extra={"kind": event.kind})
-            return
         started = time.perf_counter()
         try:
-            outcome = await asyncio.wait_for(self.turn(event), self.turn_timeout)
+            outcome = await asyncio.wait_for(self._claim_then_turn(event), self.turn_timeout)
         except Exception:
             # A bug or a hung turn, not a handled failure: the user still gets an apology; the
             # dispatcher logs the exception (class name only) and counts it.
@@ -117,13 +116,19 @@ class EventProcessor:
         self._notify(event, outcome)
         await self.deliver(event, outcome, started)
 
-    async def _first_delivery(self, event_id: str) -> bool:
-        """Whether this is the first time the store sees the event's id (the dedupe claim)."""
-        try:
-            return bool(await asyncio.to_thread(self.store.claim_event, event_id, now=self.clock()))
-        except StoreError:
-            log.warning("dedupe unavailable", extra={"code": "STORE_UNAVAILABLE"})
-            return True  # cannot check: better one duplicate reply than a lost message
+    async def _claim_then_turn(self, event: InboundEvent) -> TurnOutcome | None:
+        """The dedupe claim, then the turn (None for a duplicate). A store that fails or times out
+        at the claim answers the apology (no context is written)."""
+        if event.event_id:
+            try:
+                first = await asyncio.to_thread(self.store.claim_event, event.event_id, now=self.clock())
+            except StoreError as exc:
+                log.warning("dedupe unavailable", extra={"code": exc.code})
+                return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
+            if not first:
+                log.info("duplicate event dropped", extra={"kind": event.kind})
+                return None
+        return await self.turn(event)
 
     def _notify(self, event: InboundEvent, outcome: TurnOutcome) -> None:
         for observer in list(self.observers):

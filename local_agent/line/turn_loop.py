@@ -14,6 +14,7 @@ every call to the turn loop (``call_soon_threadsafe`` keeps submission order).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -26,8 +27,16 @@ SWITCH_INTERVAL = 0.001  # seconds; see the module docstring
 
 
 class TurnLoop:
-    def __init__(self, name: str = "local-turns") -> None:
+    def __init__(self, name: str = "local-turns", *, io_threads: int | None = None) -> None:
         self.loop = asyncio.new_event_loop()
+        if io_threads is not None:
+            # The loop's default executor serves ``to_thread`` hops of turns and the name lookups
+            # of the LINE/Gemini clients. Store work itself runs on the store's own threads with a
+            # deadline; sizing this pool above the number of concurrent turns keeps threads free
+            # for name lookups even while every turn waits on the store.
+            self.loop.set_default_executor(
+                concurrent.futures.ThreadPoolExecutor(io_threads, thread_name_prefix=f"{name}-io")
+            )
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self) -> TurnLoop:

@@ -1,17 +1,22 @@
-"""The LINE webhook: ``POST /callback`` and ``GET /healthz``, built by ``create_app``.
+"""The LINE webhook: ``POST /callback``, ``GET /healthz`` and ``GET /livez``, built by ``create_app``.
 
 Order of work on a request: refuse a body over 256 KiB without reading it all (413), verify
 ``X-Line-Signature`` over the raw body (bad or missing → 400, nothing processed), check the JSON
 shape and parse with the SDK (malformed → 400, never 500), hand each event to the per-scope
-dispatcher and answer 200 at once. Unknown event types, non-text messages, standby-mode events,
+dispatcher and answer 200 at once. A body not received within ``LOCAL_BODY_TIMEOUT_SECONDS`` → 408.
+Before anything is accepted: a store known to be unavailable, a backlog at what the shutdown
+drain can finish, a chat over its share, or a shutdown in progress → 503 (``admission.py``), so
+LINE redelivers the body later. Unknown event types, non-text messages, standby-mode events,
 events whose ids are not LINE-shaped and postbacks that are not ours are answered 200 and ignored;
 so is group or room chatter that does not mention the bot (``line/events.py``).
 
-In the background, per event and in order per scope, ``processor.EventProcessor`` drops
-duplicates, runs the turn and delivers the reply. By default (``LOCAL_TURN_THREAD``) turns run on
-their own event loop in a second thread (``turn_loop.py``), so an acknowledgement never waits
-behind a whole turn. The LINE client is built in the lifespan, inside the loop that uses it;
-shutdown finishes the accepted turns before closing it.
+In the background, per event and in order per scope, ``processor.EventProcessor`` claims the
+event for dedupe and runs the turn (both inside the turn's deadline), then delivers the reply.
+By default (``LOCAL_TURN_THREAD``) turns run on their own event loop in a second thread
+(``turn_loop.py``), so an acknowledgement never waits behind a whole turn. The LINE client is
+built in the lifespan, inside the loop that uses it; shutdown (``shutdown.py``: SIGTERM closes
+admission at once) finishes the accepted turns within ``LOCAL_DRAIN_SECONDS`` of the signal
+before closing it, and logs exactly how many accepted events were not answered.
 """
 
 from __future__ import annotations
@@ -37,13 +42,17 @@ from starlette.requests import ClientDisconnect
 
 from local_agent.context.errors import LocalError, StoreError
 from local_agent.context.session_budget import Measure
+from local_agent.line.admission import Admission
 from local_agent.line.client import LineGateway
 from local_agent.line.dispatcher import Dispatcher, ScopeDispatcher
 from local_agent.line.events import to_inbound
+from local_agent.line.health import health_report, probe_store
 from local_agent.line.processor import INTERNAL_ERROR, TURN_TIMEOUT_SECONDS, EventProcessor, InboundEvent
+from local_agent.line.shutdown import ShutdownClock
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 from local_agent.logs import configure_logging
 from local_agent.settings import Settings
+from local_agent.stores.guarded import GuardedStore
 from local_agent.stores.ports import Store
 from local_agent.wiring import build_service
 
@@ -51,6 +60,7 @@ log = logging.getLogger("local_agent.webhook")
 
 MAX_BODY_BYTES = 256 * 1024
 PURGE_INTERVAL_SECONDS = 3600.0
+IO_THREADS_HEADROOM = 4  # turn-loop executor threads beyond one per concurrent turn
 
 
 class _BodyTooLarge(Exception):
@@ -103,9 +113,10 @@ class _Refused(Exception):
 class _Receiver:
     """``POST /callback``: verify, parse and hand events to the dispatcher, then answer at once."""
 
-    def __init__(self, channel_secret: str) -> None:
+    def __init__(self, channel_secret: str, body_timeout: float) -> None:
         self.parser = WebhookParser(channel_secret)
         self.validator = SignatureValidator(channel_secret)
+        self.body_timeout = body_timeout
 
     async def callback(self, request: Request) -> JSONResponse:
         try:
@@ -115,14 +126,19 @@ class _Receiver:
             if dispatcher is None:
                 raise _Refused(503, "not started")
             events = _inbound_events(payload)
-            return _submit(events, dispatcher, state.processor)
+            if events:
+                _admit(events, state.wiring.store, state.admission)
+            return _submit(events, dispatcher, state.processor, state.admission)
         except _Refused as refusal:
             return refusal.response()
 
     async def _verified_body(self, request: Request) -> tuple[str, str]:
         """The UTF-8 body and its signature, once the signature is checked."""
         try:
-            raw = await _read_body(request)
+            async with asyncio.timeout(self.body_timeout):
+                raw = await _read_body(request)
+        except TimeoutError:
+            raise _Refused(408, "body not received in time") from None
         except _BodyTooLarge:
             raise _Refused(413, "body too large") from None
         except ClientDisconnect:
@@ -171,18 +187,31 @@ def _inbound_events(payload: Any) -> list[InboundEvent]:
     return events
 
 
-def _submit(events: list[InboundEvent], dispatcher: Dispatcher, processor: EventProcessor) -> JSONResponse:
-    """Queue each event on its scope's queue. With no room for all of them none is queued and LINE
-    is asked to redeliver (503); once shutdown has begun the rest are refused (503)."""
-    if events and not dispatcher.has_room(len(events)):
-        log.warning("backlog full, asking LINE to redeliver", extra={"count": dispatcher.pending})
-        return JSONResponse({"error": "busy"}, status_code=503)
-    accepted = 0
-    for event in events:
-        if not dispatcher.submit(event.scope.storage_id, partial(processor.process, event)):
+def _admit(events: list[InboundEvent], store: GuardedStore, admission: Admission) -> None:
+    """Reserve a place for every event of the body, or refuse the whole body with 503 before
+    anything of it is claimed or run: LINE redelivers it later (with webhook redelivery turned on
+    in the LINE console, see the deploy guide)."""
+    if store.health.state == "unavailable":
+        log.warning("store unavailable, asking LINE to redeliver", extra={"count": len(events)})
+        raise _Refused(503, "store unavailable")
+    refused = admission.admit([event.scope.storage_id for event in events])
+    if refused is not None:
+        log.warning("not accepted, asking LINE to redeliver", extra={"code": refused, "count": len(events)})
+        raise _Refused(503, refused)
+
+
+def _submit(
+    events: list[InboundEvent], dispatcher: Dispatcher, processor: EventProcessor, admission: Admission
+) -> JSONResponse:
+    """Queue each admitted event on its scope's queue; each holds its place in ``admission`` until
+    its turn ends. Once shutdown has begun the rest are refused (503) and their places given back."""
+    for i, event in enumerate(events):
+        scope = event.scope.storage_id
+        if not dispatcher.submit(scope, partial(admission.hold, scope, partial(processor.process, event))):
+            for rest in events[i:]:
+                admission.release(rest.scope.storage_id)
             return JSONResponse({"error": "shutting down"}, status_code=503)
-        accepted += 1
-    return JSONResponse({"status": "ok", "accepted": accepted})
+    return JSONResponse({"status": "ok", "accepted": len(events)})
 
 
 async def _open_turn_side(settings: Settings) -> tuple[LineGateway, ScopeDispatcher]:
@@ -211,14 +240,15 @@ class _TurnSide:
         previous_interval = sys.getswitchinterval()
         if not settings.local_turn_thread:
             return cls(*await _open_turn_side(settings), None, previous_interval)
-        turn_loop = TurnLoop().start()
+        turn_loop = TurnLoop(io_threads=settings.local_max_concurrent_turns + IO_THREADS_HEADROOM).start()
         sys.setswitchinterval(SWITCH_INTERVAL)
         gateway, inner = await turn_loop.call(_open_turn_side(settings))
         return cls(gateway, ThreadedDispatcher(turn_loop, inner), turn_loop, previous_interval)
 
-    async def close(self) -> None:
-        """Finish the accepted turns, then close the LINE client (on its own loop)."""
-        await self.dispatcher.drain()
+    async def close(self, drain_seconds: float) -> None:
+        """Finish the accepted turns (cancel what is left after ``drain_seconds``), then close the
+        LINE client (on its own loop)."""
+        await self.dispatcher.drain(drain_seconds)
         if self.turn_loop is None:
             await self.gateway.close()
             return
@@ -265,6 +295,16 @@ class _Lifespan:
             model=self.model,
             measure=self.measure,
         )
+        admission = Admission(
+            concurrency=settings.local_max_concurrent_turns,
+            drain_seconds=settings.local_drain_seconds,
+            ceiling=settings.local_max_pending_turns,
+            per_scope_ceiling=settings.local_max_pending_per_scope,
+            turn_estimate=settings.local_turn_estimate_seconds,
+        )
+        shutdown = ShutdownClock(admission.close)
+        shutdown.install()
+        app.state.admission, app.state.shutdown = admission, shutdown
         side = await _TurnSide.open(settings)
         app.state.wiring, app.state.gateway, app.state.dispatcher = wiring, side.gateway, side.dispatcher
         app.state.processor = EventProcessor(
@@ -275,29 +315,59 @@ class _Lifespan:
             observers=app.state.observers,
             turn_timeout=self.turn_timeout,
         )
-        purger = asyncio.create_task(_purge_periodically(wiring.store, self.clock))
+        tasks = [
+            asyncio.create_task(_purge_periodically(wiring.store, self.clock)),
+            asyncio.create_task(probe_store(wiring.store)),
+        ]
         log.info("service started", extra={"kind": settings.local_model, "status": settings.local_store})
         try:
             yield
         finally:
-            purger.cancel()
-            await side.close()
-            if self.store is None:  # a store passed in belongs to the caller
-                wiring.store.close()
+            shutdown.begin()  # SIGTERM usually started it already; a lifespan exit without one, here
+            for task in tasks:
+                task.cancel()
+            await side.close(shutdown.remaining(settings.local_drain_seconds))
+            shutdown.uninstall()
+            _account(admission)
+            self._close_store(wiring.store)
             log.info("service stopped", extra={"count": side.dispatcher.completed})
+
+    def _close_store(self, store: GuardedStore) -> None:
+        if self.store is None:  # a store passed in belongs to the caller
+            store.close()
+        elif store is not self.store:  # only its guard is ours: free the guard's threads
+            store.pool.shutdown()
+
+
+def _account(admission: Admission) -> None:
+    """Exact: accepted events whose turn did not finish (cancelled by the drain's deadline)."""
+    log.log(
+        logging.WARNING if admission.lost else logging.INFO,
+        "shutdown accounting",
+        extra={"count": admission.lost, "accepted": admission.accepted},
+    )
 
 
 async def _healthz(request: Request) -> JSONResponse:
-    settings: Settings = request.app.state.settings
-    dispatcher = getattr(request.app.state, "dispatcher", None)
-    return JSONResponse(
-        {
-            "status": "ok",
-            "pending": dispatcher.pending if dispatcher else 0,
-            "store": settings.local_store,
-            "model": settings.local_model,
-        }
+    """ok / degraded (200), unavailable / stopping / starting (503); see ``health.py``."""
+    state = request.app.state
+    settings: Settings = state.settings
+    wiring, shutdown = getattr(state, "wiring", None), getattr(state, "shutdown", None)
+    dispatcher: Dispatcher | None = getattr(state, "dispatcher", None)
+    code, body = health_report(
+        wiring.store if wiring is not None else None,
+        getattr(state, "admission", None),
+        stopping=shutdown is not None and shutdown.signalled_at is not None,
+        pending=dispatcher.pending if dispatcher else 0,
+        backend=settings.local_store,
+        model=settings.local_model,
     )
+    return JSONResponse(body, status_code=code)
+
+
+async def _livez() -> JSONResponse:
+    """200 while the process serves HTTP (Cloud Run startup and liveness probes)."""
+    return JSONResponse({"status": "alive"})
 
 
 def create_app(
@@ -320,8 +390,11 @@ def create_app(
     app = FastAPI(title="LOCAL Day 15", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.observers = []
     app.state.settings = settings
-    app.post("/callback")(_Receiver(settings.line_channel_secret).callback)
+    app.post("/callback")(
+        _Receiver(settings.line_channel_secret, settings.local_body_timeout_seconds).callback
+    )
     app.get("/healthz")(_healthz)
+    app.get("/livez")(_livez)
     return app
 
 

@@ -28,6 +28,10 @@ Layout (``<p>`` is ``collection_prefix``, default ``local``)::
   with an equality filter only and sort client-side, so no composite index is needed.
 * Document ids: keys made of ``[A-Za-z0-9_-]`` (at most 256 characters) are used as they are;
   any other key is stored under ``~`` + its SHA-256, and the key itself is a field.
+* Every RPC carries ``timeout=call_timeout`` and a bounded ``retry=`` (transient errors retried
+  with backoff for at most ``call_timeout`` seconds in all), so an unreachable Firestore fails in
+  seconds instead of minutes. Transactions' begin/commit RPCs take no such arguments in the client
+  library; the ``GuardedStore`` deadline bounds them for the caller.
 * Failures from ``google.api_core`` / ``google.auth`` (ServiceUnavailable, DeadlineExceeded,
   RetryError, transactions aborted more than ``max_attempts`` times, ...) become
   ``StoreError(operation=..., backend="firestore")``.
@@ -65,6 +69,7 @@ T = TypeVar("T")
 JOURNAL_TTL_SECONDS = TTL_SECONDS
 DEFAULT_DATABASE = "(default)"
 DEFAULT_MAX_ATTEMPTS = 10
+DEFAULT_CALL_TIMEOUT = 3.0  # seconds per RPC, and for all retries of one RPC together
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]{1,256}")
 _SAFE_PREFIX = re.compile(r"[A-Za-z0-9_-]{1,100}")
@@ -118,15 +123,32 @@ class FirestoreStore:
         client: Any = None,
         collection_prefix: str = "local",
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        call_timeout: float = DEFAULT_CALL_TIMEOUT,
     ) -> None:
         if not _SAFE_PREFIX.fullmatch(collection_prefix):
             raise ValueError("collection_prefix must be 1-100 characters of [A-Za-z0-9_-]")
         if max_attempts < 1:
             raise ValueError("max_attempts must be >= 1")
+        if call_timeout <= 0:
+            raise ValueError("call_timeout must be > 0")
         self._firestore, self._api_exc, self._auth_exc = _import_firestore()
         self.database = database or DEFAULT_DATABASE
         self.collection_prefix = collection_prefix
         self.max_attempts = max_attempts
+        self.call_timeout = call_timeout
+        from google.api_core import retry as api_retry
+
+        # Each RPC: at most call_timeout seconds, transient errors retried within that time.
+        self._deadline: dict[str, Any] = {
+            "timeout": call_timeout,
+            "retry": api_retry.Retry(
+                predicate=api_retry.if_transient_error,
+                initial=0.1,
+                maximum=1.0,
+                multiplier=2.0,
+                timeout=call_timeout,
+            ),
+        }
         self._lock = threading.Lock()
         self._owns_client = client is None
         self._client = client
@@ -193,14 +215,14 @@ class FirestoreStore:
 
     def load(self, scope_id: str) -> JournalRecord | None:
         with self._guard("journal.load"):
-            snap = self._col("journal").document(_doc_id(scope_id)).get()
+            snap = self._col("journal").document(_doc_id(scope_id)).get(**self._deadline)
         return JournalRecord.from_dict(snap.get("record")) if snap.exists else None
 
     def update(self, scope_id: str, mutate: Mutation) -> JournalRecord | None:
         ref = self._col("journal").document(_doc_id(scope_id))
 
         def body(tx: Any) -> JournalRecord | None:
-            snap = ref.get(transaction=tx)
+            snap = ref.get(transaction=tx, **self._deadline)
             new = mutate(JournalRecord.from_dict(snap.get("record")) if snap.exists else None)
             if new is None:
                 if snap.exists:
@@ -213,11 +235,11 @@ class FirestoreStore:
 
     def delete(self, scope_id: str) -> None:
         with self._guard("journal.delete"):
-            self._col("journal").document(_doc_id(scope_id)).delete()
+            self._col("journal").document(_doc_id(scope_id)).delete(**self._deadline)
 
     def journal_rows(self) -> dict[str, dict[str, Any]]:
         with self._guard("journal.dump"):
-            docs = [d.to_dict() for d in self._col("journal").stream()]
+            docs = [d.to_dict() for d in self._col("journal").stream(**self._deadline)]
         return {d["scope_id"]: d["record"] for d in sorted(docs, key=lambda d: d["scope_id"])}
 
     # -- preferences (PreferenceStore) ----------------------------------------------------
@@ -235,7 +257,7 @@ class FirestoreStore:
 
     def get(self, user_id: str) -> PreferenceState:
         with self._guard("preferences.get"):
-            snap = self._col("preferences").document(_doc_id(user_id)).get()
+            snap = self._col("preferences").document(_doc_id(user_id)).get(**self._deadline)
         return self._pref(user_id, snap.to_dict() if snap.exists else None)
 
     def set_consent(
@@ -244,7 +266,7 @@ class FirestoreStore:
         ref = self._col("preferences").document(_doc_id(user_id))
 
         def body(tx: Any) -> PreferenceState:
-            snap = ref.get(transaction=tx)
+            snap = ref.get(transaction=tx, **self._deadline)
             current = self._pref(user_id, snap.to_dict() if snap.exists else None)
             new = next_preference(current, consent=consent, dietary_type=dietary_type, now=now)
             tx.set(ref, new.to_dict())
@@ -254,7 +276,7 @@ class FirestoreStore:
 
     def preference_rows(self) -> list[dict[str, Any]]:
         with self._guard("preferences.dump"):
-            docs = [d.to_dict() for d in self._col("preferences").stream()]
+            docs = [d.to_dict() for d in self._col("preferences").stream(**self._deadline)]
         docs.sort(key=lambda d: d["user_id"])
         return [self._pref(d["user_id"], d).to_dict() for d in docs]
 
@@ -263,14 +285,14 @@ class FirestoreStore:
         seq = _next_seq()
         data = {**data, "seq": seq}
         with self._guard(operation):
-            self._col(name).document(f"{seq:017d}-{uuid.uuid4().hex[:12]}").create(data)
+            self._col(name).document(f"{seq:017d}-{uuid.uuid4().hex[:12]}").create(data, **self._deadline)
 
     def _rows(self, name: str, operation: str, scope_id: str | None) -> list[dict[str, Any]]:
         query = self._col(name)
         if scope_id is not None:
             query = query.where(filter=self._firestore.FieldFilter("scope_id", "==", scope_id))
         with self._guard(operation):
-            docs = [(d.id, d.to_dict()) for d in query.stream()]
+            docs = [(d.id, d.to_dict()) for d in query.stream(**self._deadline)]
         docs.sort(key=lambda item: (int(item[1]["seq"]), item[0]))
         return [data for _, data in docs]
 
@@ -342,14 +364,14 @@ class FirestoreStore:
         ref = self._col("webhook_events").document(_doc_id(event_id))
         with self._guard("dedupe.claim"):
             try:
-                ref.create(data)
+                ref.create(data, **self._deadline)
                 return True
             except self._api_exc.AlreadyExists:
                 pass
 
         # A record exists: it blocks the claim unless it has expired (TTL deletion lags).
         def body(tx: Any) -> bool:
-            snap = ref.get(transaction=tx)
+            snap = ref.get(transaction=tx, **self._deadline)
             if snap.exists and float(snap.get("expire_at_epoch")) > now:
                 return False
             tx.set(ref, data)
@@ -358,9 +380,11 @@ class FirestoreStore:
         return self._transaction("dedupe.claim", body)
 
 
-def open_firestore_store(project: str | None = None, database: str | None = None) -> FirestoreStore:
+def open_firestore_store(
+    project: str | None = None, database: str | None = None, *, call_timeout: float = DEFAULT_CALL_TIMEOUT
+) -> FirestoreStore:
     """A ``FirestoreStore`` for ``project`` (default: ``$GOOGLE_CLOUD_PROJECT``, else whatever
     project the client library infers from the credentials) and ``database`` (default
     ``(default)``)."""
     project = project or os.environ.get("GOOGLE_CLOUD_PROJECT") or None
-    return FirestoreStore(project=project, database=database or DEFAULT_DATABASE)
+    return FirestoreStore(project=project, database=database or DEFAULT_DATABASE, call_timeout=call_timeout)

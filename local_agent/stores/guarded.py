@@ -1,0 +1,254 @@
+"""Every store call with a deadline, on threads of its own, and a health record of the results.
+
+``GuardedStore`` wraps any store adapter (SQLite, Firestore) and is itself a ``Store``: each
+member of the protocol is written out and forwarded. Each port call runs on a ``StorePool`` thread; the caller waits at most ``deadline`` seconds and then
+gets ``StoreError`` (the pool thread keeps waiting for the backend's own timeout and is reused
+afterwards). So a store that hangs costs a turn at most ``deadline`` seconds per call, and it
+never occupies the threads the event loop uses for name lookups of the LINE and Gemini clients.
+
+``StoreHealth`` keeps the outcome of recent calls and answers ``ok`` / ``degraded`` /
+``unavailable`` for ``/healthz`` and for the webhook's admission (503 while unavailable).
+
+* ``unavailable``: the last ``UNAVAILABLE_AFTER`` calls in a row failed or timed out;
+* ``degraded``: a failure or timeout within the last ``DEGRADED_WINDOW`` seconds;
+* ``ok``: otherwise (including before any call).
+
+Caveat: a write whose caller gave up at the deadline may still land afterwards (the backend
+finishes it on the pool thread). The backends' own timeouts end first (80 % of the deadline, see
+``wiring.open_store``), so this needs a call stuck past them, e.g. a Firestore transaction's
+begin/commit, which take no timeout. The journal's revision gate keeps such a late write consistent.
+
+A call that raises something other than ``StoreError`` (e.g. ``StaleContextError`` from a journal
+mutation) reached the store and counts as a success for health. The pool's threads are daemons,
+so a call stuck in a backend cannot hold the process past its shutdown.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
+
+from local_agent.context.errors import StoreError
+from local_agent.context.journal import JournalRecord, Mutation
+from local_agent.stores.ports import (
+    DEDUPE_TTL_SECONDS,
+    RECORD_RETENTION_SECONDS,
+    AuditRow,
+    ConsentDecision,
+    PreferenceState,
+    Store,
+    TurnSnapshot,
+)
+
+T = TypeVar("T")
+
+HealthState = Literal["ok", "degraded", "unavailable"]
+
+UNAVAILABLE_AFTER = 3  # consecutive failed calls
+DEGRADED_WINDOW = 10.0  # seconds a failure keeps the state at degraded
+PROBE_USER = "local-health-probe"  # preferences.get of this id is the idle probe
+
+
+class StorePool:
+    """A fixed set of daemon threads that run blocking store calls (``submit`` → Future)."""
+
+    def __init__(self, threads: int, name: str = "local-store") -> None:
+        if threads < 1:
+            raise ValueError("threads must be >= 1")
+        self._jobs: queue.SimpleQueue[tuple[concurrent.futures.Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._threads = [
+            threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True) for i in range(threads)
+        ]
+        self._started = False
+        self._lock = threading.Lock()
+        self.busy = 0
+
+    def _start(self) -> None:
+        with self._lock:
+            if not self._started:
+                self._started = True
+                for thread in self._threads:
+                    thread.start()
+
+    def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
+        self._start()
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put((future, fn))
+        return future
+
+    def _work(self) -> None:
+        while True:
+            item = self._jobs.get()
+            if item is None:
+                return
+            future, fn = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            with self._lock:
+                self.busy += 1
+            try:
+                future.set_result(fn())
+            except BaseException as exc:  # handed to the waiting caller
+                future.set_exception(exc)
+            finally:
+                with self._lock:
+                    self.busy -= 1
+
+    def shutdown(self) -> None:
+        """Let idle threads exit; a thread stuck in a call is a daemon and dies with the process."""
+        for _ in self._threads:
+            self._jobs.put(None)
+
+
+class StoreHealth:
+    """Thread-safe record of recent store call outcomes."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._consecutive_failures = 0
+        self._last_failure: float | None = None
+        self._last_call: float | None = None
+        self._latencies: deque[float] = deque(maxlen=100)
+        self.calls = 0
+        self.failures = 0
+        self.timeouts = 0
+
+    def record(self, ok: bool, seconds: float, *, timed_out: bool = False) -> None:
+        with self._lock:
+            now = self._clock()
+            self.calls += 1
+            self._last_call = now
+            self._latencies.append(seconds)
+            if ok:
+                self._consecutive_failures = 0
+            else:
+                self.failures += 1
+                self.timeouts += int(timed_out)
+                self._consecutive_failures += 1
+                self._last_failure = now
+
+    @property
+    def state(self) -> HealthState:
+        with self._lock:
+            if self._consecutive_failures >= UNAVAILABLE_AFTER:
+                return "unavailable"
+            if self._last_failure is not None and self._clock() - self._last_failure < DEGRADED_WINDOW:
+                return "degraded"
+            return "ok"
+
+    def idle_for(self) -> float:
+        """Seconds since the last call (infinite before the first)."""
+        with self._lock:
+            return float("inf") if self._last_call is None else self._clock() - self._last_call
+
+    def report(self) -> dict[str, Any]:
+        state = self.state
+        with self._lock:
+            ordered = sorted(self._latencies)
+            p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))] if ordered else None
+            return {
+                "state": state,
+                "consecutive_failures": self._consecutive_failures,
+                "calls": self.calls,
+                "failures": self.failures,
+                "timeouts": self.timeouts,
+                "p95_ms": None if p95 is None else round(p95 * 1000, 1),
+            }
+
+
+class GuardedStore:
+    """A ``Store`` whose every call is bounded by ``deadline`` seconds and run on ``pool``.
+
+    Each member of ``stores.ports.Store`` is spelled out (same parameters as the adapters), so
+    mypy checks the wrapper against the protocol like any adapter."""
+
+    backend: str  # the inner adapter's
+
+    def __init__(self, inner: Store, *, deadline: float, pool: StorePool, health: StoreHealth) -> None:
+        if deadline <= 0:
+            raise ValueError("deadline must be > 0")
+        self.inner, self.deadline, self.pool, self.health = inner, deadline, pool, health
+        self.backend = inner.backend
+
+    def call(self, operation: str, fn: Callable[[], T]) -> T:
+        started = time.monotonic()
+        future = self.pool.submit(fn)
+        try:
+            result = future.result(timeout=self.deadline)
+        except concurrent.futures.TimeoutError:
+            future.cancel()  # still queued: never runs; already running: finishes on its own
+            self.health.record(False, time.monotonic() - started, timed_out=True)
+            raise StoreError(operation=f"{operation} (deadline)", backend=self.backend) from None
+        except StoreError:
+            self.health.record(False, time.monotonic() - started)
+            raise
+        except BaseException:
+            self.health.record(True, time.monotonic() - started)
+            raise
+        self.health.record(True, time.monotonic() - started)
+        return result
+
+    def probe(self) -> None:
+        """A cheap read that tells whether the store answers (the idle health probe)."""
+        self.get(PROBE_USER)
+
+    def close(self) -> None:
+        self.inner.close()
+        self.pool.shutdown()
+
+    # -- JournalStorage -------------------------------------------------------------------------
+    def load(self, scope_id: str) -> JournalRecord | None:
+        return self.call("journal.load", lambda: self.inner.load(scope_id))
+
+    def update(self, scope_id: str, mutate: Mutation) -> JournalRecord | None:
+        return self.call("journal.update", lambda: self.inner.update(scope_id, mutate))
+
+    def delete(self, scope_id: str) -> None:
+        self.call("journal.delete", lambda: self.inner.delete(scope_id))
+
+    # -- PreferenceStore ------------------------------------------------------------------------
+    def get(self, user_id: str) -> PreferenceState:
+        return self.call("preferences.get", lambda: self.inner.get(user_id))
+
+    def set_consent(
+        self, user_id: str, *, consent: ConsentDecision, dietary_type: str | None, now: float
+    ) -> PreferenceState:
+        return self.call(
+            "preferences.set_consent",
+            lambda: self.inner.set_consent(user_id, consent=consent, dietary_type=dietary_type, now=now),
+        )
+
+    # -- AuditStore, SnapshotStore --------------------------------------------------------------
+    def append_audit(self, row: AuditRow) -> None:
+        self.call("audit.append", lambda: self.inner.append_audit(row))
+
+    def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
+        return self.call("audit.rows", lambda: self.inner.audit_rows(scope_id))
+
+    def append_snapshot(self, snap: TurnSnapshot) -> None:
+        self.call("snapshots.append", lambda: self.inner.append_snapshot(snap))
+
+    def snapshots(self, scope_id: str | None = None) -> list[TurnSnapshot]:
+        return self.call("snapshots.rows", lambda: self.inner.snapshots(scope_id))
+
+    # -- DedupeStore ----------------------------------------------------------------------------
+    def claim_event(self, event_id: str, *, now: float, ttl: float = DEDUPE_TTL_SECONDS) -> bool:
+        return self.call("dedupe.claim", lambda: self.inner.claim_event(event_id, now=now, ttl=ttl))
+
+    # -- retention and inspection ---------------------------------------------------------------
+    def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:
+        return self.call("purge", lambda: self.inner.purge_expired(now, retention=retention))
+
+    def journal_rows(self) -> dict[str, dict[str, Any]]:
+        return self.call("journal.dump", self.inner.journal_rows)
+
+    def preference_rows(self) -> list[dict[str, Any]]:
+        return self.call("preferences.dump", self.inner.preference_rows)
