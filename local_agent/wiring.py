@@ -14,7 +14,7 @@ from local_agent import fingerprint
 from local_agent.agent.adk_router import AdkRouter
 from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.journal import ContextJournal
-from local_agent.context.session_budget import ByteMeasure, Measure, SessionBudget
+from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure, Measure, SessionBudget
 from local_agent.settings import Settings
 from local_agent.stores.ports import Store
 from local_agent.turns.commands import Commands
@@ -63,7 +63,12 @@ def build_model_and_measure(
     model = build_gemini_llm(**common, model=settings.local_model)
     measure: Measure
     if settings.counts_tokens:
-        measure = GeminiTokenMeasure.from_settings(**common, model=settings.local_model)
+        # countTokens only when the byte bound cannot show the request fits (see session_budget).
+        measure = BytesBoundMeasure(
+            GeminiTokenMeasure.from_settings(**common, model=settings.local_model),
+            limit=settings.input_budget,
+            factor=settings.local_count_tokens_bytes_factor,
+        )
     else:
         measure = ByteMeasure()
     return model, measure, generate_config()

@@ -241,6 +241,7 @@ class AdkRouter:
                 "contents": flat_contents(b.contents),
                 "count": b.count,
                 "unit": b.unit,
+                "measured_by": b.measured_by,
                 "dropped_turns": b.dropped_turns,
                 "summary_dropped": b.summary_dropped,
             }
