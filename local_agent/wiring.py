@@ -74,6 +74,26 @@ def build_model_and_measure(
     return model, measure, generate_config()
 
 
+async def run_inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a store call on the turn loop itself, without a thread hop."""
+    return fn(*args, **kwargs)
+
+
+def store_io(settings: Settings, store: Any) -> Callable[..., Any] | None:
+    """How the router runs store calls: ``None`` = a worker thread each (``asyncio.to_thread``).
+
+    SQLite on local disk (WAL, synchronous=NORMAL) answers a read or a commit in tens of
+    microseconds, less than the thread hop costs, and serialises writers anyway; when turns run
+    on their own loop thread (``LOCAL_TURN_THREAD=yes``) its calls run inline, so acks never
+    wait on them. Network stores (Firestore) and turns on the webhook's loop keep the hop.
+    """
+    from local_agent.stores.sqlite import SqliteStore
+
+    if settings.local_turn_thread and isinstance(store, SqliteStore):
+        return run_inline
+    return None
+
+
 @dataclass
 class Wiring:
     store: Store
@@ -103,7 +123,13 @@ def build_service(
     pipeline = ContextPipeline(
         journal=journal, preferences=store, audit=store, snapshots=store, budget=budget, clock=clock
     )
-    router = AdkRouter(pipeline=pipeline, model=model, measure=measure, generate_content_config=config)
+    router = AdkRouter(
+        pipeline=pipeline,
+        model=model,
+        measure=measure,
+        generate_content_config=config,
+        io=store_io(settings, store),
+    )
     commands = Commands(preferences=store, journal=journal, clock=clock)
     service = LocalService(router=router, commands=commands, journal=journal, preferences=store, clock=clock)
     return Wiring(store, journal, pipeline, router, service)

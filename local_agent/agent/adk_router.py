@@ -58,6 +58,19 @@ class TurnOutcome:
     command: CommandName | None = None
 
 
+class TurnSessions(InMemorySessionService):
+    """ADK's in-memory session service, with a delete that does not copy the session first.
+
+    ADK 2.9.1's ``delete_session`` looks the session up through ``_get_session_impl``, which
+    deep-copies it with every event of the turn, only to test that it exists; on a throwaway
+    per-turn session that copy was the largest single cost the router added to a turn. This
+    removes the same entry without the copy (an unknown id is ignored, as in ADK).
+    """
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        self.sessions.get(app_name, {}).get(user_id, {}).pop(session_id, None)
+
+
 def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
     """Rules and tool contract exactly as ADK will send them, as a canonical dict."""
     config = llm_request.config
@@ -106,7 +119,7 @@ class AdkRouter:
         self.instruction = instruction
         self._turns: dict[str, TurnState] = {}
         self._io = io or asyncio.to_thread
-        self.sessions = InMemorySessionService()
+        self.sessions = TurnSessions()
         self.agent = LlmAgent(
             name="local_router",
             model=model,

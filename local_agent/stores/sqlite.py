@@ -119,9 +119,13 @@ class SqliteStore:
 
     @contextmanager
     def _tx(self, operation: str, *, write: bool = True) -> Iterator[sqlite3.Connection]:
+        """A write transaction, or (``write=False``) one autocommit read: every read here is a
+        single SELECT, which SQLite already runs on one consistent snapshot, so it needs no
+        BEGIN/COMMIT round of its own (two statements fewer per read, four reads per turn)."""
         try:
             db = self._conn()
-            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            if write:
+                db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             raise StoreError(operation=operation, backend=self.backend) from exc
         try:
@@ -133,6 +137,8 @@ class SqliteStore:
             self._rollback(db)
             raise
         else:
+            if not write:
+                return
             try:
                 db.execute("COMMIT")
             except sqlite3.Error as exc:
