@@ -25,7 +25,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
-from google.adk.tools import ToolContext
+from google.adk.tools import FunctionTool, ToolContext
 from google.genai import types
 
 FLOOR_APP = "floor"
@@ -64,11 +64,13 @@ async def lookup_township(area: str, tool_context: ToolContext) -> dict[str, Any
 class BareAdk:
     """The floor: one ``Runner`` reused, a fresh in-memory session per turn."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, prebuilt_tool: bool = True) -> None:
         self.sessions = InMemorySessionService()
-        agent = LlmAgent(
-            name="bare", model=TrivialModel(), instruction="彰化縣在地助理。", tools=[lookup_township]
-        )
+        # prebuilt_tool (default): a FunctionTool built once, as the router does: the cheaper, stricter
+        # floor. A bare function is what ADK's quickstart passes; ADK then wraps it again (signature
+        # and docstring parsed) on every model call.
+        tool = FunctionTool(lookup_township) if prebuilt_tool else lookup_township
+        agent = LlmAgent(name="bare", model=TrivialModel(), instruction="彰化縣在地助理。", tools=[tool])
         self.runner = Runner(app_name=FLOOR_APP, agent=agent, session_service=self.sessions)
 
     async def turn(self, text: str) -> int:
