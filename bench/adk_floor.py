@@ -127,8 +127,8 @@ def gemini_path(
             LOCAL_MODEL="gemini-3.8-flash",
             GOOGLE_API_KEY="bench-key-not-real",
             LOCAL_GEMINI_BASE_URL=fake.base_url,
-            LOCAL_APPROVE_COUNT_TOKENS="yes",
-            LOCAL_COUNT_TOKENS_BYTES_FACTOR=str(factor),
+            LOCAL_APPROVE_COUNT_TOKENS=True,
+            LOCAL_COUNT_TOKENS_BYTES_FACTOR=factor,
         )
         wiring = build_service(settings)
 
@@ -156,7 +156,8 @@ def gemini_path(
                         }
                     )
             finally:
-                await wiring.router.model.api_client.aio.aclose()
+                llm: Any = wiring.router.model  # LocalGemini on this path
+                await llm.api_client.aio.aclose()
                 inner = getattr(wiring.router.measure, "inner", None)
                 if inner is not None:
                     await inner.client.aio.aclose()
