@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from google.adk.models.base_llm import BaseLlm
 from google.genai import types
@@ -79,7 +79,7 @@ async def run_inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **kwargs)
 
 
-def store_io(settings: Settings, store: Any) -> Callable[..., Any] | None:
+def store_io(settings: Settings, store: Store) -> Callable[..., Awaitable[Any]] | None:
     """How the router runs store calls: ``None`` = a worker thread each (``asyncio.to_thread``).
 
     SQLite on local disk (WAL, synchronous=NORMAL) answers a read or a commit in tens of

@@ -221,7 +221,6 @@ class GeminiTokenMeasure:
     """
 
     unit = "tokens"
-    measured_by = "countTokens"
 
     def __init__(
         self, client: Client, model: str = GEMINI_MODEL, *, timeout_s: float = COUNT_TOKENS_TIMEOUT_S

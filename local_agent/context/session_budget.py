@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from .canonical import canonical_json, canonical_size
 from .errors import BudgetExceeded, CounterUnitMismatch, InvalidCounterResult
@@ -42,9 +42,10 @@ from .window import DEFAULT_MAX_TURNS, ContextWindow, trim_oldest
 
 UNITS = ("bytes", "tokens")
 # How a figure was obtained (snapshots and the replay record it).
-MEASURED_BY_BYTES = "bytes"  # UTF-8 bytes of the canonical request (offline unit)
-MEASURED_BY_BYTES_BOUND = "bytes-bound"  # an upper bound in tokens from the byte length
-MEASURED_BY_COUNT_TOKENS = "countTokens"  # the model's own counter
+MeasuredBy = Literal["bytes", "bytes-bound", "countTokens"]
+MEASURED_BY_BYTES: MeasuredBy = "bytes"  # UTF-8 bytes of the canonical request (offline unit)
+MEASURED_BY_BYTES_BOUND: MeasuredBy = "bytes-bound"  # an upper bound in tokens from the byte length
+MEASURED_BY_COUNT_TOKENS: MeasuredBy = "countTokens"  # the model's own counter
 
 
 @runtime_checkable
@@ -61,14 +62,20 @@ class Measurement:
     """One figure and how it was obtained (``MEASURED_BY_*``)."""
 
     count: int
-    measured_by: str
+    measured_by: MeasuredBy
+
+
+@runtime_checkable
+class DetailedMeasure(Measure, Protocol):
+    """A measure that also says how it obtained each figure (``BytesBoundMeasure``)."""
+
+    def measured(self, request: Mapping[str, Any]) -> Awaitable[Measurement]: ...
 
 
 class ByteMeasure:
     """Offline measure: UTF-8 bytes of the canonical JSON of the whole request."""
 
     unit = "bytes"
-    measured_by = MEASURED_BY_BYTES
 
     async def __call__(self, request: Mapping[str, Any]) -> int:
         return self.sync(request)
@@ -89,7 +96,7 @@ class BytesBoundMeasure:
     unit = "tokens"
 
     def __init__(self, inner: Measure, *, limit: int, factor: float = 1.0) -> None:
-        if getattr(inner, "unit", None) != "tokens":
+        if inner.unit != "tokens":
             raise ValueError("the bytes bound wraps a measure that counts tokens")
         if type(limit) is not int or limit < 0:
             raise ValueError("limit must be a non-negative int")
@@ -110,18 +117,16 @@ class BytesBoundMeasure:
         bound = self.bound(request)
         if bound is not None and bound <= self.limit:
             return Measurement(bound, MEASURED_BY_BYTES_BOUND)
-        count = await self.inner(request)
-        return Measurement(count, getattr(self.inner, "measured_by", MEASURED_BY_COUNT_TOKENS))
+        return Measurement(await self.inner(request), MEASURED_BY_COUNT_TOKENS)
 
 
 async def measure_request(measure: Measure, request: Mapping[str, Any]) -> Measurement:
-    """``measure``'s figure for ``request`` and how it was obtained (``measured`` if it has one)."""
-    detailed = getattr(measure, "measured", None)
-    if callable(detailed):
-        result = await detailed(request)
-        return Measurement(result.count, result.measured_by)
+    """``measure``'s figure for ``request`` and how it was obtained: a ``DetailedMeasure`` says;
+    any other measure counted in its unit (bytes, or tokens by the model's counter)."""
+    if isinstance(measure, DetailedMeasure):
+        return await measure.measured(request)
     count = await measure(request)
-    return Measurement(count, str(getattr(measure, "measured_by", measure.unit)))
+    return Measurement(count, MEASURED_BY_BYTES if measure.unit == "bytes" else MEASURED_BY_COUNT_TOKENS)
 
 
 def text_content(role: str, text: str) -> dict[str, Any]:
@@ -155,8 +160,8 @@ class BudgetResult:
     counts: tuple[int, ...]
     dropped_turns: int
     summary_dropped: bool
-    measured_by: str = ""  # how ``count`` was obtained (``MEASURED_BY_*``)
-    measured: tuple[str, ...] = ()  # the same for each of ``counts``
+    measured_by: MeasuredBy = MEASURED_BY_BYTES  # how ``count`` was obtained
+    measured: tuple[MeasuredBy, ...] = ()  # the same for each of ``counts``
 
     @property
     def contents(self) -> list[dict[str, Any]]:
@@ -195,7 +200,7 @@ class SessionBudget:
         capped_drops = len(window.turns) - len(kept.turns)
         summary_dropped = False
         counts: list[int] = []
-        measured: list[str] = []
+        measured: list[MeasuredBy] = []
         while True:
             request = {**envelope, "contents": render_contents(kept, current)}
             figure = await measure_request(measure, request)
