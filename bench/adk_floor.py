@@ -66,9 +66,9 @@ class BareAdk:
 
     def __init__(self, *, prebuilt_tool: bool = True) -> None:
         self.sessions = InMemorySessionService()
-        # prebuilt_tool (default): a FunctionTool built once, as the router does: the cheaper, stricter
-        # floor. A bare function is what ADK's quickstart passes; ADK then wraps it again (signature
-        # and docstring parsed) on every model call.
+        # prebuilt_tool (default): a FunctionTool built once, as the router builds its ContractTools:
+        # the cheaper, stricter floor. A bare function is what ADK's quickstart passes; ADK then wraps
+        # it again (signature and docstring parsed) on every model call.
         tool = FunctionTool(lookup_township) if prebuilt_tool else lookup_township
         agent = LlmAgent(name="bare", model=TrivialModel(), instruction="彰化縣在地助理。", tools=[tool])
         self.runner = Runner(app_name=FLOOR_APP, agent=agent, session_service=self.sessions)
