@@ -5,12 +5,19 @@
       N active scopes pre-populated (default 1,000). Offline, no ADK. The tool that runs between
       prepare and finish (proposed by the offline rules, audit row included) is not timed.
 (ii)  one offline ADK turn: AdkRouter.run_turn (fresh ADK session, budget callback, offline
-      stand-in model, tool, journal write) on the same SQLite file.
+      stand-in model, tool, journal write) on the same SQLite file, interleaved turn by turn with
+(ii') ADK's floor: a bare ADK agent (one tool, skip_summarization, same Runner and
+      InMemorySessionService, fresh session per turn, trivial BaseLlm; bench/adk_floor.py).
+      The ratio (ii)/(ii') is the price of our wrapping (target <= 1.3).
 (iii) one whole offline turn through the webhook: signed POST /callback to the real app under
       uvicorn on 127.0.0.1 until the reply is recorded by the FakeLineApi (sequential turns).
+(iv)  the Gemini path per turn against FakeGemini over loopback (real google-genai + ADK):
+      model round trips (generateContent + countTokens), request bytes and reported tokens, for
+      the five-turn script and a 50-turn sweep, with the byte bound (factor 1.0) and without it
+      (factor 0: countTokens before every send, as before the bound).
 
   python -m bench.turn_overhead [--scopes 1000] [--iterations 2000] [--adk-turns 300]
-                                [--webhook-turns 200] [--quick] [--out-dir out/bench]
+                                [--webhook-turns 200] [--sweep-turns 50] [--quick] [--out-dir out/bench]
 """
 
 from __future__ import annotations
@@ -45,6 +52,14 @@ from bench._common import (
 
 NAME = "turn_overhead"
 PIPELINE_TARGET_MS = 1.0
+FLOOR_RATIO_TARGET = 1.3
+FIVE_TURNS = (
+    "花壇有什麼店推薦吃吃看？",
+    "花壇這週有什麼活動？",
+    "附近哪裡可以停車？",
+    "要怎麼搭公車過去？",
+    "剛才那個鄉鎮，再找一家吃的。",
+)
 
 
 def scope_for(i: int):
@@ -113,20 +128,62 @@ async def measure_pipeline(
     return out
 
 
-async def measure_adk(wiring: Any, keys: list[Any], turns: int, seed: int) -> list[float]:
+async def measure_adk(wiring: Any, keys: list[Any], turns: int, seed: int) -> dict[str, list[float]]:
+    """Our offline turn and ADK's bare floor, interleaved turn by turn (same load for both):
+    wall-clock ms and process CPU ms (all threads) per turn."""
+    from bench.adk_floor import BareAdk
+
+    floor = BareAdk()
     rng = random.Random(seed + 1)
     texts = conversation(turns + 5, offset=rng.randrange(20))
-    samples: list[float] = []
+    out: dict[str, list[float]] = {"ours": [], "floor": [], "ours_cpu": [], "floor_cpu": []}
+    wall, cpu = time.perf_counter_ns, time.process_time_ns
     for n, text in enumerate(texts):
         key = keys[rng.randrange(len(keys))]
-        t0 = time.perf_counter_ns()
+        t0, c0 = wall(), cpu()
+        responses = await floor.turn(text)
+        t1, c1 = wall(), cpu()
         outcome = await wiring.router.run_turn(key, text)
-        elapsed = (time.perf_counter_ns() - t0) / 1e6
+        t2, c2 = wall(), cpu()
         if outcome.error_code:
             raise RuntimeError(f"ADK turn failed: {outcome.error_code}")
+        if responses != 1:
+            raise RuntimeError("the bare ADK agent did not run its tool")
         if n >= 5:  # the first few warm ADK up
-            samples.append(elapsed)
-    return samples
+            out["floor"].append((t1 - t0) / 1e6)
+            out["ours"].append((t2 - t1) / 1e6)
+            out["floor_cpu"].append((c1 - c0) / 1e6)
+            out["ours_cpu"].append((c2 - c1) / 1e6)
+    return out
+
+
+def gemini_rows(sweep_turns: int) -> dict[str, list[dict[str, Any]]]:
+    """(iv): per-turn rows for the five-turn script and the sweep, with and without the bound."""
+    from bench.adk_floor import gemini_path
+
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for label, texts in (("five", list(FIVE_TURNS)), ("sweep", conversation(sweep_turns))):
+        for factor in (1.0, 0.0):
+            runs[f"{label}/{factor:g}"] = gemini_path(texts, factor=factor)
+    return runs
+
+
+def gemini_summary(label: str, rows: list[dict[str, Any]]) -> list[Any]:
+    n = len(rows)
+    errors = sum(r["error_code"] is not None for r in rows)
+    return [
+        label,
+        n,
+        round(sum(r["generate"] for r in rows) / n, 3),
+        round(sum(r["count"] for r in rows) / n, 3),
+        round(sum(r["generate"] + r["count"] for r in rows) / n, 3),
+        round(median([r["body_bytes"] for r in rows])),
+        max(r["body_bytes"] for r in rows),
+        round(median([r["reported_prompt_tokens"] for r in rows])),
+        max(r["reported_prompt_tokens"] for r in rows),
+        ",".join(sorted({str(r["measured_by"]) for r in rows})),
+        errors,
+    ]
 
 
 def measure_webhook(
@@ -181,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=2000, help="pipeline-only turns (default 2000)")
     parser.add_argument("--adk-turns", type=int, default=300, help="offline ADK turns (default 300)")
     parser.add_argument("--webhook-turns", type=int, default=200, help="webhook turns (default 200)")
+    parser.add_argument("--sweep-turns", type=int, default=50, help="Gemini-path sweep turns (default 50)")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument(
         "--stock-fake",
@@ -192,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.scopes, args.iterations, args.adk_turns, args.webhook_turns = 100, 100, 20, 20
-    if min(args.scopes, args.iterations, args.adk_turns, args.webhook_turns) < 1:
+        args.sweep_turns = 10
+    if min(args.scopes, args.iterations, args.adk_turns, args.webhook_turns, args.sweep_turns) < 1:
         parser.error("sizes must be >= 1")
     warnings.filterwarnings("ignore", message=r".*EXPERIMENTAL.*")
 
@@ -206,11 +265,13 @@ def main(argv: list[str] | None = None) -> int:
         populate_s = time.perf_counter() - t
         wiring = wire(store)
         pipe = asyncio.run(measure_pipeline(wiring.pipeline, keys, args.iterations, args.seed))
-        adk = asyncio.run(measure_adk(wiring, keys, args.adk_turns, args.seed))
+        adk_runs = asyncio.run(measure_adk(wiring, keys, args.adk_turns, args.seed))
+        adk = adk_runs["ours"]
         store.close()
         webhook, acks = measure_webhook(
             Path(tmp) / "webhook.sqlite3", args.webhook_turns, users=20, nodelay=not args.stock_fake
         )
+    gemini = gemini_rows(args.sweep_turns)
     probes = {}
     for nodelay in (False, True):
         with start_fake_line_api(TOKEN, nodelay=nodelay) as probe:
@@ -224,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         stats_row("    prepare (assemble + measure)", pipe["prepare"]),
         stats_row("    finish (journal + snapshot write)", pipe["finish"]),
         stats_row("(ii) offline ADK turn (run_turn)", adk),
+        stats_row("(ii') ADK floor: bare agent, one tool", adk_runs["floor"]),
+        stats_row("     (ii) CPU ms (process, all threads)", adk_runs["ours_cpu"]),
+        stats_row("     (ii') CPU ms (process, all threads)", adk_runs["floor_cpu"]),
         stats_row("(iii) webhook turn: POST -> reply at fake", webhook),
         stats_row("     webhook ack: POST -> 200", acks),
     ]
@@ -237,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             for k, vs in (
                 ("pipeline", pipe["pipeline"]),
                 ("adk_turn", adk),
+                ("adk_floor", adk_runs["floor"]),
                 ("webhook_turn", webhook),
                 ("webhook_ack", acks),
             )
@@ -273,7 +338,49 @@ def main(argv: list[str] | None = None) -> int:
         f"offline turn through the webhook: median {w_med:.1f} ms over {len(webhook)} "
         f"(p99 {percentile(webhook, 99):.1f} ms; ack median {median(acks):.2f} ms)"
     )
+    f_med = median(adk_runs["floor"])
+    floor_ratio = a_med / f_med
+    cpu_ratio = median(adk_runs["ours_cpu"]) / median(adk_runs["floor_cpu"])
+    floor_met = "MET" if floor_ratio <= FLOOR_RATIO_TARGET else "NOT MET"
+    print(
+        f"ADK floor (reported, not asserted): offline run_turn / bare ADK agent, medians of interleaved "
+        f"turns: {a_med:.2f} / {f_med:.2f} ms = {floor_ratio:.2f} (CPU {cpu_ratio:.2f}; "
+        f"target <= {FLOOR_RATIO_TARGET}) -> {floor_met}"
+    )
     print(f"  wrote {csv_file} and {samples}")
+    print()
+    gemini_headers = [
+        "gemini path (fake over loopback)",
+        "turns",
+        "generate/turn",
+        "countTokens/turn",
+        "round trips/turn",
+        "body B med",
+        "body B max",
+        "prompt tok med",
+        "prompt tok max",
+        "measured_by",
+        "errors",
+    ]
+    gemini_table = [
+        gemini_summary(
+            f"{label} turns, {'byte bound (factor 1.0)' if factor == '1' else 'count every send (factor 0)'}",
+            rows,
+        )
+        for key, rows in gemini.items()
+        for label, factor in [key.split("/")]
+    ]
+    print(format_table(gemini_headers, gemini_table))
+    print(
+        "  body B = generateContent HTTP body bytes as google-genai sent them; prompt tok = the fake's "
+        "usageMetadata (bytes // 4 of the body: a stand-in, not Gemini's tokenizer)"
+    )
+    gemini_csv = write_csv(
+        out_path(f"{NAME}_gemini.csv", args.out_dir),
+        ["run", *gemini.get("five/1", [{}])[0].keys()],
+        [[key, *row.values()] for key, rows in gemini.items() for row in rows],
+    )
+    print(f"  wrote {gemini_csv}")
 
     png = out_path(f"{NAME}.png", args.out_dir)
     plt = pyplot()
@@ -303,6 +410,14 @@ def main(argv: list[str] | None = None) -> int:
                 "webhook_turn_p99_ms": f"{percentile(webhook, 99):.2f}",
                 "webhook_turns": len(webhook),
                 "pipeline_share_of_webhook_turn": f"{share_webhook:.1%}",
+                "adk_floor_median_ms": f"{f_med:.2f}",
+                "adk_floor_ratio": f"{floor_ratio:.2f}",
+                "adk_floor_cpu_ratio": f"{cpu_ratio:.2f}",
+                "adk_floor_target_le_1.3": floor_met,
+                "gemini_round_trips_per_turn_five": gemini_table[0][4],
+                "gemini_count_tokens_per_turn_five": gemini_table[0][3],
+                "gemini_round_trips_per_turn_sweep": gemini_table[2][4],
+                "gemini_round_trips_per_turn_sweep_count_every_send": gemini_table[3][4],
             },
         )
     )

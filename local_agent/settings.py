@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     local_model: Literal["offline", "gemini-3.8-flash"] = Field(default="offline", alias="LOCAL_MODEL")
     local_approve_count_tokens: bool = Field(default=False, alias="LOCAL_APPROVE_COUNT_TOKENS")
     local_input_budget: int | None = Field(default=None, alias="LOCAL_INPUT_BUDGET", ge=1)
+    # countTokens is called only when ceil(request bytes / factor) exceeds the token budget: 1.0 is
+    # the proven bound (a token covers at least one UTF-8 byte), 0 counts every request, > 1 refused.
+    local_count_tokens_bytes_factor: float = Field(
+        default=1.0, alias="LOCAL_COUNT_TOKENS_BYTES_FACTOR", ge=0.0, allow_inf_nan=False
+    )
     local_firestore_database: str = Field(default="(default)", alias="LOCAL_FIRESTORE_DATABASE")
     local_gemini_base_url: str | None = Field(default=None, alias="LOCAL_GEMINI_BASE_URL")
     local_max_concurrent_turns: int = Field(default=32, alias="LOCAL_MAX_CONCURRENT_TURNS", ge=1, le=1024)
@@ -84,6 +89,16 @@ class Settings(BaseSettings):
         raise ValueError(
             "LINE_API_HOST must be https://..., or http:// on 127.0.0.1/localhost for a local fake"
         )
+
+    @field_validator("local_count_tokens_bytes_factor")
+    @classmethod
+    def _proven_factor(cls, value: float) -> float:
+        if value > 1.0:
+            raise ValueError(
+                "must be at most 1.0: above it the byte length no longer proves a request fits "
+                "(1.0 = the proven bound, 0 = countTokens on every request)"
+            )
+        return value
 
     @field_validator("line_channel_secret", "line_channel_access_token")
     @classmethod

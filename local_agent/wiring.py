@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from google.adk.models.base_llm import BaseLlm
 from google.genai import types
@@ -14,7 +14,7 @@ from local_agent import fingerprint
 from local_agent.agent.adk_router import AdkRouter
 from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.journal import ContextJournal
-from local_agent.context.session_budget import ByteMeasure, Measure, SessionBudget
+from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure, Measure, SessionBudget
 from local_agent.settings import Settings
 from local_agent.stores.guarded import GuardedStore, StoreHealth, StorePool
 from local_agent.stores.ports import Store
@@ -83,10 +83,35 @@ def build_model_and_measure(
     model = build_gemini_llm(**common, model=settings.local_model)
     measure: Measure
     if settings.counts_tokens:
-        measure = GeminiTokenMeasure.from_settings(**common, model=settings.local_model)
+        # countTokens only when the byte bound cannot show the request fits (see session_budget).
+        measure = BytesBoundMeasure(
+            GeminiTokenMeasure.from_settings(**common, model=settings.local_model),
+            limit=settings.input_budget,
+            factor=settings.local_count_tokens_bytes_factor,
+        )
     else:
         measure = ByteMeasure()
     return model, measure, generate_config()
+
+
+async def run_inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a store call on the turn loop itself, without a thread hop."""
+    return fn(*args, **kwargs)
+
+
+def store_io(settings: Settings, store: Store) -> Callable[..., Awaitable[Any]] | None:
+    """How the router runs store calls: ``None`` = a worker thread each (``asyncio.to_thread``).
+
+    SQLite on local disk (WAL, synchronous=NORMAL) answers a read or a commit in tens of
+    microseconds, less than the thread hop costs, and serialises writers anyway; when turns run
+    on their own loop thread (``LOCAL_TURN_THREAD=yes``) its calls run inline, so acks never
+    wait on them. Network stores (Firestore) and turns on the webhook's loop keep the hop.
+    """
+    from local_agent.stores.sqlite import SqliteStore
+
+    if settings.local_turn_thread and isinstance(store, SqliteStore):
+        return run_inline
+    return None
 
 
 @dataclass
@@ -118,7 +143,13 @@ def build_service(
     pipeline = ContextPipeline(
         journal=journal, preferences=store, audit=store, snapshots=store, budget=budget, clock=clock
     )
-    router = AdkRouter(pipeline=pipeline, model=model, measure=measure, generate_content_config=config)
+    router = AdkRouter(
+        pipeline=pipeline,
+        model=model,
+        measure=measure,
+        generate_content_config=config,
+        io=store_io(settings, store),
+    )
     tokens = ConsentTokens(settings.line_channel_secret)
     commands = Commands(preferences=store, journal=journal, clock=clock, tokens=tokens)
     service = LocalService(router=router, commands=commands, journal=journal, preferences=store, clock=clock)

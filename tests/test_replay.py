@@ -21,7 +21,7 @@ SUMMARY_LINE = '【應用端舊話題摘要，不是指令、同意或已完成�
 ASK_TOWNSHIP = "請問是哪個鄉鎮？"
 RECORD_KEYS = {"index", "user", "input", "replies", "model_requests", "tool_calls", "journal", "error_code"}
 TOOL_KEYS = {"tool", "proposed_arguments", "effective_arguments", "memory_revision", "preference_origin"}
-REQUEST_KEYS = {"contents", "count", "unit", "dropped_turns", "summary_dropped"}
+REQUEST_KEYS = {"contents", "count", "unit", "measured_by", "dropped_turns", "summary_dropped"}
 
 pytestmark = pytest.mark.slow
 
@@ -112,7 +112,7 @@ def test_one_line_per_event_in_contract_shape(name: str) -> None:
             assert set(call) == TOOL_KEYS
         for request in record["model_requests"]:
             assert set(request) == REQUEST_KEYS
-            assert request["unit"] == "bytes"
+            assert (request["unit"], request["measured_by"]) == ("bytes", "bytes")
             assert request["contents"][-1]["role"] == "user"
         assert set(record["journal"]) == {"turns", "summary", "preference_revision"}
         assert record["error_code"] is None

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from local_agent.context.errors import (
     BudgetError,
@@ -19,8 +22,13 @@ from local_agent.context.errors import (
 )
 from local_agent.context.projection import SafeTurn
 from local_agent.context.session_budget import (
+    MEASURED_BY_BYTES,
+    MEASURED_BY_BYTES_BOUND,
+    MEASURED_BY_COUNT_TOKENS,
     BudgetResult,
     ByteMeasure,
+    BytesBoundMeasure,
+    Measurement,
     SessionBudget,
     build_envelope,
     canonical_json,
@@ -333,3 +341,126 @@ def test_session_budget_rejects_bad_configuration(kwargs):
 def test_request_is_json_serializable_and_round_trips():
     result = prepare(SessionBudget(limit=100_000), seed_window())
     assert json.loads(canonical_json(result.request)) == result.request
+
+
+# -- the bytes bound (countTokens only when the byte length cannot show the request fits) ------------
+
+
+class TokenCounter:
+    """A token counter that records its calls: ``per_content`` tokens per content."""
+
+    unit = "tokens"
+    measured_by = "countTokens"
+
+    def __init__(self, per_content: int = 100, fail: BaseException | None = None) -> None:
+        self.per_content, self.fail, self.calls = per_content, fail, 0
+
+    async def __call__(self, request):
+        self.calls += 1
+        if self.fail is not None:
+            raise self.fail
+        return self.per_content * len(request["contents"])
+
+
+def test_bytes_bound_within_the_limit_answers_without_calling_the_counter():
+    counter = TokenCounter()
+    limit = size(seed_window())
+    measure = BytesBoundMeasure(counter, limit=limit)
+    result = prepare(SessionBudget(limit=limit, unit="tokens"), seed_window(), measure)
+    assert counter.calls == 0
+    assert (result.count, result.unit, result.measured_by) == (limit, "tokens", MEASURED_BY_BYTES_BOUND)
+    assert result.measured == (MEASURED_BY_BYTES_BOUND,) and result.dropped_turns == 0
+
+
+def test_bytes_bound_with_a_factor_below_one_is_the_byte_length_divided_by_it_rounded_up():
+    counter = TokenCounter()
+    request = {**ENVELOPE, "contents": render_contents(seed_window(), CURRENT)}
+    nbytes = size(seed_window())
+    measure = BytesBoundMeasure(counter, limit=10 * nbytes, factor=0.3)
+    figure = asyncio.run(measure.measured(request))
+    assert figure == Measurement(math.ceil(nbytes / 0.3), MEASURED_BY_BYTES_BOUND)
+    assert counter.calls == 0
+
+
+def test_one_byte_above_the_bound_calls_the_counter_and_reports_its_figure():
+    counter = TokenCounter(per_content=1)
+    limit = size(seed_window()) - 1
+    measure = BytesBoundMeasure(counter, limit=limit)
+    result = prepare(SessionBudget(limit=limit, unit="tokens"), seed_window(), measure)
+    assert counter.calls == 1
+    assert (result.count, result.measured_by) == (7, MEASURED_BY_COUNT_TOKENS)
+
+
+def test_over_the_bound_trimming_works_on_real_counts_oldest_exchange_first():
+    counter = TokenCounter(per_content=100)  # seed turn five: 7 contents = 700 tokens
+    measure = BytesBoundMeasure(counter, limit=650)
+    result = prepare(SessionBudget(limit=650, unit="tokens"), seed_window(), measure)
+    assert result.counts == (700, 500) and result.measured == (MEASURED_BY_COUNT_TOKENS,) * 2
+    assert (result.dropped_turns, result.summary_dropped, result.count) == (1, False, 500)
+    assert counter.calls == 2
+
+
+def test_over_the_bound_when_nothing_fits_it_refuses_without_a_result():
+    counter = TokenCounter(per_content=100)
+    with pytest.raises(BudgetExceeded) as info:
+        prepare(SessionBudget(limit=50, unit="tokens"), seed_window(), BytesBoundMeasure(counter, limit=50))
+    assert info.value.code == "CURRENT_AND_RULES_EXCEED_INPUT_BUDGET" and info.value.count == 100
+    assert counter.calls == 4  # two exchanges, then the summary, then rules + question alone
+
+
+def test_factor_zero_counts_every_request():
+    counter = TokenCounter(per_content=1)
+    measure = BytesBoundMeasure(counter, limit=10**9, factor=0)
+    result = prepare(SessionBudget(limit=10**9, unit="tokens"), seed_window(), measure)
+    assert counter.calls == 1 and result.measured_by == MEASURED_BY_COUNT_TOKENS
+
+
+def test_a_counter_that_fails_propagates_and_nothing_is_prepared():
+    counter = TokenCounter(fail=TimeoutError())
+    measure = BytesBoundMeasure(counter, limit=10)
+    with pytest.raises(TimeoutError):
+        prepare(SessionBudget(limit=10, unit="tokens"), seed_window(), measure)
+    assert counter.calls == 1
+
+
+@pytest.mark.parametrize("factor", [1.0001, 2, -0.1, float("nan"), float("inf"), True, "1"])
+def test_a_factor_outside_zero_to_one_is_refused(factor):
+    with pytest.raises(ValueError):
+        BytesBoundMeasure(TokenCounter(), limit=8192, factor=factor)
+
+
+def test_the_bound_wraps_only_a_token_measure_and_needs_a_non_negative_int_limit():
+    with pytest.raises(ValueError):
+        BytesBoundMeasure(ByteMeasure(), limit=8192)
+    for limit in (-1, 1.5, None):
+        with pytest.raises(ValueError):
+            BytesBoundMeasure(TokenCounter(), limit=limit)
+
+
+def test_plain_measures_report_how_they_measured():
+    result = prepare(SessionBudget(limit=10**6), seed_window())
+    assert result.measured_by == MEASURED_BY_BYTES and result.measured == (MEASURED_BY_BYTES,)
+    result = prepare(SessionBudget(limit=10**6, unit="tokens"), seed_window(), TokenCounter(per_content=1))
+    assert result.measured_by == MEASURED_BY_COUNT_TOKENS
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    current=st.text(min_size=1, max_size=400),
+    limit=st.integers(min_value=0, max_value=6000),
+    factor=st.sampled_from([0.0, 0.25, 0.5, 0.9, 1.0]),
+)
+def test_the_bound_is_never_below_the_byte_length_and_the_counter_runs_exactly_when_it_exceeds_the_limit(
+    current, limit, factor
+):
+    counter = TokenCounter(per_content=1)
+    measure = BytesBoundMeasure(counter, limit=limit, factor=factor)
+    request = {**ENVELOPE, "contents": render_contents(seed_window(), current)}
+    nbytes = size(seed_window(), current)
+    figure = asyncio.run(measure.measured(request))
+    skipped = factor > 0 and math.ceil(nbytes / factor) <= limit
+    assert counter.calls == (0 if skipped else 1)
+    if skipped:
+        assert figure.measured_by == MEASURED_BY_BYTES_BOUND and nbytes <= figure.count <= limit
+    else:
+        assert figure == Measurement(7, MEASURED_BY_COUNT_TOKENS)

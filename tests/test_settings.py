@@ -220,6 +220,31 @@ def test_a_yes_no_setting_refuses_anything_else_naming_the_variable(monkeypatch,
     assert "input_value" not in message and repr(value) not in message  # the value is not echoed
 
 
+def test_the_bytes_bound_factor_defaults_to_the_proven_bound(monkeypatch):
+    assert load().local_count_tokens_bytes_factor == 1.0
+    monkeypatch.setenv("LOCAL_COUNT_TOKENS_BYTES_FACTOR", "0")
+    assert load().local_count_tokens_bytes_factor == 0.0  # count every request
+    monkeypatch.setenv("LOCAL_COUNT_TOKENS_BYTES_FACTOR", "0.5")
+    assert load().local_count_tokens_bytes_factor == 0.5
+
+
+@pytest.mark.parametrize(
+    "value,reason",
+    [
+        ("1.01", "no longer proves a request fits"),
+        ("2", "no longer proves a request fits"),
+        ("-0.1", "greater than or equal to 0"),
+        ("nan", "finite number"),
+        ("inf", "finite number"),
+        ("half", "valid number"),
+    ],
+)
+def test_a_bytes_bound_factor_above_one_or_not_a_number_is_refused(monkeypatch, value, reason):
+    monkeypatch.setenv("LOCAL_COUNT_TOKENS_BYTES_FACTOR", value)
+    message = str(refused("LOCAL_COUNT_TOKENS_BYTES_FACTOR"))
+    assert reason in message and "input_value" not in message  # names the variable, says why
+
+
 def test_settings_are_not_read_at_import(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIXES)}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])

@@ -40,12 +40,16 @@ Output, one object per event (``ensure_ascii=False``). For a text or tap::
      "replies": [{"type": "text", "text": "...", "quick_replies": ["同意", "不同意"]},
                  {"type": "flex", "alt_text": "...", "titles": ["..."]}],
      "model_requests": [{"contents": [{"role": "user", "text": "..."}], "count": 812, "unit": "bytes",
-                         "dropped_turns": 0, "summary_dropped": false}],
+                         "measured_by": "bytes", "dropped_turns": 0, "summary_dropped": false}],
      "tool_calls": [{"tool": "...", "proposed_arguments": {...}, "effective_arguments": {...},
                      "memory_revision": 1, "preference_origin": "consented_memory"}],
      "journal": {"turns": ["花壇鄉：找店家"], "summary": {"goal": "places", "area": "花壇鄉"},
                  "preference_revision": 1},
      "error_code": null}
+
+``measured_by`` says how ``count`` was obtained: ``bytes`` (offline), or on the Gemini path with
+countTokens approved ``bytes-bound`` (the byte length, an upper bound in tokens: no countTokens
+call) or ``countTokens``.
 
 For ``advance_seconds`` the same keys are present, empty where they mean nothing, plus
 ``advanced_seconds``::

@@ -12,6 +12,7 @@ per turn and the reply is rendered by code from the tool result.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -58,6 +59,19 @@ class TurnOutcome:
     command: CommandName | None = None
 
 
+class TurnSessions(InMemorySessionService):
+    """ADK's in-memory session service, with a delete that does not copy the session first.
+
+    ADK 2.9.1's ``delete_session`` looks the session up through ``_get_session_impl``, which
+    deep-copies it with every event of the turn, only to test that it exists; on a throwaway
+    per-turn session that copy was the largest single cost the router added to a turn. This
+    removes the same entry without the copy (an unknown id is ignored, as in ADK).
+    """
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        self.sessions.get(app_name, {}).get(user_id, {}).pop(session_id, None)
+
+
 def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
     """Rules and tool contract exactly as ADK will send them, as a canonical dict."""
     config = llm_request.config
@@ -71,11 +85,39 @@ def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
     return {"system_instruction": instruction or "", "tools": tools}
 
 
-def to_genai_contents(contents: list[dict[str, Any]]) -> list[types.Content]:
-    return [
-        types.Content(role=c["role"], parts=[types.Part(text=p["text"]) for p in c["parts"]])
-        for c in contents
-    ]
+def _content(role: str, texts: tuple[str, ...]) -> types.Content:
+    return types.Content(role=role, parts=[types.Part(text=t) for t in texts])
+
+
+@functools.lru_cache(maxsize=1024)
+def _app_written_content(role: str, texts: tuple[str, ...]) -> types.Content:
+    """A validated template for app-written context (projections, markers, summary lines): a
+    bounded set of texts, never the user's words."""
+    return _content(role, texts)
+
+
+def to_genai_contents(
+    contents: list[dict[str, Any]], *, current: types.Content | None = None
+) -> list[types.Content]:
+    """The budgeted contents as genai ``Content``. Everything before the current question is
+    app-written and repeats from turn to turn: each is a shallow copy of a cached template (its
+    own ``Content`` and ``Part`` objects, about a tenth of the cost of validating new ones). The
+    current question (the user's text, last) is never cached: ``current`` (the content ADK built
+    for the new message) is reused when it carries exactly that text, else it is built fresh."""
+    out: list[types.Content] = []
+    for i, c in enumerate(contents):
+        texts = tuple(p["text"] for p in c["parts"])
+        if i == len(contents) - 1:
+            same = (
+                current is not None
+                and current.role == c["role"]
+                and tuple(p.text for p in current.parts or ()) == texts
+            )
+            out.append(current if same and current is not None else _content(c["role"], texts))
+            continue
+        template = _app_written_content(c["role"], texts)
+        out.append(template.model_copy(update={"parts": [p.model_copy() for p in template.parts or []]}))
+    return out
 
 
 def _reply_from(part: types.Part, author: str | None, reply: Reply | None) -> Reply | None:
@@ -106,7 +148,7 @@ class AdkRouter:
         self.instruction = instruction
         self._turns: dict[str, TurnState] = {}
         self._io = io or asyncio.to_thread
-        self.sessions = InMemorySessionService()
+        self.sessions = TurnSessions()
         self.agent = LlmAgent(
             name="local_router",
             model=model,
@@ -150,7 +192,8 @@ class AdkRouter:
             return LlmResponse(
                 content=types.Content(role="model", parts=[types.Part(text=text)]), turn_complete=True
             )
-        llm_request.contents = to_genai_contents(result.contents)
+        current = llm_request.contents[-1] if llm_request.contents else None
+        llm_request.contents = to_genai_contents(result.contents, current=current)
         return None
 
     # -- one turn --------------------------------------------------------------------------
@@ -241,6 +284,7 @@ class AdkRouter:
                 "contents": flat_contents(b.contents),
                 "count": b.count,
                 "unit": b.unit,
+                "measured_by": b.measured_by,
                 "dropped_turns": b.dropped_turns,
                 "summary_dropped": b.summary_dropped,
             }

@@ -7,11 +7,15 @@
 * ``generate_config`` is the agent's ``generate_content_config``: thinking level LOW; temperature left at the model's default (Google's advice for Gemini 3).
 * ``GeminiTokenMeasure`` counts a whole canonical request (rules + tool contract + contents) with
   the server's ``countTokens``; it satisfies ``local_agent.context.session_budget.Measure`` with
-  ``unit = "tokens"``.
+  ``unit = "tokens"``, with a deadline (``COUNT_TOKENS_TIMEOUT_S``): a count that fails or times
+  out raises, and the turn is refused politely without sending. In the service it sits behind
+  ``session_budget.BytesBoundMeasure``, so it is called only for requests the byte bound cannot
+  show to fit.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any, cast
@@ -23,8 +27,10 @@ from pydantic import Field
 from local_agent.context.canonical import canonical_json
 
 GEMINI_MODEL = "gemini-3.8-flash"
+COUNT_TOKENS_TIMEOUT_S = 5.0  # a count slower than this refuses the turn (never an unmeasured send)
 
 __all__ = [
+    "COUNT_TOKENS_TIMEOUT_S",
     "GEMINI_MODEL",
     "GeminiTokenMeasure",
     "LocalGemini",
@@ -211,19 +217,26 @@ class GeminiTokenMeasure:
     Satisfies ``session_budget.Measure``. On Vertex (``client.vertexai``) the system instruction
     and tools go in ``CountTokensConfig``; on the Gemini Developer API they are counted as leading
     user text (see ``build_count_tokens_request``). Errors from the API (``google.genai.errors``)
-    propagate.
+    propagate; a call that takes longer than ``timeout_s`` raises ``TimeoutError``.
     """
 
     unit = "tokens"
 
-    def __init__(self, client: Client, model: str = GEMINI_MODEL) -> None:
+    def __init__(
+        self, client: Client, model: str = GEMINI_MODEL, *, timeout_s: float = COUNT_TOKENS_TIMEOUT_S
+    ) -> None:
+        if not timeout_s > 0:
+            raise ValueError("timeout_s must be > 0")
         self.client = client
         self.model = model
+        self.timeout_s = timeout_s
 
     @classmethod
-    def from_settings(cls, *, model: str = GEMINI_MODEL, **client_settings: Any) -> GeminiTokenMeasure:
+    def from_settings(
+        cls, *, model: str = GEMINI_MODEL, timeout_s: float = COUNT_TOKENS_TIMEOUT_S, **client_settings: Any
+    ) -> GeminiTokenMeasure:
         """Same settings as ``build_gemini_llm`` (passed on to ``make_genai_client``)."""
-        return cls(make_genai_client(**client_settings), model)
+        return cls(make_genai_client(**client_settings), model, timeout_s=timeout_s)
 
     @property
     def vertexai(self) -> bool:
@@ -231,11 +244,14 @@ class GeminiTokenMeasure:
 
     async def __call__(self, request: Mapping[str, Any]) -> int:
         contents, config = build_count_tokens_request(request, vertexai=self.vertexai)
-        response = await self.client.aio.models.count_tokens(
-            # a list of Content is a ContentListUnion; mypy sees list[Content] vs list[ContentUnion]
-            model=self.model,
-            contents=cast(types.ContentListUnion, contents),
-            config=config,
+        response = await asyncio.wait_for(
+            self.client.aio.models.count_tokens(
+                # a list of Content is a ContentListUnion; mypy sees list[Content] vs list[ContentUnion]
+                model=self.model,
+                contents=cast(types.ContentListUnion, contents),
+                config=config,
+            ),
+            timeout=self.timeout_s,
         )
         total = response.total_tokens
         if total is None:

@@ -134,7 +134,9 @@ class ContextPipeline:
                     "contents": redact_current(state.budget.contents),
                     "count": state.budget.count,
                     "unit": state.budget.unit,
+                    "measured_by": state.budget.measured_by,
                     "counts": list(state.budget.counts),
+                    "measured": list(state.budget.measured),
                     "dropped_turns": state.budget.dropped_turns,
                     "summary_dropped": state.budget.summary_dropped,
                 }

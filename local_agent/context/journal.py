@@ -8,6 +8,7 @@ through an injected clock; storage through a port with a transactional ``update`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -59,8 +60,14 @@ class ScopeKey:
     @property
     def storage_id(self) -> str:
         """A stable id safe for any backend (no slashes, fixed length)."""
-        raw = json.dumps([self.destination, self.source_type, self.source_id, self.user_id])
-        return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:40]
+        return _storage_id(self.destination, self.source_type, self.source_id, self.user_id)
+
+
+@functools.lru_cache(maxsize=4096)
+def _storage_id(destination: str, source_type: str, source_id: str, user_id: str) -> str:
+    """Memoised: a turn asks for its scope's id several times (journal, tools, snapshot)."""
+    raw = json.dumps([destination, source_type, source_id, user_id])
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:40]
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,10 +118,18 @@ class SqliteStore:
         return conn
 
     @contextmanager
-    def _tx(self, operation: str, *, write: bool = True) -> Iterator[sqlite3.Connection]:
+    def _tx(
+        self, operation: str, *, write: bool = True, single: bool = False
+    ) -> Iterator[sqlite3.Connection]:
+        """A write transaction, or one autocommit statement: a read (``write=False``; every read
+        here is a single SELECT, which SQLite runs on one consistent snapshot) or a
+        ``single``-statement write (one INSERT is atomic on its own). Those need no BEGIN/COMMIT
+        of their own: two statements fewer each, six per turn."""
+        explicit = write and not single
         try:
             db = self._conn()
-            db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            if explicit:
+                db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             raise StoreError(operation=operation, backend=self.backend) from exc
         try:
@@ -133,6 +141,8 @@ class SqliteStore:
             self._rollback(db)
             raise
         else:
+            if not explicit:
+                return
             try:
                 db.execute("COMMIT")
             except sqlite3.Error as exc:
@@ -219,7 +229,7 @@ class SqliteStore:
 
     # -- audit (AuditStore) ---------------------------------------------------------------
     def append_audit(self, row: AuditRow) -> None:
-        with self._tx("audit.append") as db:
+        with self._tx("audit.append", single=True) as db:
             db.execute(
                 "INSERT INTO audit (scope_id, turn_id, tool, proposed_arguments, memory_revision, "
                 "effective_arguments, preference_origin, status, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -264,7 +274,7 @@ class SqliteStore:
 
     # -- snapshots (SnapshotStore) --------------------------------------------------------
     def append_snapshot(self, snap: TurnSnapshot) -> None:
-        with self._tx("snapshots.append") as db:
+        with self._tx("snapshots.append", single=True) as db:
             db.execute(
                 "INSERT INTO snapshots (scope_id, turn_id, at, data) VALUES (?, ?, ?, ?)",
                 (snap.scope_id, snap.turn_id, snap.at, canonical_json(snap.data)),

@@ -12,7 +12,7 @@ project and location):
 Every request is recorded (path, lower-cased headers, JSON body, what was answered), thread-safely.
 ``generateContent`` answers from a script, then from ``responder``, then with the text "好的";
 ``countTokens`` answers ``{"totalTokens": fake_token_count(body)}``. ``fail_next`` injects errors
-in Google's error JSON shape.
+in Google's error JSON shape; ``stall_next`` holds answers back (a slow or hung endpoint).
 
     with FakeGemini(script=[{"function_call": {"name": "f", "args": {}}}, {"text": "done"}]) as fake:
         client = genai.Client(api_key="k", http_options={"base_url": fake.base_url})
@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -131,6 +132,7 @@ class FakeGemini(LoopbackServer):
     ``script``: items answered in order by generateContent / streamGenerateContent, each either
     ``{"function_call": {"name": ..., "args": {...}}}`` or ``{"text": "..."}``. When the script is
     used up, ``responder(body)`` (if given) returns the next item, else the text ``DEFAULT_TEXT``.
+    ``token_counter(body)`` answers ``countTokens`` (default ``fake_token_count``).
     """
 
     def __init__(
@@ -138,13 +140,16 @@ class FakeGemini(LoopbackServer):
         script: Iterable[Mapping[str, Any]] = (),
         *,
         responder: Responder | None = None,
+        token_counter: Callable[[Any], int] | None = None,
         host: str = "127.0.0.1",
     ) -> None:
         self._lock = threading.Lock()
         self._script: deque[dict[str, Any]] = deque(_check_item(i) for i in script)
         self._faults: deque[tuple[int, str | None]] = deque()
+        self._stalls: deque[tuple[float, str | None]] = deque()
         self._records: list[RecordedRequest] = []
         self._responder = responder
+        self._token_counter = token_counter or fake_token_count
         self._host = host
         self._served = 0
 
@@ -182,6 +187,22 @@ class FakeGemini(LoopbackServer):
             raise ValueError("times must be >= 1")
         with self._lock:
             self._faults.extend([(status, message)] * times)
+
+    def stall_next(self, seconds: float, times: int = 1, *, action: str | None = None) -> None:
+        """The next ``times`` requests (of ``action`` only, when given) wait ``seconds`` before
+        answering; a client that gave up meanwhile is not an error for the fake."""
+        if seconds <= 0 or times < 1:
+            raise ValueError("seconds must be > 0 and times >= 1")
+        with self._lock:
+            self._stalls.extend([(seconds, action)] * times)
+
+    def _take_stall(self, action: str | None) -> float:
+        with self._lock:
+            for i, (seconds, only) in enumerate(self._stalls):
+                if only is None or only == action:
+                    del self._stalls[i]
+                    return seconds
+        return 0.0
 
     # --- what was received ------------------------------------------------------------------
 
@@ -269,9 +290,13 @@ def _route(path: str) -> tuple[dict[str, str], bool]:
 def _answer(
     fake: FakeGemini, command: str, path: str, groups: Mapping[str, str], body: Any
 ) -> tuple[int, Any]:
-    """Status and JSON for one request: no route 404, an injected fault, a body that is not a JSON
-    object 400, else countTokens or the next generate answer (a broken responder answers 500)."""
+    """Status and JSON for one request, after any injected stall: no route 404, an injected
+    fault, a body that is not a JSON object 400, else countTokens (``token_counter``) or the next
+    generate answer (a broken responder answers 500)."""
     action = groups.get("action")
+    stall = fake._take_stall(action)
+    if stall:
+        time.sleep(stall)
     if command != "POST" or action not in (*GENERATE_ACTIONS, COUNT_ACTION):
         return 404, _error_json(404, f"fake gemini: no route for {command} {path}")
     fault = fake._take_fault()
@@ -280,7 +305,7 @@ def _answer(
     if not isinstance(body, dict):
         return 400, _error_json(400, "fake gemini: body must be a JSON object")
     if action == COUNT_ACTION:
-        return 200, {"totalTokens": fake_token_count(body)}
+        return 200, {"totalTokens": fake._token_counter(body)}
     try:
         return 200, fake._generate_response(groups.get("model") or "", body)
     except Exception as exc:  # a broken responder is a test bug: answer 500, keep serving
@@ -307,11 +332,14 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
             ctype = "application/json; charset=UTF-8"
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a stalled answer)
+            self.close_connection = True
 
     def _handle(self) -> None:
         split = urlsplit(self.path)
