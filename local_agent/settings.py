@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     local_gemini_base_url: str | None = Field(default=None, alias="LOCAL_GEMINI_BASE_URL")
     local_max_concurrent_turns: int = Field(default=32, alias="LOCAL_MAX_CONCURRENT_TURNS", ge=1, le=1024)
     local_max_pending_turns: int = Field(default=2000, alias="LOCAL_MAX_PENDING_TURNS", ge=1)
+    # A folder with places.csv and events.csv; unset = the teaching snapshot shipped in the package.
+    local_listings_dir: str | None = Field(default=None, alias="LOCAL_LISTINGS_DIR")
     local_log_level: str = Field(default="INFO", alias="LOCAL_LOG_LEVEL")
     # Run turns on their own event loop thread, so acknowledgements never wait behind a turn.
     local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")

@@ -12,9 +12,11 @@ from google.genai import types
 
 from local_agent import fingerprint
 from local_agent.agent.adk_router import AdkRouter
+from local_agent.agent.instructions import dated_instruction
 from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.journal import ContextJournal
 from local_agent.context.session_budget import ByteMeasure, Measure, SessionBudget
+from local_agent.listings.loader import listings_from
 from local_agent.settings import Settings
 from local_agent.stores.ports import Store
 from local_agent.turns.commands import Commands
@@ -87,6 +89,9 @@ def build_service(
     measure: Measure | None = None,
 ) -> Wiring:
     fingerprint.configure_key(settings.line_channel_secret)
+    # Validated in full before anything opens: a bad file stops the start (ListingsError names
+    # file, row and column) instead of serving half of it.
+    listings = listings_from(settings.local_listings_dir)
     store = store if store is not None else open_store(settings)
     config: types.GenerateContentConfig | None = None
     if model is None:
@@ -96,9 +101,21 @@ def build_service(
     journal = ContextJournal(store, clock=clock)
     budget = SessionBudget(limit=settings.input_budget, unit=measure.unit)
     pipeline = ContextPipeline(
-        journal=journal, preferences=store, audit=store, snapshots=store, budget=budget, clock=clock
+        journal=journal,
+        preferences=store,
+        audit=store,
+        snapshots=store,
+        budget=budget,
+        clock=clock,
+        listings=listings,
     )
-    router = AdkRouter(pipeline=pipeline, model=model, measure=measure, generate_content_config=config)
+    router = AdkRouter(
+        pipeline=pipeline,
+        model=model,
+        measure=measure,
+        generate_content_config=config,
+        instruction=dated_instruction(clock),
+    )
     commands = Commands(preferences=store, journal=journal, clock=clock)
     service = LocalService(router=router, commands=commands, journal=journal, preferences=store, clock=clock)
     return Wiring(store, journal, pipeline, router, service)

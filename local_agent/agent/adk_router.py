@@ -99,7 +99,7 @@ class AdkRouter:
         model: BaseLlm,
         measure: Measure,
         generate_content_config: types.GenerateContentConfig | None = None,
-        instruction: str = SYSTEM_INSTRUCTION,
+        instruction: str | Callable[[Any], str] = SYSTEM_INSTRUCTION,
         io: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.pipeline, self.model, self.measure = pipeline, model, measure

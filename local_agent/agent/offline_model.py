@@ -17,6 +17,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from local_agent.agent import offline_rules as intent
+from local_agent.agent.instructions import today_from
 
 OFFLINE_MODEL_NAME = "local-offline-standin"
 
@@ -40,7 +41,10 @@ class OfflineModel(BaseLlm):
     ) -> AsyncGenerator[LlmResponse, None]:
         tool_names = sorted(llm_request.tools_dict)
         contents = request_contents(llm_request)
-        proposal = intent.propose(contents, tool_names)
+        config = llm_request.config
+        rules = config.system_instruction if config else None
+        today = today_from(rules) if isinstance(rules, str) else None
+        proposal = intent.propose(contents, tool_names, today)
         if "function_call" in proposal:
             call = proposal["function_call"]
             part = types.Part(function_call=types.FunctionCall(name=call["name"], args=dict(call["args"])))
