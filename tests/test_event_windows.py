@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from conftest import FakeClock
 from helpers_app import make_settings
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from local_agent.agent import offline_rules as intent
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION, dated_instruction, today_from, today_line
@@ -208,3 +210,29 @@ def test_the_service_refuses_to_start_on_a_bad_folder(tmp_path):
     assert not (tmp_path / "s.db").exists()  # refused before the store was opened
     with pytest.raises(ListingsError):
         load_listings(folder)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["花壇鄉", "鹿港鎮", "彰化市", "員林市", "北斗鎮", "田尾鄉"]),
+    st.dates(min_value=date(2026, 6, 1), max_value=date(2027, 3, 1)),
+    st.integers(min_value=0, max_value=60),
+)
+def test_every_event_the_tool_returns_for_a_window_overlaps_it_or_is_standing(area, start, days):
+    store = SqliteStore(":memory:")
+    try:
+        tools = TurnTools(
+            preferences=store, audit=store, clock=FakeClock(MONDAY_NOON), user_id="U", scope_id="s"
+        )
+        end = start + timedelta(days=days)
+        result = tools.search_local_events(area, "", start.isoformat(), end.isoformat())
+        assert result["status"] == "ok"
+        for item in result["items"]:
+            if item["standing"]:
+                assert item["start_date"] == "" and item["when"]
+            else:
+                assert item["start_date"] <= end.isoformat() and item["end_date"] >= start.isoformat()
+        flags = [i["standing"] for i in result["items"]]
+        assert flags == sorted(flags)  # dated first, then standing
+    finally:
+        store.close()
