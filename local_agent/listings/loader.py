@@ -77,12 +77,12 @@ class Listings:
 
     @functools.cached_property
     def covered_townships(self) -> tuple[str, ...]:
-        return tuple(sorted({r.township for r in (*self.places, *self.events)}))
+        return tuple(sorted({p.township for p in self.places} | {e.township for e in self.events}))
 
     @functools.cached_property
     def keyword_vocabulary(self) -> frozenset[str]:
         """The categories: words a search may use as a keyword and the audit may keep as they are."""
-        return frozenset(r.category for r in (*self.places, *self.events))
+        return frozenset({p.category for p in self.places} | {e.category for e in self.events})
 
     def summary(self) -> dict[str, object]:
         """Counts per township (places, dated and standing events) for ``listings check``."""
