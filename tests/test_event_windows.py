@@ -236,3 +236,37 @@ def test_every_event_the_tool_returns_for_a_window_overlaps_it_or_is_standing(ar
         assert flags == sorted(flags)  # dated first, then standing
     finally:
         store.close()
+
+
+# -- the Gemini path: the same contract, today's date in the rules -------------------------------
+
+
+def test_gemini_receives_todays_date_and_the_window_arguments_and_its_window_is_honoured(tmp_path):
+    from helpers_app import AppHarness
+
+    from local_agent.agent.gemini import GEMINI_MODEL
+    from local_agent.testing import webhooks as W
+    from local_agent.testing.fake_gemini import FakeGemini
+
+    call = {"name": "search_local_events", "args": {"area": "鹿港鎮", "date_from": "2026-12-31"}}
+    with FakeGemini([{"function_call": call}]).start() as fake:
+        settings = {
+            "LOCAL_MODEL": GEMINI_MODEL,
+            "GOOGLE_API_KEY": "test-key-not-real",
+            "LOCAL_GEMINI_BASE_URL": fake.base_url,
+        }
+        app = AppHarness(tmp_path / "g.sqlite3", settings=settings, clock=FakeClock(MONDAY_NOON)).start()
+        try:
+            app.turn(W.text_event("Ugemini0000000000000000000000002", "鹿港跨年那天有什麼活動？"))
+        finally:
+            app.stop()
+        (generate,) = fake.generate_requests
+    rules = json.dumps(generate.body["systemInstruction"], ensure_ascii=False)
+    assert today_line(MONDAY) in rules
+    declared = {d["name"]: d for t in generate.body["tools"] for d in t["functionDeclarations"]}
+    schema = declared["search_local_events"]["parameters_json_schema"]  # ADK's JSON-schema declaration
+    assert {"date_from", "date_to"} <= set(schema["properties"])
+    (outcome,) = app.outcomes
+    (tool_call,) = outcome.tool_calls
+    assert tool_call["effective_arguments"]["date_to"] == "2026-12-31"
+    assert outcome.reply.texts[0].startswith("鹿港鎮（查詢日期：12/31（四））找到 2 個活動")
