@@ -155,3 +155,24 @@ def test_any_question_gives_no_window_or_one_that_starts_no_earlier_than_today(t
         assert found.start <= found.end and found.days <= MAX_WINDOW_DAYS
         explicit_year = any(ch.isdigit() for ch in text) and ("-" in text or "年" in text)
         assert found.start >= today or explicit_year
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("週六有活動嗎", "2026-12-05"),
+        ("禮拜天呢", "2026-12-06"),
+        ("星期五晚上", "2026-12-04"),
+        ("下週六", "2026-12-12"),
+        ("下禮拜天", "2026-12-13"),
+        ("週一有什麼", "2026-12-07"),  # Monday has passed on a Wednesday: next Monday
+    ],
+)
+def test_a_weekday_is_that_day_this_week_or_next_once_it_has_passed(text, expected):
+    wednesday = date(2026, 12, 2)
+    assert window(text, wednesday) == (expected, expected)
+
+
+@pytest.mark.parametrize("text", ["每週六的市集", "每個禮拜天", "每週末有什麼活動"])
+def test_every_saturday_is_a_rhythm_not_a_date(text):
+    assert window(text) is None

@@ -1,8 +1,8 @@
 """Date phrases in a question → a window of days in Taiwan time (UTC+8), relative to the service clock.
 
-「今天」「明天」「後天」「這禮拜/這週」「這週末/週末」「下禮拜/下週」「下週末」「這個月」「下個月」 and explicit
-dates (「12月5日」「12/5」「2027-01-10」) resolve to a :class:`DateWindow` of whole days, both ends
-included. Weeks run Monday to Sunday; 「這週」 is today up to this Sunday (the days already gone are of no
+「今天」「明天」「後天」「這禮拜/這週」「這週末/週末」「下禮拜/下週」「下週末」「這個月」「下個月」, a weekday
+(「週六」「下禮拜天」) and explicit dates (「12月5日」「12/5」「2027-01-10」) resolve to a :class:`DateWindow` of
+whole days, both ends included. 「每週六」 is a rhythm, not a date: no window. Weeks run Monday to Sunday; 「這週」 is today up to this Sunday (the days already gone are of no
 use to someone asking), 「這個月」 is today up to the month's last day. An explicit date without a year
 is the next such day on or after today (「1/10」 asked in December means next January).
 
@@ -99,6 +99,19 @@ def _week_of(today: date, weeks_ahead: int) -> tuple[date, date]:
     return monday, monday + timedelta(days=6)
 
 
+def _weekday(text: str, today: date) -> DateWindow:
+    """「週六」「禮拜天」: that day this week, or next week once it has passed; 「下週六」: next week's."""
+    match = _WEEKDAY.search(text)
+    assert match is not None
+    wanted = min("一二三四五六日天".index(match.group(2)), 6)  # 日 and 天 are both Sunday
+    day = today - timedelta(days=today.weekday()) + timedelta(days=wanted)
+    if match.group(1) and match.group(1).startswith("下"):
+        day += timedelta(weeks=1)
+    elif day < today:
+        day += timedelta(weeks=1)
+    return DateWindow(day, day)
+
+
 def _relative(phrase: str, today: date) -> DateWindow:
     if phrase == "today":
         return DateWindow(today, today)
@@ -119,15 +132,21 @@ def _relative(phrase: str, today: date) -> DateWindow:
     return DateWindow(first_of_next, _month_end(first_of_next))
 
 
-# Longest and most specific first: 這週末 before 這週, 下週末 before 下週 and 週末.
 _W = "(?:禮拜|星期|週|周)"
+_NOT_EVERY = "(?<!每)(?<!每個)"  # 「每週六」「每個禮拜天」 are a rhythm, not a day
+_WEEKDAY = re.compile(f"{_NOT_EVERY}(下個?|這個?|本)?{_W}([一二三四五六日天])")
+# Longest and most specific first: 這週末 before 這週, 下週末 before 下週 and 週末.
 _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile("今天|今日"), "today"),
     (re.compile("大後天"), ""),  # not supported: never read as 後天
     (re.compile("明天|明日"), "tomorrow"),
     (re.compile("後天"), "day_after"),
     (re.compile(f"下個?{_W}末|下{_W}六日"), "next_weekend"),
-    (re.compile(f"(?:這個?|本){_W}末|(?:這個?|本)?{_W}六日|週末|周末"), "this_weekend"),
+    (
+        re.compile(f"(?:這個?|本){_W}末|{_NOT_EVERY}(?:這個?|本)?{_W}六日|{_NOT_EVERY}(?:週末|周末)"),
+        "this_weekend",
+    ),
+    (_WEEKDAY, "weekday"),
     (re.compile(f"下個?{_W}"), "next_week"),
     (re.compile(f"(?:這個?|本){_W}"), "this_week"),
     (re.compile("下個?月"), "next_month"),
@@ -166,6 +185,8 @@ def find_date_window(text: str, today: date) -> DateWindow | None:
         return explicit
     for pattern, phrase in _PHRASES:
         if pattern.search(text):
+            if phrase == "weekday":
+                return _weekday(text, today)
             return _relative(phrase, today) if phrase else None
     return None
 
