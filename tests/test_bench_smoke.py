@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHMARKS = ("context_growth", "turn_overhead", "webhook_load")
+BENCHMARKS = ("context_growth", "turn_overhead", "webhook_load", "listings_load")
 HANG_LIMIT_S = 300
 
 
