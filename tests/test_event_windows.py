@@ -270,3 +270,18 @@ def test_gemini_receives_todays_date_and_the_window_arguments_and_its_window_is_
     (tool_call,) = outcome.tool_calls
     assert tool_call["effective_arguments"]["date_to"] == "2026-12-31"
     assert outcome.reply.texts[0].startswith("鹿港鎮（查詢日期：12/31（四））找到 2 個活動")
+
+
+def test_every_shipped_listing_renders_into_line_messages(tools):
+    from local_agent.line.messages import to_line_messages
+    from local_agent.listings.loader import shipped_listings
+
+    for area in shipped_listings().covered_townships:
+        for result in (
+            tools.search_local_places(area),
+            tools.search_local_events(area),
+            tools.search_local_events(area, "", "2026-12-01", "2027-01-31"),
+        ):
+            reply = render_tool_result(result)
+            messages = to_line_messages(reply)
+            assert messages and all(line for card in reply.cards for line in card.lines)
