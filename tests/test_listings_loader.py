@@ -313,3 +313,11 @@ def test_nothing_is_returned_when_a_late_row_is_bad(tmp_path):
     write(tmp_path, events=rows)
     err = refused(tmp_path)
     assert err.row == 31 and err.column == "start_date"
+
+
+def test_the_per_township_index_holds_exactly_that_townships_records():
+    listings = shipped_listings()
+    for township in ("花壇鄉", "鹿港鎮", "埤頭鄉"):
+        assert listings.places_in(township) == tuple(p for p in listings.places if p.township == township)
+        assert listings.events_in(township) == tuple(e for e in listings.events if e.township == township)
+    assert listings.events_in("埤頭鄉") == () and listings.places_in("not a township") == ()

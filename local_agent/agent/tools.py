@@ -204,7 +204,7 @@ class TurnTools:
         items = [
             catalogue.place_to_dict(p)
             for p in catalogue.search_places(
-                township, diet, kw, limit=RESULT_LIMIT, places=self.listings.places
+                township, diet, kw, limit=RESULT_LIMIT, places=self.listings.places_in(township)
             )
         ]
         result = {
@@ -249,7 +249,12 @@ class TurnTools:
         items = [
             catalogue.event_to_dict(e)
             for e in catalogue.search_events(
-                township, kw, limit=RESULT_LIMIT, events=self.listings.events, window=window, today=today
+                township,
+                kw,
+                limit=RESULT_LIMIT,
+                events=self.listings.events_in(township),
+                window=window,
+                today=today,
             )
         ]
         effective: dict[str, Any] = {"area": township, "keyword": kw}

@@ -84,6 +84,24 @@ class Listings:
         """The categories: words a search may use as a keyword and the audit may keep as they are."""
         return frozenset({p.category for p in self.places} | {e.category for e in self.events})
 
+    @functools.cached_property
+    def _by_township(self) -> dict[str, tuple[tuple[Place, ...], tuple[Event, ...]]]:
+        towns = self.covered_townships
+        return {
+            t: (
+                tuple(p for p in self.places if p.township == t),
+                tuple(e for e in self.events if e.township == t),
+            )
+            for t in towns
+        }
+
+    def places_in(self, township: str) -> tuple[Place, ...]:
+        """The places of one township (full name), for a search that need not scan the others."""
+        return self._by_township.get(township, ((), ()))[0]
+
+    def events_in(self, township: str) -> tuple[Event, ...]:
+        return self._by_township.get(township, ((), ()))[1]
+
     def summary(self) -> dict[str, object]:
         """Counts per township (places, dated and standing events) for ``listings check``."""
         per: dict[str, dict[str, int]] = {}
