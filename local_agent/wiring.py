@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,11 +17,13 @@ from local_agent.agent.instructions import dated_instruction
 from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.journal import ContextJournal
 from local_agent.context.session_budget import ByteMeasure, Measure, SessionBudget
-from local_agent.listings.loader import listings_from
+from local_agent.listings.loader import ListingsError, listings_from
 from local_agent.settings import Settings
 from local_agent.stores.ports import Store
 from local_agent.turns.commands import Commands
 from local_agent.turns.service import LocalService
+
+log = logging.getLogger("local_agent.wiring")
 
 
 class _GenaiSettings(TypedDict):
@@ -91,7 +94,18 @@ def build_service(
     fingerprint.configure_key(settings.line_channel_secret)
     # Validated in full before anything opens: a bad file stops the start (ListingsError names
     # file, row and column) instead of serving half of it.
-    listings = listings_from(settings.local_listings_dir)
+    try:
+        listings = listings_from(settings.local_listings_dir)
+    except ListingsError as exc:
+        log.error("listings refused; not starting", extra={"code": exc.code})
+        raise
+    log.info(
+        "listings loaded",
+        extra={
+            "kind": "folder" if settings.local_listings_dir else "shipped",
+            "count": len(listings.places) + len(listings.events),
+        },
+    )
     store = store if store is not None else open_store(settings)
     config: types.GenerateContentConfig | None = None
     if model is None:

@@ -198,7 +198,7 @@ def test_a_service_on_a_user_made_folder_answers_a_date_question_through_adk(tmp
         wiring.store.close()
 
 
-def test_the_service_refuses_to_start_on_a_bad_folder(tmp_path):
+def test_the_service_refuses_to_start_on_a_bad_folder(tmp_path, caplog):
     folder = write_folder(tmp_path / "listings")
     events = folder / "events.csv"
     events.write_text(
@@ -208,6 +208,8 @@ def test_the_service_refuses_to_start_on_a_bad_folder(tmp_path):
     with pytest.raises(ListingsError, match=r"^events.csv row 2 column start_date: "):
         build_service(settings, clock=FakeClock(MONDAY_NOON))
     assert not (tmp_path / "s.db").exists()  # refused before the store was opened
+    refused = [r for r in caplog.records if r.name == "local_agent.wiring" and r.levelname == "ERROR"]
+    assert refused and refused[0].code == "LISTINGS_INVALID"
     with pytest.raises(ListingsError):
         load_listings(folder)
 
