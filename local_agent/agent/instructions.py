@@ -31,11 +31,17 @@ def today_line(day: date) -> str:
     return f"{TODAY_PREFIX}{day.isoformat()}（週{WEEKDAYS[day.weekday()]}）。"
 
 
+def dated_rules(now: float, rules: str = SYSTEM_INSTRUCTION) -> str:
+    """The rules the service sends at time ``now``: ``rules`` plus today's line (the offline demo and
+    the benchmarks measure exactly this)."""
+    return rules + today_line(today_in_taipei(now))
+
+
 def dated_instruction(clock: Callable[[], float], rules: str = SYSTEM_INSTRUCTION) -> Callable[[Any], str]:
-    """An ADK instruction provider: the rules plus today's line, read from ``clock`` at each request."""
+    """An ADK instruction provider: :func:`dated_rules`, read from ``clock`` at each request."""
 
     def instruction(_context: Any) -> str:
-        return rules + today_line(today_in_taipei(clock()))
+        return dated_rules(clock(), rules)
 
     return instruction
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING
 
 from local_agent.context.townships import canonical_township
 from local_agent.listings.dates import DateWindow
@@ -346,14 +346,22 @@ __all__ = [
 # as they are: the snapshot's own categories. Anything else a model proposes is audited only as a hash.
 _LAZY = ("PLACES", "EVENTS", "COVERED_TOWNSHIPS", "KEYWORD_VOCABULARY")
 
+if TYPE_CHECKING:  # what ``__getattr__`` serves, typed for callers
+    from local_agent.listings.loader import Listings
 
-def _shipped() -> Any:
+    PLACES: tuple[Place, ...]
+    EVENTS: tuple[Event, ...]
+    COVERED_TOWNSHIPS: tuple[str, ...]
+    KEYWORD_VOCABULARY: frozenset[str]
+
+
+def _shipped() -> Listings:
     from local_agent.listings.loader import shipped_listings  # the loader builds on this module's types
 
     return shipped_listings()
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         listings = _shipped()
         return {
