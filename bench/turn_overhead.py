@@ -97,11 +97,12 @@ async def measure_pipeline(
     pipeline: Any, keys: list[Any], iterations: int, seed: int
 ) -> dict[str, list[float]]:
     from local_agent.agent import offline_rules as intent
-    from local_agent.agent.instructions import SYSTEM_INSTRUCTION
+    from local_agent.agent.instructions import dated_rules, today_from
     from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
     from local_agent.context.session_budget import ByteMeasure, build_envelope
 
-    envelope = build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
+    envelope = build_envelope(dated_rules(time.time()), TOOL_DECLARATIONS)  # the rules the service sends
+    today = today_from(envelope["system_instruction"])
     measure = ByteMeasure()
     rng = random.Random(seed)
     texts = conversation(iterations, offset=rng.randrange(20))
@@ -114,7 +115,7 @@ async def measure_pipeline(
         t1 = clock()
         result = await pipeline.prepare(state, envelope, measure)
         t2 = clock()
-        proposal = intent.propose(result.contents, TOOL_NAMES)  # untimed: the model + the tool
+        proposal = intent.propose(result.contents, TOOL_NAMES, today)  # untimed: the model + the tool
         if "function_call" in proposal:
             call = proposal["function_call"]
             pipeline.tools(state).call(call["name"], dict(call["args"]))

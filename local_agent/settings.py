@@ -66,6 +66,8 @@ class Settings(BaseSettings):
     local_store_threads: int = Field(default=16, alias="LOCAL_STORE_THREADS", ge=1, le=256)
     # Reading a webhook body slower than this answers 408.
     local_body_timeout_seconds: float = Field(default=5.0, alias="LOCAL_BODY_TIMEOUT_SECONDS", gt=0, le=60)
+    # A folder with places.csv and events.csv; unset = the teaching snapshot shipped in the package.
+    local_listings_dir: str | None = Field(default=None, alias="LOCAL_LISTINGS_DIR")
     local_log_level: str = Field(default="INFO", alias="LOCAL_LOG_LEVEL")
     # Run turns on their own event loop thread, so acknowledgements never wait behind a turn.
     local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -12,9 +13,11 @@ from google.genai import types
 
 from local_agent import fingerprint
 from local_agent.agent.adk_router import AdkRouter
+from local_agent.agent.instructions import dated_instruction
 from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.journal import ContextJournal
 from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure, Measure, SessionBudget
+from local_agent.listings.loader import ListingsError, listings_from
 from local_agent.settings import Settings
 from local_agent.stores.guarded import GuardedStore, StoreHealth, StorePool
 from local_agent.stores.ports import Store
@@ -23,6 +26,7 @@ from local_agent.turns.consent import ConsentTokens
 from local_agent.turns.service import LocalService
 
 BACKEND_SHARE = 0.8  # of the store deadline, for the backend's own timeout and retries
+log = logging.getLogger("local_agent.wiring")
 
 
 class _GenaiSettings(TypedDict):
@@ -132,6 +136,20 @@ def build_service(
     measure: Measure | None = None,
 ) -> Wiring:
     fingerprint.configure_key(settings.line_channel_secret)
+    # Validated in full before anything opens: a bad file stops the start (ListingsError names
+    # file, row and column) instead of serving half of it.
+    try:
+        listings = listings_from(settings.local_listings_dir)
+    except ListingsError as exc:
+        log.error("listings refused; not starting", extra={"code": exc.code})
+        raise
+    log.info(
+        "listings loaded",
+        extra={
+            "kind": "folder" if settings.local_listings_dir else "shipped",
+            "count": len(listings.places) + len(listings.events),
+        },
+    )
     store = guard_store(store if store is not None else open_store(settings), settings)
     config: types.GenerateContentConfig | None = None
     if model is None:
@@ -141,13 +159,20 @@ def build_service(
     journal = ContextJournal(store, clock=clock)
     budget = SessionBudget(limit=settings.input_budget, unit=measure.unit)
     pipeline = ContextPipeline(
-        journal=journal, preferences=store, audit=store, snapshots=store, budget=budget, clock=clock
+        journal=journal,
+        preferences=store,
+        audit=store,
+        snapshots=store,
+        budget=budget,
+        clock=clock,
+        listings=listings,
     )
     router = AdkRouter(
         pipeline=pipeline,
         model=model,
         measure=measure,
         generate_content_config=config,
+        instruction=dated_instruction(clock),
         io=store_io(settings, store),
     )
     tokens = ConsentTokens(settings.line_channel_secret)

@@ -1,5 +1,6 @@
 """The one tool contract: ADK's tools are declared by ``TOOL_DECLARATIONS`` and the router sends
-exactly the rules and declarations the core measures (the demo's and the benchmarks' envelope)."""
+exactly the rules and declarations the core measures (the demo's and the benchmarks' envelope): the
+rules with today's line (``dated_rules``) at the service clock."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import FakeClock
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 from helpers_app import make_settings
@@ -16,7 +18,7 @@ from pydantic import Field
 from local_agent.agent.adk_router import AdkRouter, request_envelope
 from local_agent.agent.adk_tools import ContractTool, contract_tools, declaration_dict
 from local_agent.agent.gemini import build_count_tokens_request
-from local_agent.agent.instructions import SYSTEM_INSTRUCTION
+from local_agent.agent.instructions import SYSTEM_INSTRUCTION, dated_rules
 from local_agent.agent.offline_model import OfflineModel
 from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
 from local_agent.context.journal import ScopeKey
@@ -39,10 +41,16 @@ async def _no_run(name: str, args: dict[str, Any], tool_context: Any) -> dict[st
     raise AssertionError("not called in this test")
 
 
+NOW = 1_764_547_200.0  # 2025-12-01 00:00 UTC, 08:00 in Taiwan
+
+
 def _production_router(tmp_path: Path, model: OfflineModel) -> tuple[AdkRouter, Any]:
     """The router and its store, as the app builds them (offline model, SQLite, byte measure)."""
     wiring = build_service(
-        make_settings("http://127.0.0.1:9", tmp_path / "x.db"), model=model, measure=ByteMeasure()
+        make_settings("http://127.0.0.1:9", tmp_path / "x.db"),
+        clock=FakeClock(NOW),
+        model=model,
+        measure=ByteMeasure(),
     )
     return wiring.router, wiring.store
 
@@ -93,7 +101,8 @@ def test_the_router_sends_exactly_the_rules_and_tool_declarations_the_demo_measu
         store.close()
     assert outcome.error_code is None and outcome.tool_calls[0]["tool"] == "search_local_places"
     (sent,) = model.envelopes
-    assert sent == build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
+    assert sent == build_envelope(dated_rules(NOW), TOOL_DECLARATIONS)
+    assert sent["system_instruction"].startswith(SYSTEM_INSTRUCTION)
     assert "You are an agent" not in sent["system_instruction"], "ADK's identity line is not sent"
 
 

@@ -50,3 +50,20 @@ def test_benchmarks_quick(tmp_path: Path) -> None:
         assert (out / f"{name}.png").is_file(), f"bench.{name} wrote no PNG"
         lines = [line for line in stdout.splitlines() if line.strip()]
         assert lines and lines[-1].startswith(f"KEY {name}: "), f"bench.{name} did not end with its KEY line"
+
+
+@pytest.mark.slow
+def test_listings_load_quick(tmp_path: Path) -> None:
+    # Run on its own, after the three above: it adds no CPU to their concurrent start-up.
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.listings_load", "--quick", "--out-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_LIMIT_S,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert (tmp_path / "listings_load.csv").stat().st_size > 0
+    assert (tmp_path / "listings_load.png").is_file()
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert lines[-1].startswith("KEY listings_load: ")

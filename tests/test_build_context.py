@@ -266,3 +266,39 @@ def test_the_fakes_do_not_ship_in_the_image(tmp_path):
     paths = {e["path"] for e in bc.export(tmp_path / "ctx")["files"]}
     assert not any(p.startswith("local_agent/testing/") for p in paths)
     assert "local_agent/line/webhook.py" in paths
+
+
+def test_the_export_carries_the_listings_snapshot_and_it_loads_from_there(tmp_path):
+    from local_agent.listings.loader import load_listings, shipped_listings
+
+    out = tmp_path / "ctx"
+    manifest = bc.export(out)
+    paths = {e["path"] for e in manifest["files"]}
+    assert {"local_agent/listings/data/places.csv", "local_agent/listings/data/events.csv"} <= paths
+    exported = load_listings(out / "local_agent" / "listings" / "data")
+    assert (exported.places, exported.events) == (shipped_listings().places, shipped_listings().events)
+    # only the declared data: no other non-Python file under the package is taken
+    assert all(p.endswith(".py") or p.startswith("local_agent/listings/data/") for p in paths if "/" in p)
+
+
+def test_package_data_outside_the_globs_stays_behind(tmp_path):
+    root = _fake_root(tmp_path)
+    (root / "local_agent" / "listings" / "data" / "draft.xlsx").write_bytes(b"PK")
+    (root / "local_agent" / "notes.csv").write_text("a,b\n", encoding="utf-8")
+    paths = bc.collect(root)
+    assert "local_agent/listings/data/events.csv" in paths
+    assert not any(p.endswith(("draft.xlsx", "notes.csv")) for p in paths)
+
+
+def test_a_missing_listings_file_fails_the_export(tmp_path):
+    root = _fake_root(tmp_path)
+    (root / "local_agent" / "listings" / "data" / "events.csv").unlink()
+    with pytest.raises(bc.ExportError, match="events.csv"):
+        bc.collect(root)
+
+
+def test_the_wheel_declares_the_listings_csvs_as_package_data():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["tool"]["setuptools"]["package-data"]["local_agent.listings"] == ["data/*.csv"]

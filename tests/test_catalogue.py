@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import fields
+from datetime import date
 
 import pytest
 
 from local_agent.context.townships import TOWNSHIPS, canonical_township
-from local_agent.listings import catalogue
 from local_agent.listings.catalogue import (
     ANY,
     COVERED_TOWNSHIPS,
@@ -167,12 +167,11 @@ def test_empty_keyword_means_no_filter():
     assert len(search_places(HUATAN, ANY, "")) == sum(p.township == HUATAN for p in PLACES)
 
 
-def test_keyword_is_case_insensitive(monkeypatch):
+def test_keyword_is_case_insensitive():
     # The snapshot has no Latin letters, so check the folding on a record built for it.
     cafe = Place("z9", "Latte 咖啡", HUATAN, "Coffee", frozenset(), "測試", "Oat Milk")
-    monkeypatch.setattr(catalogue, "PLACES", (*PLACES, cafe))
     for keyword in ("latte", "LATTE", "coffee", "oat milk"):
-        assert search_places(HUATAN, ANY, keyword) == [cafe]
+        assert search_places(HUATAN, ANY, keyword, places=(*PLACES, cafe)) == [cafe]
 
 
 def test_keyword_with_no_match_gives_empty_list():
@@ -181,8 +180,13 @@ def test_keyword_with_no_match_gives_empty_list():
 
 
 def test_event_keyword_filter():
-    names = [e.name for e in search_events(HUATAN, "市集")]
+    # Without a window, a dated event already over by today (花壇秋收感恩市集, October) is left out.
+    names = [e.name for e in search_events(HUATAN, "市集", today=date(2026, 11, 30))]
     assert names == ["花壇假日農夫市集"]
+    assert [e.name for e in search_events(HUATAN, "市集", today=date(2026, 10, 1))] == [
+        "花壇秋收感恩市集",
+        "花壇假日農夫市集",
+    ]
 
 
 def test_results_are_ordered_by_id_and_limited():
@@ -191,7 +195,12 @@ def test_results_are_ordered_by_id_and_limited():
     assert search_places("彰化市", ANY, "", limit=2) == found[:2]
     assert search_places("彰化市", ANY, "", limit=0) == []
     events = search_events("彰化市", "", limit=100)
-    assert [e.id for e in events] == sorted(e.id for e in events)
+    # Dated events first, by first day; then the standing ones, by id.
+    dated = [e for e in events if not e.standing]
+    standing = [e for e in events if e.standing]
+    assert events == dated + standing and dated and standing
+    assert [e.start_date for e in dated] == sorted(e.start_date for e in dated if e.start_date)
+    assert [e.id for e in standing] == sorted(e.id for e in standing)
     assert search_events("彰化市", "", limit=1) == events[:1]
 
 

@@ -212,7 +212,9 @@ def test_intent_module_imports_no_store_settings_network_or_clock():
         "re",
         "collections.abc",
         "typing",
+        "datetime",  # the date type only: today comes in as an argument, read from the request
         "local_agent.listings",
+        "local_agent.listings.dates",
         "local_agent.context.projection",
         "local_agent.context.townships",
     }, imported

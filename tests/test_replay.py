@@ -35,6 +35,7 @@ def _env(**extra: str) -> dict[str, str]:
         "LINE_CHANNEL_SECRET",
         "LINE_CHANNEL_ACCESS_TOKEN",
         "LINE_API_HOST",
+        "LOCAL_LISTINGS_DIR",
     ):
         env.pop(key, None)
     env.update(LOCAL_STORE="sqlite", LOCAL_MODEL="offline", PYTHONIOENCODING="utf-8")
@@ -312,3 +313,49 @@ def test_the_demos_turn_five_request_is_the_one_production_sends(tmp_path: Path)
     assert script_events("five_turns.json")[4]["text"] == demo_turn5["user_text"]
     assert sent["contents"] == demo_contents
     assert (sent["unit"], sent["count"]) == ("bytes", demo_turn5["budget_bytes"])
+
+
+# -- a listings folder of one's own (LOCAL_LISTINGS_DIR) -----------------------------------------
+
+OWN_PLACES = (
+    "id,name,township,category,dietary,address,note\nx01,埤頭素食小館,埤頭鄉,素食,vegetarian,公所附近,\n"
+)
+OWN_EVENTS = (
+    "id,name,township,venue,category,start_date,end_date,when,note\n"
+    "y01,埤頭冬季音樂會,埤頭鄉,埤頭公園,表演,2026-12-05,,晚上七點,\n"
+    "y02,埤頭社區共餐,埤頭鄉,活動中心,體驗,,,每週三中午,\n"
+)
+
+
+def test_a_user_made_listings_folder_is_found_by_the_replay(tmp_path: Path) -> None:
+    folder = tmp_path / "listings"
+    folder.mkdir()
+    (folder / "places.csv").write_text(OWN_PLACES, encoding="utf-8")
+    (folder / "events.csv").write_text(OWN_EVENTS, encoding="utf-8")
+    script = {
+        "events": [{"user": "U1", "text": "埤頭12/5有什麼活動？"}, {"user": "U1", "text": "那邊有什麼吃的？"}]
+    }
+    proc = run_replay(write_script(tmp_path, script), env=_env(LOCAL_LISTINGS_DIR=str(folder)))
+    assert proc.returncode == 0, proc.stderr
+    events, places = lines_of(proc)
+    [call] = events["tool_calls"]
+    args = call["effective_arguments"]
+    # The replay's clock is the wall clock: 12/5 is the next 5 December, whatever today is.
+    assert args["area"] == "埤頭鄉" and args["date_from"] == args["date_to"]
+    assert args["date_from"].endswith("-12-05")
+    titles = events["replies"][-1]["titles"]
+    assert titles[-1] == "埤頭社區共餐"  # the standing event, after any dated one
+    assert "查詢日期：12/5（" in events["replies"][0]["text"]
+    assert places["replies"][-1]["titles"] == ["埤頭素食小館"]
+    assert events["journal"]["turns"] == ["埤頭鄉：查活動"]  # no date phrase in the projection
+
+
+def test_a_bad_listings_folder_stops_the_replay_naming_file_row_and_column(tmp_path: Path) -> None:
+    folder = tmp_path / "listings"
+    folder.mkdir()
+    (folder / "places.csv").write_text(OWN_PLACES.replace("vegetarian", "meat"), encoding="utf-8")
+    (folder / "events.csv").write_text(OWN_EVENTS, encoding="utf-8")
+    script = write_script(tmp_path, {"events": [{"user": "U1", "text": "埤頭有什麼吃的？"}]})
+    proc = run_replay(script, env=_env(LOCAL_LISTINGS_DIR=str(folder)))
+    assert proc.returncode == 1
+    assert "places.csv row 2 column dietary" in proc.stderr and proc.stdout == ""

@@ -16,6 +16,8 @@ STDLIB_ONLY = [
             "fingerprint",
             "listings/__init__",
             "listings/catalogue",
+            "listings/dates",
+            "listings/loader",
             "turns/__init__",
             "turns/commands",
             "agent/__init__",

@@ -274,4 +274,9 @@ def test_tool_declarations_name_exactly_the_two_tools():
     assert tuple(d["name"] for d in TOOL_DECLARATIONS) == TOOL_NAMES
     places = TOOL_DECLARATIONS[0]["parameters"]["properties"]
     assert set(places) == {"area", "dietary_type", "keyword"}
-    assert set(TOOL_DECLARATIONS[1]["parameters"]["properties"]) == {"area", "keyword"}
+    assert set(TOOL_DECLARATIONS[1]["parameters"]["properties"]) == {
+        "area",
+        "keyword",
+        "date_from",
+        "date_to",
+    }

@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY_POINT = "examples.day15.main:app"
 
-# Exact files, and directories whose *.py files are taken (recursively) minus the exclusions.
+# Exact files, and directories whose *.py files — and package data (PACKAGE_DATA) — are taken
+# (recursively) minus the exclusions.
 WHITELIST_FILES: tuple[str, ...] = (
     "Dockerfile",
     ".dockerignore",
@@ -34,6 +35,8 @@ WHITELIST_FILES: tuple[str, ...] = (
     "examples/day15/main.py",
 )
 WHITELIST_PACKAGES: tuple[str, ...] = ("local_agent",)
+# Non-Python files a package needs at run time (the shipped listings snapshot), as globs under it.
+PACKAGE_DATA: tuple[str, ...] = ("*.py", "listings/data/*.csv")
 # Fakes for tests, the replay and the chat stay out of the image.
 EXCLUDED_PACKAGES: tuple[str, ...] = ("local_agent/testing",)
 REQUIRED_IN_PACKAGES: tuple[str, ...] = (
@@ -42,6 +45,8 @@ REQUIRED_IN_PACKAGES: tuple[str, ...] = (
     "local_agent/line/webhook.py",
     "local_agent/agent/adk_router.py",
     "local_agent/app.py",
+    "local_agent/listings/data/places.csv",
+    "local_agent/listings/data/events.csv",
 )
 FORBIDDEN_PATTERNS: tuple[str, ...] = (
     ".git",
@@ -100,7 +105,8 @@ def collect(root: Path = ROOT) -> list[str]:
         base = root / package
         if not base.is_dir():
             raise ExportError(f"whitelisted package is missing: {package}/")
-        for path in sorted(base.rglob("*.py")):
+        found = {p for pattern in PACKAGE_DATA for p in base.rglob(pattern) if p.is_file()}
+        for path in sorted(found):
             rel = path.relative_to(root).as_posix()
             if any(rel == ex or rel.startswith(ex + "/") for ex in EXCLUDED_PACKAGES) or forbidden(rel):
                 continue

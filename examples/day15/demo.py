@@ -33,7 +33,7 @@ from typing import Any
 
 from local_agent import fingerprint
 from local_agent.agent import offline_rules as intent
-from local_agent.agent.instructions import SYSTEM_INSTRUCTION
+from local_agent.agent.instructions import dated_rules, today_from
 from local_agent.agent.pipeline import ContextPipeline, TurnState
 from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
 from local_agent.context import (
@@ -428,7 +428,6 @@ class Demo:
         self.store = SqliteStore(db)
         self.clock = FakeClock()
         self.journal = ContextJournal(self.store, clock=self.clock)
-        self.envelope = build_envelope(SYSTEM_INSTRUCTION, TOOL_DECLARATIONS)
         self.pipeline = self.make_pipeline(BUDGET_LIMIT)
         # A fixed demo secret: the signed consent buttons come out the same on every run.
         tokens = ConsentTokens("local-day15-demo")
@@ -439,6 +438,16 @@ class Demo:
         self.sent: list[tuple[tuple[str, ...], dict[str, Any]]] = []  # (earlier raw texts, request)
         self.requests: list[dict[str, Any]] = []  # every budget request sent
         self.kept_turns: list[int] = []  # window size of every request
+
+    @property
+    def envelope(self) -> dict[str, Any]:
+        """Rules + the tool contract, as the service sends them now: the rules end with today's line
+        (Taiwan time at the fake clock), which the offline rules read like Gemini does."""
+        return build_envelope(dated_rules(self.clock()), TOOL_DECLARATIONS)
+
+    def propose(self, contents: list[dict[str, Any]]) -> dict[str, Any]:
+        """The offline model's proposal, reading today's date from the rules it is sent."""
+        return intent.propose(contents, TOOL_NAMES, today_from(self.envelope["system_instruction"]))
 
     def make_pipeline(self, limit: int) -> ContextPipeline:
         return ContextPipeline(
@@ -467,7 +476,7 @@ class Demo:
         self.sent.append((tuple(earlier), budget.request))
         self.requests.append(budget.request)
         self.kept_turns.append(len(budget.kept.turns))
-        return Turn(state, budget, intent.propose(budget.contents, TOOL_NAMES))
+        return Turn(state, budget, self.propose(budget.contents))
 
     def act(self, turn: Turn) -> Turn:
         """Run the proposed tool (TurnTools reads consented memory now) and render the reply."""
@@ -574,7 +583,7 @@ class Demo:
         probe = tight.begin(state.scope, text, turn_id=f"{state.turn_id}-tight")
         measure = RecordingMeasure()
         result = await tight.prepare(probe, self.envelope, measure)
-        proposal = intent.propose(result.contents, TOOL_NAMES)
+        proposal = self.propose(result.contents)
         self.sent.append((tuple(FIVE_TURNS[:-1]), result.request))
         return {
             "one_byte": refusal,

@@ -60,11 +60,14 @@ For ``advance_seconds`` the same keys are present, empty where they mean nothing
 Settings come from the environment like the app's (``LOCAL_STORE``, ``LOCAL_MODEL``,
 ``LOCAL_INPUT_BUDGET``, ...), except that the replay supplies ``LINE_CHANNEL_SECRET``,
 ``LINE_CHANNEL_ACCESS_TOKEN`` (random) and ``LINE_API_HOST`` (the fake) itself, and uses a fresh
-temporary SQLite file unless ``LOCAL_SQLITE_PATH`` is set in the environment. ``--budget-bytes N``
+temporary SQLite file unless ``LOCAL_SQLITE_PATH`` is set in the environment. ``LOCAL_LISTINGS_DIR``
+chooses the listings folder as it does for the app (default: the shipped snapshot), so a script can ask
+about a township only your own ``places.csv``/``events.csv`` cover. ``--budget-bytes N``
 overrides the input budget. The webhook destination is fixed, so scope keys are stable.
 
 Exit status: 0 done; 2 malformed script (the message on stderr names the event index; lines for
-the events before it have already been printed); 1 the app could not start (bad settings).
+the events before it have already been printed); 1 the app could not start (bad settings, or a
+listings file that does not validate: the message names file, row and column).
 A top-level ``"description"`` string is allowed (and ignored) for notes.
 """
 
@@ -338,6 +341,8 @@ class ReplayDriver:
         else:
             tmp = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="local-replay-"))
             overrides["LOCAL_SQLITE_PATH"] = str(Path(tmp) / "replay.sqlite3")
+        if env.get("LOCAL_LISTINGS_DIR"):
+            overrides["LOCAL_LISTINGS_DIR"] = env["LOCAL_LISTINGS_DIR"]
         if budget_bytes is not None:
             overrides["LOCAL_INPUT_BUDGET"] = budget_bytes
         return Settings(**overrides)
@@ -346,6 +351,7 @@ class ReplayDriver:
         import httpx
 
         from local_agent.line.webhook import create_app
+        from local_agent.listings.loader import ListingsError
         from local_agent.testing.fake_line_api import FakeLineApi
 
         warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")
@@ -358,7 +364,10 @@ class ReplayDriver:
             if budget_bytes is not None and settings.budget_unit != "bytes":
                 raise StartupError("--budget-bytes needs a byte budget (this configuration counts tokens)")
             self.app = create_app(settings, clock=self.clock, configure_logs=False)
-            await self._stack.enter_async_context(self.app.router.lifespan_context(self.app))
+            try:
+                await self._stack.enter_async_context(self.app.router.lifespan_context(self.app))
+            except ListingsError as exc:
+                raise StartupError(f"bad listings: {exc}") from None
             self.app.state.observers.append(lambda event, outcome: self._observed.append((event, outcome)))
             transport = httpx.ASGITransport(app=self.app)
             self.client = await self._stack.enter_async_context(

@@ -20,6 +20,7 @@ from typing import Any
 
 from google.adk.agents import LlmAgent
 from google.adk.agents.callback_context import CallbackContext
+from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
@@ -141,7 +142,7 @@ class AdkRouter:
         model: BaseLlm,
         measure: Measure,
         generate_content_config: types.GenerateContentConfig | None = None,
-        instruction: str = SYSTEM_INSTRUCTION,
+        instruction: str | Callable[[ReadonlyContext], str] = SYSTEM_INSTRUCTION,
         io: Callable[..., Awaitable[Any]] | None = None,
     ) -> None:
         self.pipeline, self.model, self.measure = pipeline, model, measure
@@ -182,7 +183,11 @@ class AdkRouter:
                 content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]), turn_complete=True
             )
         # The rules sent are exactly the rules measured: this replaces the identity line ADK appends.
-        llm_request.config.system_instruction = self.instruction
+        # A provider (``dated_instruction``: the rules + today's line) is read for this request.
+        instruction = self.instruction
+        llm_request.config.system_instruction = (
+            instruction(callback_context) if callable(instruction) else instruction
+        )
         envelope = request_envelope(llm_request)
         try:
             result = await self.pipeline.prepare(state, envelope, self.measure)

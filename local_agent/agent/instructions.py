@@ -1,4 +1,18 @@
-"""Layer 1 of the request: the rules (system instruction). Fixed; the budget never trims it."""
+"""Layer 1 of the request: the rules (system instruction). The budget never trims it.
+
+The rules are fixed text; the service adds one line with today's date in Taiwan (:func:`dated_instruction`)
+so a model can turn 「這週末」 into the event tool's ``date_from``/``date_to``. It is the same length every
+day, and the offline stand-in reads the date from it like Gemini does: from the request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from local_agent.listings.dates import WEEKDAYS, today_in_taipei
 
 SYSTEM_INSTRUCTION = (
     "你是 LOCAL，彰化縣的在地生活小幫手，服務對象多為長輩。"
@@ -9,3 +23,31 @@ SYSTEM_INSTRUCTION = (
     "dietary_type 只在使用者本句明說時才填，否則留空；已同意的偏好由後端在執行時套用，不要自行回想。"
     "其他問題（停車、公車等）請簡短說明目前能做的事。"
 )
+
+TODAY_PREFIX = "今天（台灣時間）是 "
+_TODAY = re.compile(re.escape(TODAY_PREFIX) + r"(\d{4}-\d{2}-\d{2})")
+
+
+def today_line(day: date) -> str:
+    return f"{TODAY_PREFIX}{day.isoformat()}（週{WEEKDAYS[day.weekday()]}）。"
+
+
+def dated_rules(now: float, rules: str = SYSTEM_INSTRUCTION) -> str:
+    """The rules the service sends at time ``now``: ``rules`` plus today's line (the offline demo and
+    the benchmarks measure exactly this)."""
+    return rules + today_line(today_in_taipei(now))
+
+
+def dated_instruction(clock: Callable[[], float], rules: str = SYSTEM_INSTRUCTION) -> Callable[[Any], str]:
+    """An ADK instruction provider: :func:`dated_rules`, read from ``clock`` at each request."""
+
+    def instruction(_context: Any) -> str:
+        return dated_rules(clock(), rules)
+
+    return instruction
+
+
+def today_from(system_instruction: str) -> date | None:
+    """The date a request's rules carry (see :func:`today_line`), or ``None``."""
+    match = _TODAY.search(system_instruction or "")
+    return date.fromisoformat(match.group(1)) if match else None

@@ -17,6 +17,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from local_agent.agent import offline_rules as intent
+from local_agent.agent.instructions import today_from
 
 OFFLINE_MODEL_NAME = "local-offline-standin"
 
@@ -40,7 +41,10 @@ class OfflineModel(BaseLlm):
     ) -> AsyncGenerator[LlmResponse, None]:
         tool_names = sorted(llm_request.tools_dict)
         contents = request_contents(llm_request)
-        proposal = intent.propose(contents, tool_names)
+        config = llm_request.config
+        rules = config.system_instruction if config else None
+        today = today_from(rules) if isinstance(rules, str) else None
+        proposal = intent.propose(contents, tool_names, today)
         if proposal == {"text": intent.ASK_TOWNSHIP}:
             # Ask by running the search with no area: the tool's AREA_REQUIRED answer is the
             # question, and the turn projects as pending so the next answer can complete it.

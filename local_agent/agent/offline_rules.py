@@ -17,11 +17,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Any
 
 from local_agent.context.projection import NO_AREA, PUBLIC_TOPICS, SUMMARY_MARKER, USER_PROJECTION_PREFIX
 from local_agent.context.townships import canonical_township, find_townships
 from local_agent.listings import catalogue
+from local_agent.listings.dates import find_date_window
 
 ASK_TOWNSHIP = "請問是哪個鄉鎮？"
 CAPABILITIES = (
@@ -140,8 +142,12 @@ def find_keyword(text: str) -> str:
     return next((word for word in _KEYWORDS if word in text), "")
 
 
-def propose(contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = ()) -> dict[str, Any]:
-    """``{"function_call": {"name", "args"}}`` or ``{"text": ...}`` from the request's contents."""
+def propose(
+    contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = (), today: date | None = None
+) -> dict[str, Any]:
+    """``{"function_call": {"name", "args"}}`` or ``{"text": ...}`` from the request's contents.
+    ``today`` is the date the request's rules carry: with it, a date phrase in the current question
+    (「這週末」「12/5」) becomes the event search's ``date_from``/``date_to``."""
     if not contents:
         return {"text": CAPABILITIES}
     current = _text_of(contents[-1])
@@ -163,6 +169,9 @@ def propose(contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = (
         args = {"area": area, "dietary_type": diet, "keyword": keyword}
     else:
         args = {"area": area, "keyword": keyword}
+        window = find_date_window(current, today) if today is not None else None
+        if window is not None:
+            args.update(window.arguments())
     return {"function_call": {"name": tool, "args": args}}
 
 

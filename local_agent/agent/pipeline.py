@@ -22,6 +22,7 @@ from local_agent.context.journal import ContextJournal, JournalSnapshot, ScopeKe
 from local_agent.context.projection import SafeTurn
 from local_agent.context.session_budget import BudgetResult, Measure, SessionBudget
 from local_agent.fingerprint import text_fingerprint
+from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
 
 
@@ -69,9 +70,11 @@ class ContextPipeline:
         snapshots: SnapshotStore,
         budget: SessionBudget,
         clock: Callable[[], float],
+        listings: Listings | None = None,
     ) -> None:
         self.journal, self.preferences, self.audit, self.snapshots = journal, preferences, audit, snapshots
         self.budget, self.clock = budget, clock
+        self.listings = listings if listings is not None else shipped_listings()
 
     def begin(self, scope: ScopeKey, current: str, *, turn_id: str | None = None) -> TurnState:
         revision = self.preferences.get(scope.user_id).revision
@@ -92,6 +95,7 @@ class ContextPipeline:
                 scope_id=state.scope.storage_id,
                 turn_id=state.turn_id,
                 personal=state.scope.source_type == "user",
+                listings=self.listings,
             )
         return state.tools
 

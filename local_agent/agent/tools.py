@@ -14,6 +14,8 @@ from typing import Any
 from local_agent.context.townships import canonical_township
 from local_agent.fingerprint import keyword_token
 from local_agent.listings import catalogue
+from local_agent.listings.dates import DateWindow, parse_iso_date, today_in_taipei
+from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditRow, AuditStore, PreferenceOrigin, PreferenceStore
 
 TOOL_NAMES = ("search_local_places", "search_local_events")
@@ -39,12 +41,17 @@ TOOL_DECLARATIONS: list[dict[str, Any]] = [
     },
     {
         "name": "search_local_events",
-        "description": "查彰化縣某鄉鎮市的活動（教學快照）。area 用鄉鎮全名。",
+        "description": (
+            "查彰化縣某鄉鎮市的活動（教學快照）。area 用鄉鎮全名。"
+            "本句說了日期（這週、12/5）才填 date_from/date_to（台灣日期，含首尾），否則留空。"
+        ),
         "parameters": {
             "type": "object",
             "properties": {
                 "area": {"type": "string", "description": "鄉鎮市全名，例如 花壇鄉"},
                 "keyword": {"type": "string", "description": "活動類型關鍵字，或空字串"},
+                "date_from": {"type": "string", "description": "YYYY-MM-DD，或空字串"},
+                "date_to": {"type": "string", "description": "YYYY-MM-DD，只查一天時留空"},
             },
             "required": ["area"],
         },
@@ -55,19 +62,30 @@ TOOL_DECLARATIONS: list[dict[str, Any]] = [
 _PARAMETERS = {d["name"]: frozenset(d["parameters"]["properties"]) for d in TOOL_DECLARATIONS}
 
 
-def keyword_for_audit(keyword: str) -> str:
-    """Keywords from the catalogue's vocabulary are kept; anything else may be the user's own
-    words, so the audit row keeps only its keyed fingerprint and length."""
-    if not keyword or keyword in catalogue.KEYWORD_VOCABULARY:
+def keyword_for_audit(keyword: str, vocabulary: frozenset[str] | None = None) -> str:
+    """Keywords from the listings' vocabulary (their categories; default the shipped snapshot's) are
+    kept; anything else may be the user's own words, so the audit row keeps only its keyed fingerprint
+    and length."""
+    words = catalogue.KEYWORD_VOCABULARY if vocabulary is None else vocabulary
+    if not keyword or keyword in words:
         return keyword
     return keyword_token(keyword)
 
 
-def _redact(arguments: dict[str, Any]) -> dict[str, Any]:
+def _iso_or_empty(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        return value == "" or bool(parse_iso_date(value))
+    except ValueError:
+        return False
+
+
+def _redact(arguments: dict[str, Any], vocabulary: frozenset[str] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in arguments.items():
         if key == "keyword":
-            out[key] = keyword_for_audit(value) if isinstance(value, str) else "#invalid"
+            out[key] = keyword_for_audit(value, vocabulary) if isinstance(value, str) else "#invalid"
         elif key == "area":
             out[key] = value if (value == "" or canonical_township(value)) else "#unrecognised"
         elif key == "dietary_type":
@@ -75,6 +93,8 @@ def _redact(arguments: dict[str, Any]) -> dict[str, Any]:
                 value == "" or catalogue.normalize_dietary_type(value) != catalogue.INVALID
             )
             out[key] = value if ok else "#invalid"
+        elif key in ("date_from", "date_to"):
+            out[key] = value if _iso_or_empty(value) else "#invalid"
         else:
             out[key] = "#unexpected"
     return out
@@ -109,6 +129,7 @@ class TurnTools:
     # its owner's 1:1 chat; there a search uses only what the message itself says.
     personal: bool = True
     executions: list[ToolExecution] = field(default_factory=list)
+    listings: Listings = field(default_factory=shipped_listings)
 
     # -- helpers ---------------------------------------------------------------------------
     def _record(
@@ -124,8 +145,8 @@ class TurnTools:
             scope_id=self.scope_id,
             turn_id=self.turn_id,
             tool=tool,
-            proposed_arguments=_redact(proposed),
-            effective_arguments=_redact(effective),
+            proposed_arguments=_redact(proposed, self.listings.keyword_vocabulary),
+            effective_arguments=_redact(effective, self.listings.keyword_vocabulary),
             memory_revision=revision,
             preference_origin=origin,
             status=result["status"],
@@ -185,7 +206,9 @@ class TurnTools:
         effective = {"area": township, "dietary_type": diet, "keyword": kw}
         items = [
             catalogue.place_to_dict(p)
-            for p in catalogue.search_places(township, diet, kw, limit=RESULT_LIMIT)
+            for p in catalogue.search_places(
+                township, diet, kw, limit=RESULT_LIMIT, places=self.listings.places_in(township)
+            )
         ]
         result = {
             "status": "ok",
@@ -200,16 +223,46 @@ class TurnTools:
         }
         return self._record(tool, proposed, effective, revision, origin, result)
 
-    def search_local_events(self, area: Any = "", keyword: Any = "") -> dict[str, Any]:
+    def search_local_events(
+        self, area: Any = "", keyword: Any = "", date_from: Any = "", date_to: Any = ""
+    ) -> dict[str, Any]:
+        """Events in ``area``; with ``date_from`` (and ``date_to``, inclusive, Taiwan days) only the dated
+        events that have a day in that window, then the standing ones. Without a window, dated events
+        already over by today (the service clock, Taiwan time) are left out."""
         tool = "search_local_events"
         proposed = {"area": area, "keyword": keyword}
+        if date_from or date_to:  # only a windowed call carries the window, so others read as before
+            proposed.update(date_from=date_from, date_to=date_to)
         revision = self.preferences.get(self.user_id).revision
         township, kw, err = self._common(proposed)
         if err:
             return self._record(tool, proposed, {}, revision, "none", err)
+        window: DateWindow | None = None
+        if date_from or date_to:
+            try:
+                window = DateWindow.from_arguments(date_from or "", date_to or "")
+            except ValueError:
+                error = _error(
+                    "INVALID_DATE",
+                    "這個日期我看不懂，請換個說法，例如「這週末」或「12月5日」。",
+                    argument="date_from",
+                )
+                return self._record(tool, proposed, {}, revision, "none", error)
+        today = today_in_taipei(self.clock())
         items = [
-            catalogue.event_to_dict(e) for e in catalogue.search_events(township, kw, limit=RESULT_LIMIT)
+            catalogue.event_to_dict(e)
+            for e in catalogue.search_events(
+                township,
+                kw,
+                limit=RESULT_LIMIT,
+                events=self.listings.events_in(township),
+                window=window,
+                today=today,
+            )
         ]
+        effective: dict[str, Any] = {"area": township, "keyword": kw}
+        if window is not None:
+            effective.update(window.arguments())
         result = {
             "status": "ok",
             "tool": tool,
@@ -220,7 +273,9 @@ class TurnTools:
             "items": items,
             "notice": catalogue.SNAPSHOT_NOTICE,
         }
-        return self._record(tool, proposed, {"area": township, "keyword": kw}, revision, "none", result)
+        if window is not None:
+            result.update(window.arguments(), dates_label=window.label())
+        return self._record(tool, proposed, effective, revision, "none", result)
 
     @staticmethod
     def _township(area: Any) -> tuple[str | None, dict[str, Any] | None]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from local_agent.context.projection import PENDING_CODE
 from local_agent.listings import catalogue
+from local_agent.listings.dates import DateWindow, parse_iso_date
 from local_agent.replies.reply import MAX_CARDS, Card, Choice, Reply
 
 HELP_TEXT = (
@@ -38,10 +39,20 @@ def _place_card(item: dict[str, Any]) -> Card:
     )
 
 
+def _event_dates(item: dict[str, Any]) -> str:
+    """「日期：12/5（六）至 12/6（日）」 for a dated event, 「常態活動：每週六上午」 for a standing one."""
+    start, end = str(item.get("start_date") or ""), str(item.get("end_date") or "")
+    if not start:
+        return f"常態活動：{item.get('when', '')}"
+    return "日期：" + DateWindow(parse_iso_date(start), parse_iso_date(end or start)).label()
+
+
 def _event_card(item: dict[str, Any]) -> Card:
-    lines = tuple(
-        x for x in (str(item.get("when", "")), str(item.get("venue", "")), str(item.get("note", ""))) if x
-    )
+    when = str(item.get("when", ""))
+    first = _event_dates(item) if "standing" in item else when
+    second = when if "standing" in item and not item["standing"] else ""
+    fields = (first, second, str(item.get("venue", "")), str(item.get("note", "")))
+    lines = tuple(x for x in fields if x)
     return Card(
         title=str(item["name"]),
         subtitle=f"{item['township']}・{item.get('category', '')}",
@@ -76,14 +87,30 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
         cards = tuple(_place_card(i) for i in items[:MAX_CARDS])
         alt = f"{area}店家：" + "、".join(c.title for c in cards)
     else:
-        if not items:
-            text = f"{area}目前的教學快照裡沒有找到對應的活動。"
-        else:
-            text = f"{area}找到 {len(items)} 個活動："
+        text = _events_text(result, items)
         cards = tuple(_event_card(i) for i in items[:MAX_CARDS])
         alt = f"{area}活動：" + "、".join(c.title for c in cards)
     text += "\n" + str(result.get("notice") or catalogue.SNAPSHOT_NOTICE)
     return Reply(texts=(text,), cards=cards, alt_text=alt[:400] if cards else "")
+
+
+def _events_text(result: dict[str, Any], items: list[dict[str, Any]]) -> str:
+    """The reply line: which dates were searched, how many dated and how many standing events."""
+    area, label = result["area"], result.get("dates_label")
+    if not label:
+        if not items:
+            return f"{area}目前的教學快照裡沒有找到對應的活動。"
+        return f"{area}找到 {len(items)} 個活動："
+    standing = sum(1 for i in items if i.get("standing"))
+    dated = len(items) - standing
+    searched = f"{area}（查詢日期：{label}）"
+    if not items:
+        return f"{searched}：目前的教學快照裡沒有找到對應的活動。"
+    if not standing:
+        return f"{searched}找到 {dated} 個活動："
+    if not dated:
+        return f"{searched}沒有這段日期的活動；以下 {standing} 個是常態活動，請看說明的時間："
+    return f"{searched}找到 {dated} 個活動，另有 {standing} 個常態活動："
 
 
 def consent_choices(agree_data: str, decline_data: str) -> tuple[Choice, ...]:
