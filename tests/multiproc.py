@@ -101,13 +101,17 @@ class ServerProcess:
     def base_url(self) -> str:
         return f"http://{HOST}:{self.port}"
 
+    def command(self) -> list[str]:
+        """The uvicorn command line this server runs."""
+        return [PYTHON, "-m", "uvicorn", APP, "--host", HOST, "--port", str(self.port)]
+
     def start(self) -> ServerProcess:
         self.attempts += 1
         self.port = free_port()
         self.log_dir.mkdir(parents=True, exist_ok=True)
         with open(self.stdout_path, "ab") as out, open(self.stderr_path, "ab") as err:
             self.proc = subprocess.Popen(
-                [PYTHON, "-m", "uvicorn", APP, "--host", HOST, "--port", str(self.port)],
+                self.command(),
                 env=self.env,
                 cwd=self.cwd,
                 stdout=out,

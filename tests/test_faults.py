@@ -14,7 +14,6 @@ import asyncio
 import json
 import signal
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -24,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from helpers_app import SECRET, TOKEN
-from multiproc import FRESH_CONNECTIONS, HOST, PYTHON, ServerProcess, base_env, free_port
+from multiproc import FRESH_CONNECTIONS, HOST, ServerProcess, base_env, free_port
 from tcp_proxy import TcpRelay
 
 from local_agent.line.client import retry_key_for
@@ -51,21 +50,8 @@ def production_flags() -> list[str]:
 class ProductionServer(ServerProcess):
     """The app under the Dockerfile's uvicorn flags; ready when ``/livez`` answers."""
 
-    def start(self) -> ProductionServer:
-        self.attempts += 1
-        self.port = free_port()
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.stdout_path, "ab") as out, open(self.stderr_path, "ab") as err:
-            self.proc = subprocess.Popen(
-                [PYTHON, "-m", "uvicorn", "examples.day15.main:app", "--host", HOST, "--port", str(self.port)]
-                + production_flags(),
-                env=self.env,
-                cwd=self.cwd,
-                stdout=out,
-                stderr=err,
-                stdin=subprocess.DEVNULL,
-            )
-        return self
+    def command(self) -> list[str]:
+        return [*super().command(), *production_flags()]
 
     def healthy(self) -> bool:
         try:

@@ -11,6 +11,7 @@ import asyncio
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 from helpers_app import AppHarness, make_settings
 
@@ -252,21 +253,16 @@ def test_count_tokens_timing_out_refuses_politely_and_never_sends(tmp_path: Path
     """A hung countTokens: the measure's deadline fires, the turn is refused, nothing is sent."""
     with FakeGemini(responder=_places_call).start() as fake:
         fake.stall_next(3.0, action="countTokens")
-        client = make_genai_client(
-            api_key="test-key-not-real",
-            use_vertexai=False,
-            project=None,
-            location=None,
-            base_url=fake.base_url,
-        )
+        genai: dict[str, Any] = {
+            "api_key": "test-key-not-real",
+            "use_vertexai": False,
+            "project": None,
+            "location": None,
+            "base_url": fake.base_url,
+        }
+        client = make_genai_client(**genai)
         measure = BytesBoundMeasure(GeminiTokenMeasure(client, timeout_s=0.3), limit=1000)
-        llm = build_gemini_llm(
-            api_key="test-key-not-real",
-            use_vertexai=False,
-            project=None,
-            location=None,
-            base_url=fake.base_url,
-        )
+        llm = build_gemini_llm(**genai)
         settings = make_settings("http://127.0.0.1:9", tmp_path / "local.sqlite3", LOCAL_INPUT_BUDGET="1000")
         wiring = build_service(settings, model=llm, measure=measure)
 
