@@ -110,10 +110,13 @@ def store_io(settings: Settings, store: Store) -> Callable[..., Awaitable[Any]] 
     microseconds, less than the thread hop costs, and serialises writers anyway; when turns run
     on their own loop thread (``LOCAL_TURN_THREAD=yes``) its calls run inline, so acks never
     wait on them. Network stores (Firestore) and turns on the webhook's loop keep the hop.
+    Behind ``GuardedStore`` the adapter is what counts: each call still runs on the guard's pool
+    with its deadline, so the turn loop waits at most that long, and the router adds no second hop.
     """
     from local_agent.stores.sqlite import SqliteStore
 
-    if settings.local_turn_thread and isinstance(store, SqliteStore):
+    backend = store.inner if isinstance(store, GuardedStore) else store
+    if settings.local_turn_thread and isinstance(backend, SqliteStore):
         return run_inline
     return None
 
