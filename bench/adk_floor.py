@@ -4,6 +4,8 @@
   and ``InMemorySessionService``, a fresh session per turn and a trivial ``BaseLlm`` that proposes
   the tool call. No budget, no store, no journal: what any ADK turn with one tool call costs here.
   Sessions are not deleted (the cheapest ADK can do; the router must delete its own).
+* ``as_installed``: the floor's turns without the A2A import mark (``adk_imports``) that the
+  router sets for the whole process: ADK as shipped, retrying a failing import twice per turn.
 * ``gemini_path``: the real service wiring on the Gemini path (``LOCAL_MODEL=gemini-3.8-flash``,
   ``LOCAL_APPROVE_COUNT_TOKENS=yes``) against ``FakeGemini`` over loopback: per turn, the model
   round trips (generateContent + countTokens), the generateContent body bytes, the canonical request
@@ -14,8 +16,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sys
 import tempfile
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +31,8 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.tools import FunctionTool, ToolContext
 from google.genai import types
+
+from local_agent.agent.adk_imports import A2A_AGENT_MODULE
 
 FLOOR_APP = "floor"
 FLOOR_USER = "floor-user"
@@ -85,6 +91,19 @@ class BareAdk:
             for part in (event.content.parts if event.content else None) or []:
                 responses += part.function_response is not None
         return responses
+
+
+@contextlib.contextmanager
+def as_installed() -> Iterator[None]:
+    """ADK exactly as installed for the turns inside: without the mark LOCAL's router sets on
+    ADK's missing A2A module (``local_agent.agent.adk_imports``), so each turn retries that import."""
+    missing = object()
+    saved = sys.modules.pop(A2A_AGENT_MODULE, missing)
+    try:
+        yield
+    finally:
+        if saved is not missing:
+            sys.modules[A2A_AGENT_MODULE] = saved  # type: ignore[assignment]
 
 
 # -- the Gemini path over loopback ---------------------------------------------------------------

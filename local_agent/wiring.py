@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -103,22 +104,32 @@ async def run_inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **kwargs)
 
 
+async def run_as_unit(store: GuardedStore, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a turn step (begin, a tool, finish) as one guarded job: one hop to the store's pool for
+    all of its store calls, and one deadline for the step."""
+    return store.unit(f"turn.{getattr(fn, '__name__', 'step')}", fn, *args, **kwargs)
+
+
 def store_io(settings: Settings, store: Store) -> Callable[..., Awaitable[Any]] | None:
-    """How the router runs store calls: ``None`` = a worker thread each (``asyncio.to_thread``).
+    """How the router runs a turn step's store calls: ``None`` = a worker thread each
+    (``asyncio.to_thread``).
 
     SQLite on local disk (WAL, synchronous=NORMAL) answers a read or a commit in tens of
-    microseconds, less than the thread hop costs, and serialises writers anyway; when turns run
-    on their own loop thread (``LOCAL_TURN_THREAD=yes``) its calls run inline, so acks never
-    wait on them. Network stores (Firestore) and turns on the webhook's loop keep the hop.
-    Behind ``GuardedStore`` the adapter is what counts: each call still runs on the guard's pool
-    with its deadline, so the turn loop waits at most that long, and the router adds no second hop.
+    microseconds, less than a thread hop costs, and serialises writers anyway; when turns run on
+    their own loop thread (``LOCAL_TURN_THREAD=yes``) the turn loop may wait on it, so acks never
+    do. Behind ``GuardedStore`` each step then runs as one unit on the guard's pool (one hop and
+    one deadline for its two or three calls, instead of a hop per call); a bare adapter runs
+    inline. Network stores (Firestore) and turns on the webhook's loop keep a thread per call,
+    each bounded by the guard on its own.
     """
     from local_agent.stores.sqlite import SqliteStore
 
     backend = store.inner if isinstance(store, GuardedStore) else store
-    if settings.local_turn_thread and isinstance(backend, SqliteStore):
-        return run_inline
-    return None
+    if not (settings.local_turn_thread and isinstance(backend, SqliteStore)):
+        return None
+    if isinstance(store, GuardedStore):
+        return functools.partial(run_as_unit, store)
+    return run_inline
 
 
 @dataclass

@@ -113,3 +113,53 @@ def test_bad_arguments_are_refused() -> None:
         StorePool(0)
     with pytest.raises(ValueError):
         GuardedStore(object(), deadline=0, pool=StorePool(1), health=StoreHealth())
+
+
+class Counting:
+    """A backend that answers at once and notes the thread each call ran on."""
+
+    backend = "counting"
+
+    def __init__(self) -> None:
+        self.threads: list[str] = []
+
+    def get(self, user_id: str) -> str:
+        self.threads.append(threading.current_thread().name)
+        return user_id
+
+    def claim_event(self, event_id: str, *, now: float, ttl: float = 86400.0) -> bool:
+        self.threads.append(threading.current_thread().name)
+        raise StoreError(operation="dedupe.claim", backend=self.backend)
+
+
+def test_a_unit_runs_its_calls_on_one_store_thread_and_records_each_for_health() -> None:
+    inner = Counting()
+    store = guarded(inner)
+    caller = threading.current_thread().name
+
+    def step(user: str) -> tuple[str, str, str]:
+        nested = store.unit("inner", lambda: store.get(user + "!"))  # a unit inside a unit: no hop
+        return store.get(user), store.get(user), nested
+
+    assert store.unit("turn.begin", step, "u") == ("u", "u", "u!")
+    assert len(inner.threads) == 3 and len(set(inner.threads)) == 1
+    assert inner.threads[0].startswith("local-store") and inner.threads[0] != caller
+    assert store.health.report()["calls"] == 3 and store.health.state == "ok"
+    assert store.get("after") == "after"  # the thread forgot the unit: a later call is a plain call
+    assert store.health.report()["calls"] == 4
+
+    with pytest.raises(StoreError):  # a failing call inside a unit is a failure for health
+        store.unit("turn.finish", lambda: store.claim_event("e", now=0.0))
+    assert store.health.report()["failures"] == 1 and store.health.state == "degraded"
+
+
+def test_a_unit_that_hangs_ends_at_one_deadline_for_all_of_its_calls() -> None:
+    inner = Hanging()
+    store = guarded(inner, deadline=0.3)
+    started = time.monotonic()
+    with pytest.raises(StoreError) as caught:
+        store.unit("turn.finish", lambda: (store.get("a"), store.get("b")))
+    assert 0.25 < time.monotonic() - started < 2.0
+    assert caught.value.operation == "turn.finish (deadline)"
+    assert store.health.report()["timeouts"] == 1
+    inner.release.set()

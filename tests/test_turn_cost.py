@@ -5,6 +5,7 @@ turn thread. (The figures themselves live in bench.turn_overhead.)"""
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 
 from google.genai import types
@@ -13,7 +14,7 @@ from helpers_app import make_settings
 from local_agent.agent import adk_router
 from local_agent.agent.adk_router import TurnSessions, to_genai_contents
 from local_agent.stores.sqlite import SqliteStore
-from local_agent.wiring import guard_store, run_inline, store_io
+from local_agent.wiring import guard_store, run_as_unit, run_inline, store_io
 
 CONTEXT = [
     {"role": "user", "parts": [{"text": "【歷史話題投影，非原句】花壇鄉：找店家。"}]},
@@ -84,7 +85,10 @@ def test_store_calls_run_inline_only_for_sqlite_on_the_turn_thread(tmp_path: Pat
         assert store_io(on_thread, store) is run_inline
         assert store_io(off_thread, store) is None  # turns on the webhook loop keep the thread hop
         assert store_io(on_thread, object()) is None  # any other store (Firestore) keeps it too
-        assert store_io(on_thread, guard_store(store, on_thread)) is run_inline  # the adapter decides
+        guarded = guard_store(store, on_thread)
+        io = store_io(on_thread, guarded)  # the adapter decides; behind the guard, one unit per step
+        assert isinstance(io, functools.partial) and io.func is run_as_unit and io.args == (guarded,)
+        assert store_io(off_thread, guarded) is None
         assert asyncio.run(run_inline(lambda a, b=0: a + b, 2, b=3)) == 5
     finally:
         store.close()

@@ -29,6 +29,7 @@ from google.adk.sessions import InMemorySessionService
 from google.adk.tools import ToolContext
 from google.genai import types
 
+from local_agent.agent.adk_imports import skip_missing_a2a
 from local_agent.agent.adk_tools import contract_tools, declaration_dict
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
 from local_agent.agent.pipeline import ContextPipeline, TurnState, flat_contents
@@ -150,6 +151,7 @@ class AdkRouter:
         self._turns: dict[str, TurnState] = {}
         self._io = io or asyncio.to_thread
         self.sessions = TurnSessions()
+        skip_missing_a2a()  # ADK would otherwise retry a failing optional import twice per turn
         self.agent = LlmAgent(
             name="local_router",
             model=model,

@@ -21,6 +21,11 @@ begin/commit, which take no timeout. The journal's revision gate keeps such a la
 A call that raises something other than ``StoreError`` (e.g. ``StaleContextError`` from a journal
 mutation) reached the store and counts as a success for health. The pool's threads are daemons,
 so a call stuck in a backend cannot hold the process past its shutdown.
+
+``unit`` runs a step made of several store calls (a turn's begin, tool or finish) as one job on
+the pool under one deadline: the calls inside it run on that pool thread directly, each recorded
+for health as usual, so the step costs one thread hop instead of one per call, and the caller
+still waits at most ``deadline`` seconds for the whole step.
 """
 
 from __future__ import annotations
@@ -49,9 +54,15 @@ T = TypeVar("T")
 
 HealthState = Literal["ok", "degraded", "unavailable"]
 
+_on_pool = threading.local()  # .store: the GuardedStore whose unit this pool thread is running
+
 UNAVAILABLE_AFTER = 3  # consecutive failed calls
 DEGRADED_WINDOW = 10.0  # seconds a failure keeps the state at degraded
 PROBE_USER = "local-health-probe"  # preferences.get of this id is the idle probe
+
+
+class _DeadlinePassed(StoreError):
+    """The caller stopped waiting at the deadline (the backend may still be working)."""
 
 
 class StorePool:
@@ -179,16 +190,53 @@ class GuardedStore:
         self.backend = inner.backend
 
     def call(self, operation: str, fn: Callable[[], T]) -> T:
+        if self._in_unit():
+            return self._recorded(fn)  # inside a unit: already on the pool, under its deadline
         started = time.monotonic()
         future = self.pool.submit(fn)
+        return self._recorded(lambda: self._wait(operation, future), started)
+
+    def unit(self, operation: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` as one job on the pool: the store calls it makes run there
+        without a further hop, and the caller waits at most ``deadline`` seconds for all of them
+        (then ``StoreError``; the job finishes on its own, as a single call would)."""
+        if self._in_unit():
+            return fn(*args, **kwargs)
+
+        def job() -> T:
+            _on_pool.store = self
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _on_pool.store = None
+
+        started = time.monotonic()
+        future = self.pool.submit(job)
         try:
-            result = future.result(timeout=self.deadline)
+            return self._wait(operation, future)
+        except _DeadlinePassed:  # the calls inside record their own outcomes; this records the wait
+            self.health.record(False, time.monotonic() - started, timed_out=True)
+            raise
+
+    def _in_unit(self) -> bool:
+        """Whether this thread is a pool thread running one of this store's units."""
+        return getattr(_on_pool, "store", None) is self
+
+    def _wait(self, operation: str, future: concurrent.futures.Future[T]) -> T:
+        try:
+            return future.result(timeout=self.deadline)
         except concurrent.futures.TimeoutError:
             future.cancel()  # still queued: never runs; already running: finishes on its own
-            self.health.record(False, time.monotonic() - started, timed_out=True)
-            raise StoreError(operation=f"{operation} (deadline)", backend=self.backend) from None
-        except StoreError:
-            self.health.record(False, time.monotonic() - started)
+            raise _DeadlinePassed(operation=f"{operation} (deadline)", backend=self.backend) from None
+
+    def _recorded(self, fn: Callable[[], T], started: float | None = None) -> T:
+        """``fn()``, its outcome recorded for health: a ``StoreError`` is a failure (a deadline a
+        timeout); anything else that it raises reached the store."""
+        started = time.monotonic() if started is None else started
+        try:
+            result = fn()
+        except StoreError as exc:
+            self.health.record(False, time.monotonic() - started, timed_out=isinstance(exc, _DeadlinePassed))
             raise
         except BaseException:
             self.health.record(True, time.monotonic() - started)
