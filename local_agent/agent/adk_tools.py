@@ -13,6 +13,7 @@ call (as ADK's ``FunctionTool`` drops unknown keyword arguments).
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -35,12 +36,15 @@ class ContractTool(BaseTool):
         self._declaration = types.FunctionDeclaration(
             name=self.name, description=self.description, parameters_json_schema=schema
         )
+        self._schema_json = json.dumps(schema, ensure_ascii=False)
         self._parameters = frozenset(schema.get("properties", {}))
         self._run = run
 
     def _get_declaration(self) -> types.FunctionDeclaration:
-        # A copy: ADK may edit what it is handed (e.g. name prefixes in toolsets).
-        return self._declaration.model_copy(deep=True)
+        # A copy: ADK may edit what it is handed (e.g. name prefixes in toolsets). The validated
+        # declaration copied with a schema freshly parsed from its JSON: equal to a deep copy at
+        # about a third of its cost (the schema is plain JSON data).
+        return self._declaration.model_copy(update={"parameters_json_schema": json.loads(self._schema_json)})
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         tool_context.actions.skip_summarization = True
