@@ -439,6 +439,12 @@ def test_fuzzed_bodies_never_5xx_and_the_worker_stays_healthy(app: AppHarness) -
         responses = app.post_concurrently([(raw, headers) for raw, headers, _ in batch])
         for (raw, _, valid), response in zip(batch, responses, strict=True):
             seen.append(response.status_code)
+            if valid and response.status_code == 503:
+                # Admission's own answer when turns run slow (a loaded machine): one fuzz user
+                # sends up to a batch of events at once, more than its chat may hold pending.
+                # LINE redelivers it; it is a refusal by design, not a server error.
+                assert response.json() in ({"error": "busy"}, {"error": "scope busy"}), response.text
+                continue
             assert response.status_code < 500, (raw[:200], response.text)
             assert response.status_code in ((200, 400) if valid else (400,)), (raw[:200], response.text)
 
