@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from local_agent.context.errors import StaleContextError, StoreError
-from local_agent.stores.guarded import UNAVAILABLE_AFTER, GuardedStore, StoreHealth, StorePool
+from local_agent.stores.guarded import (
+    UNAVAILABLE_AFTER,
+    GuardedStore,
+    StoreDeadlineError,
+    StoreHealth,
+    StorePool,
+)
 from local_agent.stores.sqlite import SqliteStore
 
 
@@ -132,34 +138,68 @@ class Counting:
         raise StoreError(operation="dedupe.claim", backend=self.backend)
 
 
-def test_a_unit_runs_its_calls_on_one_store_thread_and_records_each_for_health() -> None:
+def test_a_unit_runs_its_calls_on_its_own_pool_thread_and_records_each_for_health() -> None:
     inner = Counting()
     store = guarded(inner)
     caller = threading.current_thread().name
+    unit_threads: list[str] = []
 
     def step(user: str) -> tuple[str, str, str]:
+        unit_threads.append(threading.current_thread().name)
         nested = store.unit("inner", lambda: store.get(user + "!"))  # a unit inside a unit: no hop
         return store.get(user), store.get(user), nested
 
     assert store.unit("turn.begin", step, "u") == ("u", "u", "u!")
-    assert len(inner.threads) == 3 and len(set(inner.threads)) == 1
-    assert inner.threads[0].startswith("local-store") and inner.threads[0] != caller
+    (here,) = unit_threads
+    assert here.startswith("local-store") and here != caller
+    assert inner.threads == [here, here, here]  # every call ran on the unit's thread: no further hop
     assert store.health.report()["calls"] == 3 and store.health.state == "ok"
-    assert store.get("after") == "after"  # the thread forgot the unit: a later call is a plain call
-    assert store.health.report()["calls"] == 4
+
+    # The unit's marker does not outlive it: on a one-thread pool, the next job sees none.
+    single = GuardedStore(inner, deadline=0.3, pool=StorePool(1), health=StoreHealth())
+    assert single.unit("turn.tool", lambda: single._unit() is not None) is True
+    assert single.pool.submit(single._unit).result(timeout=5) is None
 
     with pytest.raises(StoreError):  # a failing call inside a unit is a failure for health
         store.unit("turn.finish", lambda: store.claim_event("e", now=0.0))
     assert store.health.report()["failures"] == 1 and store.health.state == "degraded"
 
 
-def test_a_unit_that_hangs_ends_at_one_deadline_for_all_of_its_calls() -> None:
+def test_after_a_unit_s_deadline_no_further_call_starts_and_the_timeout_is_recorded_once() -> None:
     inner = Hanging()
     store = guarded(inner, deadline=0.3)
+    finished = threading.Event()
+    outcome: list[object] = []
+
+    def step() -> None:
+        try:
+            store.get("a")  # hangs past the deadline
+            store.get("b")  # must never start: the caller has given up
+        except StoreError as exc:
+            outcome.append(exc)
+        finally:
+            finished.set()
+
     started = time.monotonic()
     with pytest.raises(StoreError) as caught:
-        store.unit("turn.finish", lambda: (store.get("a"), store.get("b")))
+        store.unit("turn.finish", step)
     assert 0.25 < time.monotonic() - started < 2.0
     assert caught.value.operation == "turn.finish (deadline)"
-    assert store.health.report()["timeouts"] == 1
+    inner.release.set()  # the running call ends on its own ...
+    assert finished.wait(5)
+    assert len(inner.threads) == 1  # ... and the next call of the abandoned unit never reached the store
+    assert isinstance(outcome[0], StoreDeadlineError) and outcome[0].operation == "preferences.get (deadline)"
+    report = store.health.report()
+    assert (report["calls"], report["timeouts"], report["failures"]) == (1, 1, 1)  # once, by the caller
+
+
+def test_health_sees_units_that_time_out_like_calls_that_time_out() -> None:
+    inner = Hanging()
+    store = guarded(inner, deadline=0.2)
+    for _ in range(UNAVAILABLE_AFTER):
+        with pytest.raises(StoreError):
+            store.unit("turn.begin", lambda: store.get("slow"))
     inner.release.set()
+    time.sleep(0.2)  # the abandoned calls finish; their late outcomes are not recorded
+    assert store.health.state == "unavailable"
+    assert store.health.report()["consecutive_failures"] == UNAVAILABLE_AFTER

@@ -328,7 +328,6 @@ class _Lifespan:
         try:
             yield
         finally:
-            gc.unfreeze()
             shutdown.begin()  # SIGTERM usually started it already; a lifespan exit without one, here
             for task in tasks:
                 task.cancel()
@@ -336,6 +335,7 @@ class _Lifespan:
             shutdown.uninstall()
             _account(admission)
             self._close_store(wiring.store)
+            gc.unfreeze()  # last: the drain above still runs without full collections
             log.info("service stopped", extra={"count": side.dispatcher.completed})
 
     def _close_store(self, store: GuardedStore) -> None:

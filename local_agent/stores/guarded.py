@@ -14,9 +14,10 @@ never occupies the threads the event loop uses for name lookups of the LINE and 
 * ``ok``: otherwise (including before any call).
 
 Caveat: a write whose caller gave up at the deadline may still land afterwards (the backend
-finishes it on the pool thread). The backends' own timeouts end first (80 % of the deadline, see
-``wiring.open_store``), so this needs a call stuck past them, e.g. a Firestore transaction's
-begin/commit, which take no timeout. The journal's revision gate keeps such a late write consistent.
+finishes it on the pool thread). For a single call the backends' own timeouts end first (80 % of
+the deadline, see ``wiring.open_store``), so this needs a call stuck past them, e.g. a Firestore
+transaction's begin/commit, which take no timeout; in a unit, the one call running when the unit's
+deadline passes. The journal's revision gate keeps such a late write consistent.
 
 A call that raises something other than ``StoreError`` (e.g. ``StaleContextError`` from a journal
 mutation) reached the store and counts as a success for health. The pool's threads are daemons,
@@ -25,7 +26,11 @@ so a call stuck in a backend cannot hold the process past its shutdown.
 ``unit`` runs a step made of several store calls (a turn's begin, tool or finish) as one job on
 the pool under one deadline: the calls inside it run on that pool thread directly, each recorded
 for health as usual, so the step costs one thread hop instead of one per call, and the caller
-still waits at most ``deadline`` seconds for the whole step.
+still waits at most ``deadline`` seconds for the whole step. Once that deadline has passed (the
+caller gave up, or is about to), no further call of the unit starts: each raises
+``StoreDeadlineError`` instead, so a step's later writes (a finish's journal append after its
+caller apologised) never land late. A call already running then finishes on its own, as in the
+caveat above, and its outcome is not recorded: the caller's timeout already was, once.
 """
 
 from __future__ import annotations
@@ -54,15 +59,29 @@ T = TypeVar("T")
 
 HealthState = Literal["ok", "degraded", "unavailable"]
 
-_on_pool = threading.local()  # .store: the GuardedStore whose unit this pool thread is running
+_on_pool = threading.local()  # .unit: the _Unit this pool thread is running, if any
 
 UNAVAILABLE_AFTER = 3  # consecutive failed calls
 DEGRADED_WINDOW = 10.0  # seconds a failure keeps the state at degraded
 PROBE_USER = "local-health-probe"  # preferences.get of this id is the idle probe
 
 
-class _DeadlinePassed(StoreError):
-    """The caller stopped waiting at the deadline (the backend may still be working)."""
+class StoreDeadlineError(StoreError):
+    """The deadline passed: the caller stopped waiting (the backend may still be working), or a
+    call inside a unit was not started because its unit's deadline had passed."""
+
+
+class _Unit:
+    """One unit in flight on a pool thread: whose it is, when its caller stops waiting, and
+    whether it already has."""
+
+    __slots__ = ("store", "ends", "abandoned")
+
+    def __init__(self, store: GuardedStore, ends: float) -> None:
+        self.store, self.ends, self.abandoned = store, ends, False
+
+    def over(self) -> bool:
+        return self.abandoned or time.monotonic() >= self.ends
 
 
 class StorePool:
@@ -190,8 +209,11 @@ class GuardedStore:
         self.backend = inner.backend
 
     def call(self, operation: str, fn: Callable[[], T]) -> T:
-        if self._in_unit():
-            return self._recorded(fn)  # inside a unit: already on the pool, under its deadline
+        unit = self._unit()
+        if unit is not None:  # inside a unit: already on the pool, under the unit's deadline
+            if unit.over():
+                raise StoreDeadlineError(operation=f"{operation} (deadline)", backend=self.backend)
+            return self._recorded(fn, unit=unit)
         started = time.monotonic()
         future = self.pool.submit(fn)
         return self._recorded(lambda: self._wait(operation, future), started)
@@ -199,50 +221,59 @@ class GuardedStore:
     def unit(self, operation: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` as one job on the pool: the store calls it makes run there
         without a further hop, and the caller waits at most ``deadline`` seconds for all of them
-        (then ``StoreError``; the job finishes on its own, as a single call would)."""
-        if self._in_unit():
+        (then ``StoreError``; no further call of the unit starts after that)."""
+        if self._unit() is not None:
             return fn(*args, **kwargs)
+        started = time.monotonic()
+        unit = _Unit(self, started + self.deadline)
 
         def job() -> T:
-            _on_pool.store = self
+            outer = getattr(_on_pool, "unit", None)
+            _on_pool.unit = unit
             try:
                 return fn(*args, **kwargs)
             finally:
-                _on_pool.store = None
+                _on_pool.unit = outer
 
-        started = time.monotonic()
         future = self.pool.submit(job)
         try:
             return self._wait(operation, future)
-        except _DeadlinePassed:  # the calls inside record their own outcomes; this records the wait
+        except StoreDeadlineError:  # the calls inside record their own outcomes; this records the wait
+            unit.abandoned = True
             self.health.record(False, time.monotonic() - started, timed_out=True)
             raise
 
-    def _in_unit(self) -> bool:
-        """Whether this thread is a pool thread running one of this store's units."""
-        return getattr(_on_pool, "store", None) is self
+    def _unit(self) -> _Unit | None:
+        """The unit of this store that this thread (a pool thread) is running, if any."""
+        unit: _Unit | None = getattr(_on_pool, "unit", None)
+        return unit if unit is not None and unit.store is self else None
 
     def _wait(self, operation: str, future: concurrent.futures.Future[T]) -> T:
         try:
             return future.result(timeout=self.deadline)
         except concurrent.futures.TimeoutError:
             future.cancel()  # still queued: never runs; already running: finishes on its own
-            raise _DeadlinePassed(operation=f"{operation} (deadline)", backend=self.backend) from None
+            raise StoreDeadlineError(operation=f"{operation} (deadline)", backend=self.backend) from None
 
-    def _recorded(self, fn: Callable[[], T], started: float | None = None) -> T:
+    def _recorded(self, fn: Callable[[], T], started: float | None = None, *, unit: _Unit | None = None) -> T:
         """``fn()``, its outcome recorded for health: a ``StoreError`` is a failure (a deadline a
-        timeout); anything else that it raises reached the store."""
+        timeout); anything else that it raises reached the store. Inside a unit the caller has
+        gave up on, nothing is recorded (its timeout was)."""
         started = time.monotonic() if started is None else started
         try:
             result = fn()
         except StoreError as exc:
-            self.health.record(False, time.monotonic() - started, timed_out=isinstance(exc, _DeadlinePassed))
+            self._record(unit, False, started, timed_out=isinstance(exc, StoreDeadlineError))
             raise
         except BaseException:
-            self.health.record(True, time.monotonic() - started)
+            self._record(unit, True, started)
             raise
-        self.health.record(True, time.monotonic() - started)
+        self._record(unit, True, started)
         return result
+
+    def _record(self, unit: _Unit | None, ok: bool, started: float, *, timed_out: bool = False) -> None:
+        if unit is None or not unit.abandoned:
+            self.health.record(ok, time.monotonic() - started, timed_out=timed_out)
 
     def probe(self) -> None:
         """A cheap read that tells whether the store answers (the idle health probe)."""
