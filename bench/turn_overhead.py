@@ -2,7 +2,8 @@
 
 (i)   the context pipeline alone: journal read (begin) + prepare (assemble + measure the whole
       request) + journal write (finish: append + snapshot), via ContextPipeline on SQLite with
-      N active scopes pre-populated (default 1,000). Offline, no ADK. The tool that runs between
+      N active scopes pre-populated (default 1,000), begin and finish each run as the service runs
+      them (wiring.store_io: one guarded unit per step). Offline, no ADK. The tool that runs between
       prepare and finish (proposed by the offline rules, audit row included) is not timed.
 (ii)  one offline ADK turn: AdkRouter.run_turn (fresh ADK session, budget callback, offline
       stand-in model, tool, journal write) on the same SQLite file, interleaved turn by turn with
@@ -97,8 +98,11 @@ def wire(store: Any) -> Any:
 
 
 async def measure_pipeline(
-    pipeline: Any, keys: list[Any], iterations: int, seed: int
+    pipeline: Any, keys: list[Any], iterations: int, seed: int, io: Any = None
 ) -> dict[str, list[float]]:
+    """``io``: how the service runs a step's store calls (``wiring.store_io``: on SQLite with the
+    turn thread, each step as one guarded unit), so begin and finish are timed as production runs
+    them; ``None`` calls them directly."""
     from local_agent.agent import offline_rules as intent
     from local_agent.agent.instructions import dated_rules, today_from
     from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
@@ -111,19 +115,23 @@ async def measure_pipeline(
     texts = conversation(iterations, offset=rng.randrange(20))
     out: dict[str, list[float]] = {"begin": [], "prepare": [], "finish": [], "pipeline": []}
     clock = time.perf_counter_ns
+
+    async def step(fn: Any, *args: Any) -> Any:
+        return fn(*args) if io is None else await io(fn, *args)
+
     for text in texts:
         key = keys[rng.randrange(len(keys))]
         t0 = clock()
-        state = pipeline.begin(key, text)
+        state = await step(pipeline.begin, key, text)
         t1 = clock()
         result = await pipeline.prepare(state, envelope, measure)
         t2 = clock()
         proposal = intent.propose(result.contents, TOOL_NAMES, today)  # untimed: the model + the tool
         if "function_call" in proposal:
             call = proposal["function_call"]
-            pipeline.tools(state).call(call["name"], dict(call["args"]))
+            await step(pipeline.tools(state).call, call["name"], dict(call["args"]))
         t3 = clock()
-        pipeline.finish(state)
+        await step(pipeline.finish, state)
         t4 = clock()
         out["begin"].append((t1 - t0) / 1e6)
         out["prepare"].append((t2 - t1) / 1e6)
@@ -265,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=r".*EXPERIMENTAL.*")
 
     from local_agent.stores.sqlite import SqliteStore
+    from local_agent.wiring import store_io
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
@@ -273,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
         keys = populate(store, args.scopes, time.time())
         populate_s = time.perf_counter() - t
         wiring = wire(store)
-        pipe = asyncio.run(measure_pipeline(wiring.pipeline, keys, args.iterations, args.seed))
+        io = store_io(bench_settings("http://127.0.0.1:9", "unused.sqlite3"), wiring.store)
+        pipe = asyncio.run(measure_pipeline(wiring.pipeline, keys, args.iterations, args.seed, io))
         adk_runs = asyncio.run(measure_adk(wiring, keys, args.adk_turns, args.seed))
         adk = adk_runs["ours"]
         store.close()
