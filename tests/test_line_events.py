@@ -11,6 +11,7 @@ from linebot.v3.webhooks import Event
 
 from local_agent.line.events import ANONYMOUS_USER, strip_mentions, to_inbound, valid_spans
 from local_agent.testing import webhooks as W
+from local_agent.turns.commands import match_text_command
 
 
 @dataclass
@@ -81,3 +82,24 @@ def test_join_unfollow_and_follow_are_recognised_where_they_belong() -> None:
     assert parse(W.join_event(room="R1")).kind == "join"
     assert parse(W.unfollow_event("U1")).kind == "unfollow"
     assert parse(W.follow_event("U1")).kind == "follow"
+
+
+def test_line_emoji_placeholders_are_cut_so_greetings_and_help_still_match() -> None:
+    event = W.text_event("U" + "2" * 32, "早安(sun)")
+    event["message"]["emojis"] = [{"index": 2, "length": 5, "productId": "5ac1bfd5", "emojiId": "001"}]
+    inbound = parse(event)
+    assert inbound is not None and inbound.text == "早安"
+    assert match_text_command(inbound.text) == "help"
+
+
+def test_an_emoji_and_a_mention_are_both_cut_in_a_group() -> None:
+    event = W.text_event("U" + "2" * 32, "說明(love)", group="G" + "3" * 32, mention=True)
+    text = event["message"]["text"]  # "@LOCAL 說明(love)"
+    at = len(text.encode("utf-16-le")) // 2 - len("(love)")
+    event["message"]["emojis"] = [{"index": at, "length": 6, "productId": "p", "emojiId": "e"}]
+    inbound = parse(event)
+    assert inbound is not None and inbound.text == "說明"
+    bad = W.text_event("U" + "2" * 32, "你好(love)")
+    bad["message"]["emojis"] = [{"index": 2, "length": 60, "productId": "p", "emojiId": "e"}]  # past the end
+    inbound = parse(bad)
+    assert inbound is not None and inbound.text == "你好(love)"  # an untrusted range cuts nothing

@@ -156,3 +156,65 @@ def test_a_turn_over_the_timeout_is_apologised_for_and_raised(tmp_path: Path, li
     finally:
         hanging.store.close()
     assert pushed_texts(line) == [POLITE_FAILURE]
+
+
+class ForgetFailsTwice:
+    """The store, except that the first two preference writes are unavailable."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.failures = inner, 0
+
+    def set_consent(self, user_id: str, **kwargs: Any) -> Any:
+        if self.failures < 2:
+            self.failures += 1
+            raise StoreError(operation="preferences.set_consent", backend="test")
+        return self.inner.set_consent(user_id, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def unfollow_event() -> InboundEvent:
+    return InboundEvent(
+        kind="unfollow",
+        scope=W.scope_of(USER),
+        reply_to=USER,
+        event_id="01HZPROCESSORUNFOLLOW00001",
+        reply_token=None,
+        received_at=time.time(),
+    )
+
+
+def grant_vegan(wiring: Wiring) -> None:
+    wiring.store.set_consent(USER, consent="granted", dietary_type="vegan", now=time.time())
+    assert wiring.store.get(USER).dietary_type == "vegan"
+
+
+def test_an_unfollow_whose_claim_fails_still_forgets_and_sends_nothing(
+    wiring: Wiring, line: FakeLineApi
+) -> None:
+    """The person blocked the account: there is no one to apologise to, and forgetting twice is
+    harmless, so a failing dedupe claim does not keep their preference."""
+    grant_vegan(wiring)
+
+    async def once(processor: EventProcessor) -> None:
+        await processor.process(unfollow_event())
+
+    run_with(wiring, line, once, store=ClaimFails(wiring.store))
+    state = wiring.store.get(USER)
+    assert (state.consent, state.dietary_type) == ("forgotten", None)
+    assert line.pushes() == [] and line.replies() == []
+
+
+def test_an_unfollow_is_retried_through_store_failures(wiring: Wiring, line: FakeLineApi) -> None:
+    grant_vegan(wiring)
+    flaky = ForgetFailsTwice(wiring.store)
+    wiring.service.commands.preferences = flaky
+
+    async def once(processor: EventProcessor) -> None:
+        await processor.process(unfollow_event())
+
+    run_with(wiring, line, once)
+    state = wiring.store.get(USER)
+    assert flaky.failures == 2 and (state.consent, state.dietary_type) == ("forgotten", None)
+    assert line.pushes() == [] and line.replies() == []

@@ -19,7 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from local_agent.line.webhook import MAX_BODY_BYTES
-from local_agent.replies.render import BUDGET_REFUSAL, HELP_TEXT, POLITE_FAILURE
+from local_agent.replies.render import (
+    BUDGET_REFUSAL,
+    HELP_TEXT,
+    MEDIA_TEXT_OTHER,
+    MEDIA_TEXTS,
+    POLITE_FAILURE,
+)
 from local_agent.testing import webhooks as W
 
 USER = "Ubad0000000000000000000000000000a"
@@ -193,35 +199,73 @@ def test_unknown_or_unhandled_event_types_are_200_and_ignored(app: AppHarness, e
     assert expect_nothing_processed(app, *W.signed(SECRET, event), 200)["accepted"] == 0
 
 
-@pytest.mark.parametrize(
-    "message",
-    [
-        {
-            "type": "sticker",
-            "id": "1",
-            "quoteToken": "q",
-            "packageId": "446",
-            "stickerId": "1988",
-            "stickerResourceType": "STATIC",
-        },
-        {"type": "image", "id": "2", "quoteToken": "q", "contentProvider": {"type": "line"}},
-        {
-            "type": "location",
-            "id": "3",
-            "title": "花壇鄉公所",
-            "address": "彰化縣花壇鄉",
-            "latitude": 24.02,
-            "longitude": 120.55,
-        },
-        {"type": "audio", "id": "4", "duration": 6000, "contentProvider": {"type": "line"}},
-        {"type": "file", "id": "5", "fileName": "menu.pdf", "fileSize": 2048},
-        {"type": "somethingNew", "id": "6"},
-    ],
-    ids=lambda m: m["type"],
-)
-def test_non_text_messages_are_200_and_ignored(app: AppHarness, message: dict) -> None:
-    event = W.text_event(USER, "x")
+MEDIA_MESSAGES = {
+    "sticker": {
+        "type": "sticker",
+        "id": "1",
+        "quoteToken": "q",
+        "packageId": "446",
+        "stickerId": "1988",
+        "stickerResourceType": "STATIC",
+    },
+    "image": {"type": "image", "id": "2", "quoteToken": "q", "contentProvider": {"type": "line"}},
+    "audio": {"type": "audio", "id": "4", "duration": 6000, "contentProvider": {"type": "line"}},
+    "video": {"type": "video", "id": "7", "quoteToken": "q", "contentProvider": {"type": "line"}},
+    "file": {"type": "file", "id": "5", "fileName": "menu.pdf", "fileSize": 2048},
+    "location": {"type": "location", "id": "3", "latitude": 24.02, "longitude": 120.55},  # no address
+}
+LOCATION = {
+    "type": "location",
+    "id": "3",
+    "title": "花壇鄉公所",
+    "address": "彰化縣花壇鄉",
+    "latitude": 24.02,
+    "longitude": 120.55,
+}
+
+
+def message_event(message: dict, **where: str) -> dict:
+    event = W.text_event(USER, "x", **where)
     event["message"] = message
+    return event
+
+
+@pytest.mark.parametrize("kind", sorted(MEDIA_MESSAGES))
+def test_a_non_text_message_in_a_1_to_1_chat_gets_one_short_answer_without_the_model(
+    app: AppHarness, kind: str
+) -> None:
+    replies = len(app.line.replies())
+    response = app.turn(message_event(MEDIA_MESSAGES[kind]))
+    assert response.status_code == 200 and response.json()["accepted"] == 1
+    outcome = app.outcomes[-1]
+    assert outcome.command == "media" and outcome.model_requests == [] and outcome.tool_calls == []
+    expected = MEDIA_TEXTS.get(kind, MEDIA_TEXT_OTHER)
+    assert outcome.reply.texts == (expected,)
+    assert len(app.line.replies()) == replies + 1 and expected in first_text(app.line.replies()[-1])
+    if kind == "audio":
+        assert "打字" in expected and "麥克風" in expected  # tells a voice user what works
+
+
+def test_a_shared_location_with_an_address_is_read_as_text(app: AppHarness) -> None:
+    app.turn(W.text_event(USER, "我想吃東西"))  # the bot asks which township
+    assert app.outcomes[-1].tool_calls[-1]["status"] == "error"
+    app.turn(message_event(LOCATION))  # the answer is a pin in 花壇鄉
+    call = app.outcomes[-1].tool_calls[-1]
+    assert (call["tool"], call["effective_arguments"]["area"], call["status"]) == (
+        "search_local_places",
+        "花壇鄉",
+        "ok",
+    )
+
+
+@pytest.mark.parametrize("kind", sorted(MEDIA_MESSAGES))
+def test_a_non_text_message_in_a_group_is_200_and_ignored(app: AppHarness, kind: str) -> None:
+    event = message_event(MEDIA_MESSAGES[kind] if kind != "location" else LOCATION, group=GROUP)
+    assert expect_nothing_processed(app, *W.signed(SECRET, event), 200)["accepted"] == 0
+
+
+def test_an_unknown_message_type_is_200_and_ignored(app: AppHarness) -> None:
+    event = message_event({"type": "somethingNew", "id": "6"})
     assert expect_nothing_processed(app, *W.signed(SECRET, event), 200)["accepted"] == 0
 
 

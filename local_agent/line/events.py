@@ -19,20 +19,26 @@ import re
 from typing import Any, TypedDict, TypeGuard
 
 from linebot.v3.webhooks import (
+    AudioMessageContent,
+    FileMessageContent,
     FollowEvent,
     GroupSource,
+    ImageMessageContent,
     JoinEvent,
+    LocationMessageContent,
     MessageEvent,
     PostbackEvent,
     RoomSource,
+    StickerMessageContent,
     TextMessageContent,
     UnfollowEvent,
     UserSource,
+    VideoMessageContent,
 )
 
 from local_agent.context.errors import ScopeError
 from local_agent.context.journal import ScopeKey
-from local_agent.line.processor import ANONYMOUS_USER, SHARED_SOURCES, InboundEvent
+from local_agent.line.processor import ANONYMOUS_USER, SHARED_SOURCES, InboundEvent, MediaKind
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -126,18 +132,61 @@ def strip_mentions(text: str, spans: list[tuple[int, int, bool]]) -> str:
 
 
 def addressed_text(message: Any) -> tuple[str, bool]:
-    """``(text without mentions, the bot is mentioned)`` of a text message."""
+    """``(text without mentions and LINE emoji, the bot is mentioned)`` of a text message.
+
+    A LINE emoji stands in the text as a placeholder such as ``(love)`` at the ``index``/``length``
+    its ``emojis`` entry gives; it is cut like a mention, so 「早安(sun)」 is the greeting 「早安」."""
     raw = message.text or ""
     mention = getattr(message, "mention", None)
-    mentionees = list(getattr(mention, "mentionees", None) or [])
-    spans = valid_spans(raw, mentionees) if mentionees else []
+    marks = list(getattr(mention, "mentionees", None) or []) + list(getattr(message, "emojis", None) or [])
+    spans = valid_spans(raw, marks) if marks else []
     text = strip_mentions(raw, spans) if spans else raw
     return clean_text(text), any(is_self for _, _, is_self in spans)
 
 
+_MEDIA: tuple[tuple[type, MediaKind], ...] = (
+    (AudioMessageContent, "audio"),
+    (StickerMessageContent, "sticker"),
+    (ImageMessageContent, "image"),
+    (VideoMessageContent, "video"),
+    (FileMessageContent, "file"),
+    (LocationMessageContent, "location"),
+)
+
+
+def media_kind(message: Any) -> MediaKind | None:
+    for cls, kind in _MEDIA:
+        if isinstance(message, cls):
+            return kind
+    return None
+
+
+def location_text(message: Any) -> str:
+    """A shared location read as what the user would have typed: its title and address (「花壇鄉
+    中山路…」 can answer 「請問是哪個鄉鎮？」). Empty when LINE sent neither."""
+    parts = (getattr(message, "title", None), getattr(message, "address", None))
+    return clean_text(" ".join(p.strip() for p in parts if isinstance(p, str) and p.strip()))
+
+
+def _from_message(message: Any, common: _EventCommon, shared: bool) -> InboundEvent | None:
+    if isinstance(message, TextMessageContent):
+        text, mentioned = addressed_text(message)
+        if shared and not mentioned:
+            return None  # chatter between members: not for us
+        return InboundEvent(kind="text", text=text, **common)
+    if shared:
+        return None  # a voice message, sticker or photo in a group cannot mention the bot
+    # In a 1:1 chat every message gets an answer; a shared location's address is read as text.
+    kind = media_kind(message)
+    if kind == "location" and (where := location_text(message)):
+        return InboundEvent(kind="text", text=where, **common)
+    return None if kind is None else InboundEvent(kind="media", data=kind, **common)
+
+
 def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent | None:
-    """Our view of an SDK event, or None for what LOCAL ignores (unknown types, stickers, events
-    whose ids are not LINE-shaped, standby-mode events, group chatter not addressed to the bot)."""
+    """Our view of an SDK event, or None for what LOCAL ignores (unknown types, events whose ids
+    are not LINE-shaped, standby-mode events, group chatter not addressed to the bot, non-text
+    messages in a group or room)."""
     if getattr(event, "mode", None) == "standby":  # EventMode is a str enum
         return None  # another module owns the chat; LINE gives no reply token and expects silence
     event_id = getattr(event, "webhook_event_id", None)
@@ -157,11 +206,8 @@ def to_inbound(event: Any, destination: str, received_at: float) -> InboundEvent
         scope=scope, reply_to=reply_to, event_id=event_id, reply_token=reply_token, received_at=received_at
     )
     shared = scope.source_type in SHARED_SOURCES
-    if isinstance(event, MessageEvent) and isinstance(event.message, TextMessageContent):
-        text, mentioned = addressed_text(event.message)
-        if shared and not mentioned:
-            return None  # chatter between members: not for us
-        return InboundEvent(kind="text", text=text, **common)
+    if isinstance(event, MessageEvent):
+        return _from_message(event.message, common, shared)
     if isinstance(event, PostbackEvent) and event.postback is not None:
         return InboundEvent(kind="postback", data=clean_text(event.postback.data), **common)
     if isinstance(event, FollowEvent) and not shared:
@@ -178,6 +224,8 @@ __all__ = [
     "InboundEvent",
     "addressed_text",
     "is_id",
+    "location_text",
+    "media_kind",
     "scope_of",
     "strip_mentions",
     "to_inbound",

@@ -43,7 +43,9 @@ INTERNAL_ERROR = "INTERNAL_ERROR"
 
 # The webhook events LOCAL acts on (everything else is acknowledged and ignored); ``line/events.py``
 # makes them from the SDK's events.
-EventKind = Literal["text", "postback", "follow", "unfollow", "join"]
+EventKind = Literal["text", "postback", "follow", "unfollow", "join", "media"]
+# A non-text message in a 1:1 chat (``media`` events carry it in ``data``).
+MediaKind = Literal["audio", "sticker", "image", "video", "file", "location"]
 # The user id of a group/room scope whose event carried no ``userId``. LINE user ids are
 # ``U`` + 32 hex digits, so this can never be a person's id.
 ANONYMOUS_USER = "-"
@@ -124,6 +126,8 @@ class EventProcessor:
                 first = await asyncio.to_thread(self.store.claim_event, event.event_id, now=self.clock())
             except StoreError as exc:
                 log.warning("dedupe unavailable", extra={"code": exc.code})
+                if event.kind == "unfollow":  # forgetting twice is harmless; there is no one to tell
+                    return await self.turn(event)
                 return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
             if not first:
                 log.info("duplicate event dropped", extra={"kind": event.kind})
@@ -145,6 +149,8 @@ class EventProcessor:
         if event.kind == "unfollow":  # no reply token; forget the person, answer nothing
             await self.service.unfollow(event.scope)
             return None
+        if event.kind == "media":
+            return self.service.media_reply(event.data)
         if event.kind == "postback":
             outcome = await self.service.handle_postback(event.scope, event.data)
             if outcome is None:
@@ -159,7 +165,7 @@ class EventProcessor:
 
     async def deliver(self, event: InboundEvent, outcome: TurnOutcome, started: float) -> None:
         messages = to_line_messages(outcome.reply)
-        if not messages:
+        if not messages or event.kind == "unfollow":  # whoever unfollowed (or blocked) hears nothing
             return
         retry_key = retry_key_for(event.event_id) if event.event_id else new_retry_key()
         try:
@@ -186,6 +192,7 @@ __all__ = [
     "INTERNAL_ERROR",
     "TURN_TIMEOUT_SECONDS",
     "EventKind",
+    "MediaKind",
     "EventProcessor",
     "InboundEvent",
     "Observer",

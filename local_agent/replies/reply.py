@@ -12,7 +12,7 @@ from typing import Any, Literal
 # What a card shows.
 CardKind = Literal["place", "event"]
 # The deterministic command that answered a turn without the model (``local_agent.turns.commands``,
-# plus the greeting on follow and the introduction on join).
+# plus the greeting on follow, the introduction on join and the answer to a non-text message).
 CommandName = Literal[
     "consent_prompt",
     "consent_granted",
@@ -26,6 +26,7 @@ CommandName = Literal[
     "greeting",
     "join",
     "unfollow",
+    "media",
 ]
 
 MAX_TEXT_UTF16 = 5000  # LINE text message limit, in UTF-16 code units

@@ -13,7 +13,7 @@ from typing import Any
 from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
-from local_agent.replies.render import HELP_TEXT, JOIN_TEXT, POLITE_FAILURE
+from local_agent.replies.render import HELP_TEXT, JOIN_TEXT, MEDIA_TEXT_OTHER, MEDIA_TEXTS, POLITE_FAILURE
 from local_agent.replies.reply import Reply
 from local_agent.stores.ports import PreferenceStore
 from local_agent.turns.commands import NOT_DELETED, Commands, match_text_command
@@ -21,6 +21,10 @@ from local_agent.turns.commands import NOT_DELETED, Commands, match_text_command
 log = logging.getLogger("local_agent.turns.service")
 
 MAX_INPUT_CHARS = 5000  # LINE's own limit for a text message
+# Waits between attempts to forget a person who unfollowed: the event was acknowledged and LINE
+# will not send it again, so a store hiccup must not keep their preference. Five attempts, each
+# within the store's deadline, end well inside the turn's bound (TURN_TIMEOUT_SECONDS).
+UNFOLLOW_RETRY_DELAYS = (0.2, 0.5, 1.0, 2.0)
 
 
 class LocalService:
@@ -69,14 +73,25 @@ class LocalService:
         """What the bot says once when it joins a group or room: how to call it, what it keeps."""
         return TurnOutcome(Reply(texts=(JOIN_TEXT,)), command="join")
 
+    def media_reply(self, kind: str) -> TurnOutcome:
+        """The answer to a voice message, sticker, photo, video, file or an unreadable location in
+        a 1:1 chat: what LOCAL can read instead. No model, no store."""
+        return TurnOutcome(Reply(texts=(MEDIA_TEXTS.get(kind, MEDIA_TEXT_OTHER),)), command="media")
+
     async def unfollow(self, scope: ScopeKey) -> int | None:
-        """Forget the person who unfollowed (or blocked) the account; nothing is sent. Returns the
-        new preference revision, or None when the store was unavailable (logged, code only)."""
-        try:
-            return await asyncio.to_thread(self.commands.unfollow, scope)
-        except StoreError as exc:
-            log.warning("unfollow not recorded", extra={"code": exc.code})
-            return None
+        """Forget the person who unfollowed (or blocked) the account; nothing is sent. A store
+        failure is retried (``UNFOLLOW_RETRY_DELAYS``). Returns the new preference revision, or
+        None when every attempt failed (logged as an error, code only)."""
+        for delay in (*UNFOLLOW_RETRY_DELAYS, None):
+            try:
+                return await asyncio.to_thread(self.commands.unfollow, scope)
+            except StoreError as exc:
+                if delay is None:
+                    log.error("unfollow not recorded", extra={"code": exc.code})
+                    return None
+                log.warning("unfollow not recorded yet, retrying", extra={"code": exc.code})
+                await asyncio.sleep(delay)
+        return None
 
     def journal_state(self, scope: ScopeKey) -> dict[str, Any]:
         revision = self.preferences.get(scope.user_id).revision
