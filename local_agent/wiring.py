@@ -190,6 +190,6 @@ def build_service(
         io=store_io(settings, store),
     )
     tokens = ConsentTokens(settings.line_channel_secret)
-    commands = Commands(preferences=store, journal=journal, clock=clock, tokens=tokens)
+    commands = Commands(preferences=store, journal=journal, clock=clock, tokens=tokens, audit=store)
     service = LocalService(router=router, commands=commands, journal=journal, preferences=store, clock=clock)
     return Wiring(store, journal, pipeline, router, service)

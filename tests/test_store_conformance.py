@@ -24,7 +24,13 @@ from local_agent.context.journal import ContextJournal, JournalRecord, ScopeKey
 from local_agent.context.projection import SafeTurn
 from local_agent.context.townships import TOWNSHIPS
 from local_agent.context.window import ContextWindow
-from local_agent.stores.ports import RECORD_RETENTION_SECONDS, AuditRow, PreferenceState, TurnSnapshot
+from local_agent.stores.ports import (
+    FORGOTTEN_MARK,
+    RECORD_RETENTION_SECONDS,
+    AuditRow,
+    PreferenceState,
+    TurnSnapshot,
+)
 from local_agent.stores.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -394,6 +400,43 @@ def test_audit_round_trip_keeps_insertion_order(store) -> None:
     assert [r.to_dict() for r in store.audit_rows("s1")] == [AUDIT[0].to_dict(), AUDIT[2].to_dict()]
     assert store.audit_rows("nobody") == []
     assert store.audit_rows() == AUDIT
+
+
+def test_a_forget_replaces_the_remembered_diet_in_its_chat_s_audit_rows_only(store) -> None:
+    def row(scope: str, turn: str, diet: str, origin: str) -> AuditRow:
+        args = {"area": "花壇鄉", "dietary_type": diet, "keyword": ""}
+        proposed = {**args, "dietary_type": ""}
+        return AuditRow(
+            scope_id=scope,
+            turn_id=turn,
+            tool="search_local_places",
+            proposed_arguments=proposed,
+            memory_revision=1,
+            effective_arguments=args,
+            preference_origin=origin,
+            status="ok",
+            at=1.0,
+        )
+
+    rows = [
+        row("mine", "t1", "vegetarian", "consented_memory"),
+        row("mine", "t2", "vegan", "explicit"),  # said in that sentence, not remembered
+        row("other", "t3", "vegetarian", "consented_memory"),
+        row("mine", "t4", "vegetarian", "consented_memory"),
+    ]
+    for r in rows:
+        store.append_audit(r)
+    assert store.forget_audited_memory("mine") == 2
+    assert store.forget_audited_memory("mine") == 0  # again: nothing left to replace
+    assert store.forget_audited_memory("nobody") == 0
+    after = {r.turn_id: r for r in store.audit_rows()}
+    assert after["t1"].effective_arguments == {**rows[0].effective_arguments, "dietary_type": FORGOTTEN_MARK}
+    assert after["t4"].effective_arguments["dietary_type"] == FORGOTTEN_MARK
+    assert after["t2"] == rows[1] and after["t3"] == rows[2]
+    # The rest of each row stays as the evidence of what ran (revision, origin, proposal, status).
+    assert after["t1"].to_dict() | {"effective_arguments": None} == rows[0].to_dict() | {
+        "effective_arguments": None
+    }
 
 
 def test_snapshot_round_trip_keeps_insertion_order(store) -> None:

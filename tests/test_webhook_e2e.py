@@ -229,11 +229,11 @@ def test_consent_search_forget_search_through_the_webhook(app: AppHarness) -> No
     assert after["effective_arguments"] == {"area": "花壇鄉", "dietary_type": "any", "keyword": ""}
     # the window from before the forget is gone: the request carries only the current text
     assert model_texts(forgotten) == [FOOD_HUATAN]
-    # the audit rows in SQLite say the same
+    # the audit rows in SQLite say the same, except that the forget replaced the remembered diet
     rows = app.store.audit_rows(W.scope_of(USER).storage_id)
     assert [
         (r.memory_revision, r.preference_origin, r.effective_arguments["dietary_type"]) for r in rows
-    ] == [(1, "consented_memory", "vegetarian"), (2, "none", "any")]
+    ] == [(1, "consented_memory", "#forgotten"), (2, "none", "any")]
     assert app.store.get(USER).consent == "forgotten"
 
 
@@ -650,6 +650,23 @@ def _escaped_forms(text: str) -> set[bytes]:
 
 def _db_bytes(path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(path.parent.glob(path.name + "*")))
+
+
+def test_a_forgotten_diet_is_nowhere_in_the_sqlite_files_after_the_forget(tmp_path: Path) -> None:
+    path = tmp_path / "local.sqlite3"
+    with AppHarness(path) as app:
+        app.turn(W.text_event(USER, "記住我吃全素"))
+        data = app.line.replies()[-1].body["messages"][-1]["quickReply"]["items"][0]["action"]["data"]
+        app.turn(W.postback_event(USER, data))
+        app.turn(W.text_event(USER, "花壇有什麼好吃的？"))
+        assert app.outcomes[-1].tool_calls[0]["preference_origin"] == "consented_memory"
+        assert b"vegan" in _db_bytes(path)  # remembered: in the preference and the audit rows
+        app.turn(W.text_event(USER, "忘記我的飲食偏好"))
+        live = _db_bytes(path)
+        rows = app.store.audit_rows(W.scope_of(USER).storage_id)
+    assert b"vegan" not in live  # the WAL was truncated and freed bytes zeroed at the forget
+    assert b"vegan" not in _db_bytes(path)
+    assert [r.effective_arguments["dietary_type"] for r in rows] == ["#forgotten"]
 
 
 def test_no_raw_user_text_in_sqlite_files_or_logs(tmp_path: Path) -> None:

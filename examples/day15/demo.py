@@ -57,6 +57,7 @@ from local_agent.context.journal import TTL_SECONDS
 from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS
 from local_agent.listings import catalogue
 from local_agent.replies.render import BUDGET_REFUSAL, render_tool_result
+from local_agent.stores.ports import FORGOTTEN_MARK
 from local_agent.stores.sqlite import SqliteStore
 from local_agent.turns.commands import Commands, parse_postback
 from local_agent.turns.consent import ConsentTokens
@@ -432,7 +433,7 @@ class Demo:
         # A fixed demo secret: the signed consent buttons come out the same on every run.
         tokens = ConsentTokens("local-day15-demo")
         self.commands = Commands(
-            preferences=self.store, journal=self.journal, clock=self.clock, tokens=tokens
+            preferences=self.store, journal=self.journal, clock=self.clock, tokens=tokens, audit=self.store
         )
         self.typed: list[str] = []  # every raw text typed
         self.sent: list[tuple[tuple[str, ...], dict[str, Any]]] = []  # (earlier raw texts, request)
@@ -672,7 +673,10 @@ class Demo:
         second, _ = await self.turn(scope, DRILL_SEARCH, "drill-search-2", [DRILL_SEARCH])
         steps.append(self.drill_search_step(second))
         after_search = self.rows_of(scope)
-        evidence = [{k: row[k] for k in AUDIT_EVIDENCE_KEYS} for row in after_search["audit"]]
+        # The evidence of §七: the audit row as written before the forget (the forget has since
+        # replaced its diet by "#forgotten", as in production) and the row written after it.
+        written_after = [row for row in after_search["audit"] if row["at"] > forget_at]
+        evidence = [{k: row[k] for k in AUDIT_EVIDENCE_KEYS} for row in before["audit"] + written_after]
         return {
             "backend": "sqlite",
             "database": DB_NAME,
@@ -1010,21 +1014,25 @@ async def check_forgotten_value(demo: Demo, results: dict[str, Any]) -> str:
     scope = ScopeKey.for_user(DRILL_USER)
     pref = demo.store.get(DRILL_USER)
     expect(pref.dietary_type is None and pref.consent == "forgotten", f"preference row {pref.to_dict()}")
-    forget_at = results["drill"]["forget_at"]
-    later_audit = [r.to_dict() for r in demo.store.audit_rows(scope.storage_id) if r.at > forget_at]
+    audit = [r.to_dict() for r in demo.store.audit_rows(scope.storage_id)]
     stored = {
         "preferences": [r for r in demo.store.preference_rows() if r["user_id"] == DRILL_USER],
         "journal": demo.store.journal_rows().get(scope.storage_id),
         "snapshots": [s.to_dict() for s in demo.store.snapshots(scope.storage_id)],
-        "audit written after the forget": later_audit,
+        "audit rows": audit,
     }
     for name, rows in stored.items():
         text = "\n".join(strings_in(rows))
         hits = [w for w in FORGOTTEN_WORDS if w in text]
         expect(not hits, f"{hits} in {name}")
+    scrubbed = [r for r in audit if r["preference_origin"] == "consented_memory"]
+    expect(
+        bool(scrubbed) and all(r["effective_arguments"]["dietary_type"] == FORGOTTEN_MARK for r in scrubbed),
+        f"audit rows that used the memory: {scrubbed}",
+    )
     return (
-        "no 'vegetarian'/素食/吃素 in the preference row, the journal row, the snapshots or audit rows written "
-        "after the forget (the earlier audit row keeps what ran then, as in §七)"
+        "no 'vegetarian'/素食/吃素 in the preference row, the journal row, the snapshots or any audit row "
+        f"(the row that used the memory now shows {FORGOTTEN_MARK}; its copy from before the forget is §七's evidence)"
     )
 
 
@@ -1347,8 +1355,9 @@ def _report_drill(results: dict[str, Any], summary: dict[str, Any]) -> list[str]
     add("")
     add(
         "Whether the memory was revoked shows in the effective arguments (vegetarian → any), not in the list of "
-        "shops (a vegetarian-friendly shop can also be found under any). The earlier audit row still records what "
-        "ran before the forget; no row written after it holds the value."
+        "shops (a vegetarian-friendly shop can also be found under any). The audit row shown for before the "
+        f"forget is as it was written then; the forget has since replaced its diet by {FORGOTTEN_MARK}, so no "
+        "stored row holds the value."
     )
     add("")
     return out

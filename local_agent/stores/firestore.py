@@ -56,11 +56,13 @@ from local_agent.context.errors import StoreError
 from local_agent.context.journal import TTL_SECONDS, JournalRecord, Mutation
 from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
+    FORGOTTEN_MARK,
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
     PreferenceState,
     TurnSnapshot,
+    forget_diet,
     next_preference,
 )
 
@@ -314,6 +316,25 @@ class FirestoreStore:
                 "expire_at": _utc(row.at + RECORD_RETENTION_SECONDS),
             },
         )
+
+    def forget_audited_memory(self, scope_id: str) -> int:
+        field = self._firestore.FieldFilter
+        query = (
+            self._col("audit")
+            .where(filter=field("scope_id", "==", scope_id))
+            .where(filter=field("preference_origin", "==", "consented_memory"))
+        )
+        changed = 0
+        with self._guard("audit.forget"):
+            for doc in query.stream(**self._deadline):
+                arguments = json.loads(doc.to_dict()["effective_arguments"])
+                if arguments.get("dietary_type") == FORGOTTEN_MARK:
+                    continue
+                doc.reference.update(
+                    {"effective_arguments": canonical_json(forget_diet(arguments))}, **self._deadline
+                )
+                changed += 1
+        return changed
 
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
         return [

@@ -309,6 +309,9 @@ class GuardedStore:
     def append_audit(self, row: AuditRow) -> None:
         self.call("audit.append", lambda: self.inner.append_audit(row))
 
+    def forget_audited_memory(self, scope_id: str) -> int:
+        return self.call("audit.forget", lambda: self.inner.forget_audited_memory(scope_id))
+
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
         return self.call("audit.rows", lambda: self.inner.audit_rows(scope_id))
 

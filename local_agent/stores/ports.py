@@ -31,6 +31,13 @@ DEDUPE_TTL_SECONDS = 86400.0
 # Audit rows and per-turn snapshots are evidence for inspection, kept 30 days then deleted
 # (SQLite: ``purge_expired``; Firestore: a TTL policy on ``expire_at``).
 RECORD_RETENTION_SECONDS = 30 * 86400.0
+# What a forget leaves of a remembered diet in the audit rows that used it.
+FORGOTTEN_MARK = "#forgotten"
+
+
+def forget_diet(effective_arguments: dict[str, Any]) -> dict[str, Any]:
+    """An audit row's effective arguments with the diet replaced by ``FORGOTTEN_MARK``."""
+    return {**effective_arguments, "dietary_type": FORGOTTEN_MARK}
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +118,11 @@ class AuditStore(Protocol):
     def append_audit(self, row: AuditRow) -> None: ...
 
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]: ...
+
+    def forget_audited_memory(self, scope_id: str) -> int:
+        """In every audit row of ``scope_id`` whose diet came from consented memory, the diet
+        becomes ``FORGOTTEN_MARK`` (the rest of the row stays as evidence). Returns the rows changed."""
+        ...
 
 
 class SnapshotStore(Protocol):

@@ -21,11 +21,13 @@ from local_agent.context.errors import StoreError
 from local_agent.context.journal import TTL_SECONDS, JournalRecord, Mutation
 from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
+    FORGOTTEN_MARK,
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
     PreferenceState,
     TurnSnapshot,
+    forget_diet,
     next_preference,
 )
 
@@ -112,6 +114,8 @@ class SqliteStore:
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy)}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            # Freed space is zeroed: a forgotten diet does not linger in a page's free bytes.
+            conn.execute("PRAGMA secure_delete = ON")
             self._local.conn = conn
             with self._lock:
                 self._all.append(conn)
@@ -245,6 +249,34 @@ class SqliteStore:
                     row.at,
                 ),
             )
+
+    def forget_audited_memory(self, scope_id: str) -> int:
+        with self._tx("audit.forget") as db:
+            rows = db.execute(
+                "SELECT id, effective_arguments FROM audit WHERE scope_id = ? AND preference_origin = ?",
+                (scope_id, "consented_memory"),
+            ).fetchall()
+            changed = 0
+            for row_id, effective in rows:
+                arguments = json.loads(effective)
+                if arguments.get("dietary_type") == FORGOTTEN_MARK:
+                    continue
+                db.execute(
+                    "UPDATE audit SET effective_arguments = ? WHERE id = ?",
+                    (canonical_json(forget_diet(arguments)), row_id),
+                )
+                changed += 1
+        self._truncate_wal()
+        return changed
+
+    def _truncate_wal(self) -> None:
+        """Best effort after a forget: copy the WAL into the database and truncate it, so the old
+        page images that still hold the forgotten values leave the disk (a reader still on them
+        makes this a no-op until the next checkpoint)."""
+        try:
+            self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error:
+            pass
 
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
         sql = (

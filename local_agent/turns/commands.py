@@ -28,7 +28,7 @@ from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.listings import catalogue
 from local_agent.replies.render import HELP_TEXT, consent_choices
 from local_agent.replies.reply import Choice, CommandName, Reply
-from local_agent.stores.ports import PreferenceStore
+from local_agent.stores.ports import AuditStore, PreferenceState, PreferenceStore
 from local_agent.turns.consent import ConsentTokens, is_consent_data
 
 # Affirmative forget requests: a forget verb with what it is about. 「不要記住我」 asks to stop
@@ -176,9 +176,11 @@ class Commands:
         journal: ContextJournal,
         clock: Callable[[], float],
         tokens: ConsentTokens | None = None,
+        audit: AuditStore | None = None,
     ) -> None:
         self.preferences, self.journal, self.clock = preferences, journal, clock
         self.tokens = tokens or ConsentTokens()
+        self.audit = audit  # when given, a forget also scrubs the remembered diet from its audit rows
 
     def handle_text(
         self, scope: ScopeKey, text: str, kind: TextCommand | None = None
@@ -256,10 +258,7 @@ class Commands:
         )
 
     def forget(self, scope: ScopeKey) -> CommandResult:
-        state = self.preferences.set_consent(
-            scope.user_id, consent="forgotten", dietary_type=None, now=self.clock()
-        )
-        self._clear(scope)
+        state = self._forget_person(scope)
         return CommandResult(
             Reply(texts=("已刪除您的飲食偏好，之後找店家不會再套用。",)), "forget", state.revision
         )
@@ -268,11 +267,19 @@ class Commands:
         """The person left (unfollow/block): their diet and consent are dropped and the revision
         moves, so every journal window of theirs (1:1 and group) and every consent button offered
         before becomes unreadable; the 1:1 journal is also deleted now. Returns the new revision."""
+        return self._forget_person(scope).revision
+
+    def _forget_person(self, scope: ScopeKey) -> PreferenceState:
+        """Diet and consent dropped (the revision moves), the window cleared, and in the audit rows
+        of this 1:1 chat the remembered diet replaced by ``FORGOTTEN_MARK``. A store failure
+        raises: the caller says so (forget) or tries again (unfollow); each step can be repeated."""
         state = self.preferences.set_consent(
             scope.user_id, consent="forgotten", dietary_type=None, now=self.clock()
         )
         self._clear(scope)
-        return state.revision
+        if self.audit is not None:
+            self.audit.forget_audited_memory(scope.storage_id)
+        return state
 
     def _clear(self, scope: ScopeKey) -> None:
         # The revision bump already made the old window unreadable; clearing is housekeeping.
