@@ -9,18 +9,22 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PLACEHOLDERS = {
+PLACEHOLDERS = {  # compared in lower case
     "",
     "changeme",
     "change-me",
     "your-channel-secret",
     "your-channel-access-token",
     "xxx",
-    "TODO",
+    "todo",
 }
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+# Hosts that receive a credential (the LINE token, the Gemini key): https, or http on loopback only.
+_LOOPBACK_HTTP = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/?$")
+_CREDENTIAL_HOSTS = {"line_api_host": "LINE_API_HOST", "local_gemini_base_url": "LOCAL_GEMINI_BASE_URL"}
 
 
 class Settings(BaseSettings):
@@ -68,7 +72,7 @@ class Settings(BaseSettings):
     local_body_timeout_seconds: float = Field(default=5.0, alias="LOCAL_BODY_TIMEOUT_SECONDS", gt=0, le=60)
     # A folder with places.csv and events.csv; unset = the teaching snapshot shipped in the package.
     local_listings_dir: str | None = Field(default=None, alias="LOCAL_LISTINGS_DIR")
-    local_log_level: str = Field(default="INFO", alias="LOCAL_LOG_LEVEL")
+    local_log_level: LogLevel = Field(default="INFO", alias="LOCAL_LOG_LEVEL")
     # Run turns on their own event loop thread, so acknowledgements never wait behind a turn.
     local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")
 
@@ -78,19 +82,21 @@ class Settings(BaseSettings):
     google_cloud_location: str = Field(default="asia-east1", alias="GOOGLE_CLOUD_LOCATION")
     firestore_emulator_host: str | None = Field(default=None, alias="FIRESTORE_EMULATOR_HOST")
 
-    @field_validator("line_api_host")
+    @field_validator("line_api_host", "local_gemini_base_url")
     @classmethod
-    def _safe_host(cls, value: str | None) -> str | None:
-        # The channel access token travels to this host: https, or plain http only on loopback.
+    def _safe_host(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # A credential travels to this host: https, or plain http only on loopback (a local fake).
         if value is None:
             return None
-        if value.startswith("https://") or re.match(
-            r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/?$", value
-        ):
+        if value.startswith("https://") or _LOOPBACK_HTTP.match(value):
             return value.rstrip("/")
-        raise ValueError(
-            "LINE_API_HOST must be https://..., or http:// on 127.0.0.1/localhost for a local fake"
-        )
+        name = _CREDENTIAL_HOSTS[info.field_name or "line_api_host"]
+        raise ValueError(f"{name} must be https://..., or http:// on 127.0.0.1/localhost for a local fake")
+
+    @field_validator("local_log_level", mode="before")
+    @classmethod
+    def _level_name(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
 
     @field_validator("local_count_tokens_bytes_factor")
     @classmethod
@@ -105,7 +111,7 @@ class Settings(BaseSettings):
     @field_validator("line_channel_secret", "line_channel_access_token")
     @classmethod
     def _no_placeholder(cls, value: str) -> str:
-        if value.strip() in PLACEHOLDERS:
+        if value.strip().lower() in PLACEHOLDERS:
             raise ValueError("set a real value (this looks like a placeholder)")
         return value
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from local_agent import fingerprint
 from local_agent.agent.adk_router import AdkRouter
 from local_agent.agent.instructions import dated_instruction
 from local_agent.agent.pipeline import ContextPipeline
+from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal
 from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure, Measure, SessionBudget
 from local_agent.listings.loader import ListingsError, listings_from
@@ -48,12 +50,20 @@ def open_store(settings: Settings) -> Store:
             open_firestore_store,  # optional extra, imported only when chosen
         )
 
+        if settings.firestore_emulator_host and not os.environ.get("FIRESTORE_EMULATOR_HOST"):
+            # The Firestore client reads only the process environment; a value from .env reaches
+            # it through here (one already exported wins).
+            os.environ["FIRESTORE_EMULATOR_HOST"] = settings.firestore_emulator_host
+
         return open_firestore_store(
             settings.google_cloud_project, settings.local_firestore_database, call_timeout=backend_seconds
         )
     from local_agent.stores.sqlite import SqliteStore
 
-    return SqliteStore(settings.local_sqlite_path, busy_timeout_ms=max(1, int(backend_seconds * 1000)))
+    try:
+        return SqliteStore(settings.local_sqlite_path, busy_timeout_ms=max(1, int(backend_seconds * 1000)))
+    except StoreError as exc:  # name the setting to fix, not only the failed step
+        raise StoreError(operation="init: cannot open LOCAL_SQLITE_PATH", backend="sqlite") from exc
 
 
 def guard_store(store: Store, settings: Settings) -> GuardedStore:

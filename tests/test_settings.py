@@ -87,7 +87,8 @@ def test_line_credentials_are_required(monkeypatch, name, how):
 
 @pytest.mark.parametrize(
     "value",
-    ["   ", "changeme", "change-me", "your-channel-secret", "your-channel-access-token", "xxx", "TODO"],
+    ["   ", "changeme", "change-me", "your-channel-secret", "your-channel-access-token", "xxx", "TODO"]
+    + ["Changeme", "todo", "XXX", "Your-Channel-Secret"],
 )
 @pytest.mark.parametrize("name", ["LINE_CHANNEL_SECRET", "LINE_CHANNEL_ACCESS_TOKEN"])
 def test_placeholder_credentials_are_refused_with_a_clear_error(monkeypatch, name, value):
@@ -285,3 +286,49 @@ def test_env_example_and_readme_list_every_setting():
     names = {field.alias for field in Settings.model_fields.values()}
     assert {n for n in names if f"\n{n}=" not in example} == set()
     assert {n for n in names if n not in readme and n != "GOOGLE_CLOUD_LOCATION"} == set()
+
+
+@pytest.mark.parametrize(
+    "value", ["http://gemini.example", "ftp://127.0.0.1", "http://127.0.0.1.evil.example"]
+)
+def test_a_gemini_base_url_that_would_carry_the_key_in_clear_is_refused(monkeypatch, value):
+    monkeypatch.setenv("LOCAL_GEMINI_BASE_URL", value)
+    error = refused("LOCAL_GEMINI_BASE_URL must be https")
+    assert "evil" not in str(error) and "gemini.example" not in str(error)  # the value is not echoed
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("https://proxy.example/", "https://proxy.example"),
+        ("http://127.0.0.1:8123/", "http://127.0.0.1:8123"),
+    ],
+)
+def test_a_gemini_base_url_on_https_or_loopback_is_accepted(monkeypatch, value, expected):
+    monkeypatch.setenv("LOCAL_GEMINI_BASE_URL", value)
+    assert load().local_gemini_base_url == expected
+
+
+@pytest.mark.parametrize(
+    "value, expected", [("debug", "DEBUG"), (" Warning ", "WARNING"), ("ERROR", "ERROR")]
+)
+def test_the_log_level_is_one_of_the_standard_names_in_any_case(monkeypatch, value, expected):
+    monkeypatch.setenv("LOCAL_LOG_LEVEL", value)
+    assert load().local_log_level == expected
+
+
+@pytest.mark.parametrize("value", ["VERBOSE", "5", "trace"])
+def test_an_unknown_log_level_is_refused_naming_the_variable(monkeypatch, value):
+    monkeypatch.setenv("LOCAL_LOG_LEVEL", value)
+    assert "LOCAL_LOG_LEVEL" in str(refused("DEBUG"))
+
+
+def test_an_unusable_sqlite_path_stops_the_start_naming_the_setting(monkeypatch, tmp_path):
+    from local_agent.context.errors import StoreError
+    from local_agent.wiring import open_store
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("LOCAL_SQLITE_PATH", str(blocker / "local.sqlite3"))
+    with pytest.raises(StoreError, match="LOCAL_SQLITE_PATH"):
+        open_store(load())

@@ -8,6 +8,7 @@ conflict, so its concurrency tests use fewer writers than SQLite's.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -629,3 +630,34 @@ def test_firestore_is_imported_only_by_its_adapter() -> None:
         )
     ]
     assert offenders == []
+
+
+@pytest.mark.firestore
+def test_firestore_emulator_host_from_a_dot_env_file_reaches_the_client(
+    firestore_emulator, firestore_project, tmp_path, monkeypatch
+) -> None:
+    """The Firestore client reads only the process environment; the setting (e.g. from ``.env``)
+    is handed on by ``open_store`` unless the environment already has one."""
+    from local_agent.settings import Settings
+    from local_agent.wiring import open_store
+
+    env_file = tmp_path / ".env"
+    env_file.write_text(
+        "LINE_CHANNEL_SECRET=0123456789abcdef-real-channel-secret\n"
+        "LINE_CHANNEL_ACCESS_TOKEN=real-access-token-ABCDEFGHIJKLMNOP\n"
+        f"LOCAL_STORE=firestore\nGOOGLE_CLOUD_PROJECT={firestore_project}\n"
+        f"FIRESTORE_EMULATOR_HOST={firestore_emulator.endpoint}\n"
+    )
+    monkeypatch.setenv("FIRESTORE_EMULATOR_HOST", "recorded-so-monkeypatch-restores-it")
+    monkeypatch.delenv("FIRESTORE_EMULATOR_HOST")
+    for name in ("LOCAL_STORE", "GOOGLE_CLOUD_PROJECT"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings(_env_file=env_file)
+    assert settings.firestore_emulator_host == firestore_emulator.endpoint
+    store = open_store(settings)
+    try:
+        assert os.environ["FIRESTORE_EMULATOR_HOST"] == firestore_emulator.endpoint
+        store.append_audit(AUDIT[0])  # reaches the emulator, not a real project
+        assert store.audit_rows(AUDIT[0].scope_id) == [AUDIT[0]]
+    finally:
+        store.close()
