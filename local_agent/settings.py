@@ -37,8 +37,9 @@ class Settings(BaseSettings):
         populate_by_name=True,
     )
 
-    line_channel_secret: str = Field(alias="LINE_CHANNEL_SECRET")
-    line_channel_access_token: str = Field(alias="LINE_CHANNEL_ACCESS_TOKEN")
+    # repr=False: a printed Settings (a debugger, a traceback's locals) never shows a credential.
+    line_channel_secret: str = Field(alias="LINE_CHANNEL_SECRET", repr=False)
+    line_channel_access_token: str = Field(alias="LINE_CHANNEL_ACCESS_TOKEN", repr=False)
     line_api_host: str | None = Field(default=None, alias="LINE_API_HOST")
 
     local_store: Literal["sqlite", "firestore"] = Field(default="sqlite", alias="LOCAL_STORE")
@@ -62,10 +63,10 @@ class Settings(BaseSettings):
     # more, so keep drain + store deadline under 10.
     local_drain_seconds: float = Field(default=6.0, alias="LOCAL_DRAIN_SECONDS", gt=0, le=60)
     # A first guess of one turn's duration until turns have been measured.
-    local_turn_estimate_seconds: float = Field(default=0.5, alias="LOCAL_TURN_ESTIMATE_SECONDS", gt=0)
+    local_turn_estimate_seconds: float = Field(default=0.5, alias="LOCAL_TURN_ESTIMATE_SECONDS", gt=0, le=60)
     # Every store call (Firestore RPCs with their retries, SQLite's busy wait) ends within this.
     local_store_deadline_seconds: float = Field(
-        default=3.0, alias="LOCAL_STORE_DEADLINE_SECONDS", gt=0, le=60
+        default=3.0, alias="LOCAL_STORE_DEADLINE_SECONDS", ge=0.1, le=60
     )
     local_store_threads: int = Field(default=16, alias="LOCAL_STORE_THREADS", ge=1, le=256)
     # Reading a webhook body slower than this answers 408.
@@ -76,7 +77,7 @@ class Settings(BaseSettings):
     # Run turns on their own event loop thread, so acknowledgements never wait behind a turn.
     local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")
 
-    google_api_key: str | None = Field(default=None, alias="GOOGLE_API_KEY")
+    google_api_key: str | None = Field(default=None, alias="GOOGLE_API_KEY", repr=False)
     google_genai_use_vertexai: bool = Field(default=False, alias="GOOGLE_GENAI_USE_VERTEXAI")
     google_cloud_project: str | None = Field(default=None, alias="GOOGLE_CLOUD_PROJECT")
     google_cloud_location: str = Field(default="asia-east1", alias="GOOGLE_CLOUD_LOCATION")

@@ -332,3 +332,23 @@ def test_an_unusable_sqlite_path_stops_the_start_naming_the_setting(monkeypatch,
     monkeypatch.setenv("LOCAL_SQLITE_PATH", str(blocker / "local.sqlite3"))
     with pytest.raises(StoreError, match="LOCAL_SQLITE_PATH"):
         open_store(load())
+
+
+def test_a_printed_settings_object_shows_no_credential(monkeypatch):
+    monkeypatch.setenv("GOOGLE_API_KEY", "AIza-not-a-real-key-0000")
+    text = repr(load()) + str(load())
+    assert SECRET not in text and TOKEN not in text and "AIza-not-a-real-key-0000" not in text
+    assert "local_store='sqlite'" in text  # the rest is still shown
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("LOCAL_TURN_ESTIMATE_SECONDS", "inf"),
+        ("LOCAL_TURN_ESTIMATE_SECONDS", "nan"),
+        ("LOCAL_STORE_DEADLINE_SECONDS", "0.0001"),
+    ],
+)
+def test_durations_that_would_disable_a_bound_are_refused(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    assert name in str(refused(name))
