@@ -24,7 +24,6 @@ PLACEHOLDERS = {  # compared in lower case
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 # Hosts that receive a credential (the LINE token, the Gemini key): https, or http on loopback only.
 _LOOPBACK_HTTP = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/?$")
-_CREDENTIAL_HOSTS = {"line_api_host": "LINE_API_HOST", "local_gemini_base_url": "LOCAL_GEMINI_BASE_URL"}
 
 
 class Settings(BaseSettings):
@@ -91,7 +90,7 @@ class Settings(BaseSettings):
             return None
         if value.startswith("https://") or _LOOPBACK_HTTP.match(value):
             return value.rstrip("/")
-        name = _CREDENTIAL_HOSTS[info.field_name or "line_api_host"]
+        name = cls.model_fields[info.field_name or "line_api_host"].alias
         raise ValueError(f"{name} must be https://..., or http:// on 127.0.0.1/localhost for a local fake")
 
     @field_validator("local_log_level", mode="before")

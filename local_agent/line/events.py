@@ -19,26 +19,20 @@ import re
 from typing import Any, TypedDict, TypeGuard
 
 from linebot.v3.webhooks import (
-    AudioMessageContent,
-    FileMessageContent,
     FollowEvent,
     GroupSource,
-    ImageMessageContent,
     JoinEvent,
-    LocationMessageContent,
     MessageEvent,
     PostbackEvent,
     RoomSource,
-    StickerMessageContent,
     TextMessageContent,
     UnfollowEvent,
     UserSource,
-    VideoMessageContent,
 )
 
 from local_agent.context.errors import ScopeError
 from local_agent.context.journal import ScopeKey
-from local_agent.line.processor import ANONYMOUS_USER, SHARED_SOURCES, InboundEvent, MediaKind
+from local_agent.line.processor import ANONYMOUS_USER, MEDIA_KINDS, SHARED_SOURCES, InboundEvent, MediaKind
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -144,21 +138,10 @@ def addressed_text(message: Any) -> tuple[str, bool]:
     return clean_text(text), any(is_self for _, _, is_self in spans)
 
 
-_MEDIA: tuple[tuple[type, MediaKind], ...] = (
-    (AudioMessageContent, "audio"),
-    (StickerMessageContent, "sticker"),
-    (ImageMessageContent, "image"),
-    (VideoMessageContent, "video"),
-    (FileMessageContent, "file"),
-    (LocationMessageContent, "location"),
-)
-
-
 def media_kind(message: Any) -> MediaKind | None:
-    for cls, kind in _MEDIA:
-        if isinstance(message, cls):
-            return kind
-    return None
+    """The kind of a non-text message LOCAL answers (the SDK's own ``type`` field), else None."""
+    kind = getattr(message, "type", None)
+    return next((k for k in MEDIA_KINDS if k == kind), None)
 
 
 def location_text(message: Any) -> str:

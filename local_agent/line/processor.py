@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.context.errors import StoreError
@@ -46,6 +46,7 @@ INTERNAL_ERROR = "INTERNAL_ERROR"
 EventKind = Literal["text", "postback", "follow", "unfollow", "join", "media"]
 # A non-text message in a 1:1 chat (``media`` events carry it in ``data``).
 MediaKind = Literal["audio", "sticker", "image", "video", "file", "location"]
+MEDIA_KINDS: tuple[MediaKind, ...] = get_args(MediaKind)
 # The user id of a group/room scope whose event carried no ``userId``. LINE user ids are
 # ``U`` + 32 hex digits, so this can never be a person's id.
 ANONYMOUS_USER = "-"
@@ -192,6 +193,7 @@ __all__ = [
     "INTERNAL_ERROR",
     "TURN_TIMEOUT_SECONDS",
     "EventKind",
+    "MEDIA_KINDS",
     "MediaKind",
     "EventProcessor",
     "InboundEvent",
