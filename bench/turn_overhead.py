@@ -98,11 +98,11 @@ def wire(store: Any) -> Any:
 
 
 async def measure_pipeline(
-    pipeline: Any, keys: list[Any], iterations: int, seed: int, io: Any = None
+    pipeline: Any, keys: list[Any], iterations: int, seed: int, io: Any
 ) -> dict[str, list[float]]:
     """``io``: how the service runs a step's store calls (``wiring.store_io``: on SQLite with the
     turn thread, each step as one guarded unit), so begin and finish are timed as production runs
-    them; ``None`` calls them directly."""
+    them."""
     from local_agent.agent import offline_rules as intent
     from local_agent.agent.instructions import dated_rules, today_from
     from local_agent.agent.tools import TOOL_DECLARATIONS, TOOL_NAMES
@@ -116,22 +116,19 @@ async def measure_pipeline(
     out: dict[str, list[float]] = {"begin": [], "prepare": [], "finish": [], "pipeline": []}
     clock = time.perf_counter_ns
 
-    async def step(fn: Any, *args: Any) -> Any:
-        return fn(*args) if io is None else await io(fn, *args)
-
     for text in texts:
         key = keys[rng.randrange(len(keys))]
         t0 = clock()
-        state = await step(pipeline.begin, key, text)
+        state = await io(pipeline.begin, key, text)
         t1 = clock()
         result = await pipeline.prepare(state, envelope, measure)
         t2 = clock()
         proposal = intent.propose(result.contents, TOOL_NAMES, today)  # untimed: the model + the tool
         if "function_call" in proposal:
             call = proposal["function_call"]
-            await step(pipeline.tools(state).call, call["name"], dict(call["args"]))
+            await io(pipeline.tools(state).call, call["name"], dict(call["args"]))
         t3 = clock()
-        await step(pipeline.finish, state)
+        await io(pipeline.finish, state)
         t4 = clock()
         out["begin"].append((t1 - t0) / 1e6)
         out["prepare"].append((t2 - t1) / 1e6)
@@ -283,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         populate_s = time.perf_counter() - t
         wiring = wire(store)
         io = store_io(bench_settings("http://127.0.0.1:9", "unused.sqlite3"), wiring.store)
+        assert io is not None, "SQLite with the turn thread: each step runs as one guarded unit"
         pipe = asyncio.run(measure_pipeline(wiring.pipeline, keys, args.iterations, args.seed, io))
         adk_runs = asyncio.run(measure_adk(wiring, keys, args.adk_turns, args.seed))
         adk = adk_runs["ours"]

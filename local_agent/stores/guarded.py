@@ -257,8 +257,8 @@ class GuardedStore:
 
     def _recorded(self, fn: Callable[[], T], started: float | None = None, *, unit: _Unit | None = None) -> T:
         """``fn()``, its outcome recorded for health: a ``StoreError`` is a failure (a deadline a
-        timeout); anything else that it raises reached the store. Inside a unit the caller has
-        gave up on, nothing is recorded (its timeout was)."""
+        timeout); anything else that it raises reached the store. Inside a unit whose caller
+        gave up, nothing is recorded (its timeout was)."""
         started = time.monotonic() if started is None else started
         try:
             result = fn()
