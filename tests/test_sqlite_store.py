@@ -226,3 +226,104 @@ def test_every_sql_statement_uses_bound_parameters():
         assert literal_sql(node.value) and not isinstance(node.value, ast.Name), ast.get_source_segment(
             source, node
         )
+
+
+# -- close while other threads still use the store ---------------------------------------------
+_CLOSE_RACE = """
+import sys, threading, time
+from local_agent.context.errors import StoreError
+from local_agent.stores.sqlite import SqliteStore
+
+store = SqliteStore(sys.argv[1])
+stop = threading.Event()
+
+def worker(n):
+    i = 0
+    while not stop.is_set():
+        i += 1
+        try:
+            store.claim_event(f"e{n}-{i}", now=time.time())
+            store.get("U1")
+            store.purge_expired(time.time())
+        except StoreError:
+            pass
+
+threads = [threading.Thread(target=worker, args=(n,)) for n in range(3)]
+for t in threads:
+    t.start()
+for _ in range(200):
+    time.sleep(0.002)
+    store.close()
+stop.set()
+for t in threads:
+    t.join()
+store.close()
+print("closed 201 times under load")
+"""
+
+
+def test_closing_while_other_threads_run_statements_never_crashes_the_process(tmp_path) -> None:
+    """CPython's sqlite3 crashes the process (SIGSEGV) when a connection is closed while another
+    thread runs a statement on it: the app's exit closes the store while a startup purge or
+    probe it stopped waiting for may still run on the store's threads. In a child process, so
+    a crash fails this test instead of ending the run."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-c", _CLOSE_RACE, str(tmp_path / "race.db")],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "closed 201 times under load"
+
+
+def test_close_waits_for_a_running_statement_then_the_store_opens_afresh(store) -> None:
+    import threading
+
+    store.claim_event("warm", now=time.time())
+    inside, release = threading.Event(), threading.Event()
+
+    def slow_mutation(record):
+        inside.set()
+        release.wait(10)
+        return record
+
+    worker = threading.Thread(target=lambda: store.update("scope", slow_mutation))
+    worker.start()
+    assert inside.wait(10)
+    closer = threading.Thread(target=store.close)
+    closer.start()
+    closer.join(0.3)
+    assert closer.is_alive(), "close() must wait for the statement running on another thread"
+    release.set()
+    worker.join(10)
+    closer.join(10)
+    assert not closer.is_alive()
+    assert store.claim_event("after", now=time.time()) is True  # a later call opens a fresh connection
+
+
+def test_close_gives_up_waiting_after_its_bound_and_leaves_that_connection_open(store) -> None:
+    import threading
+
+    inside, release = threading.Event(), threading.Event()
+
+    def slow_mutation(record):
+        inside.set()
+        release.wait(10)
+        return record
+
+    worker = threading.Thread(target=lambda: store.update("scope", slow_mutation))
+    worker.start()
+    assert inside.wait(10)
+    started = time.monotonic()
+    store.close_wait = 0.2
+    store.close()
+    assert 0.15 <= time.monotonic() - started < 5
+    release.set()
+    worker.join(10)  # its statement finished on a connection that was not closed under it
+    assert not worker.is_alive()
+    assert store.load("scope") is None
+    store.close()

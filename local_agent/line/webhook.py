@@ -331,6 +331,7 @@ class _Lifespan:
             shutdown.begin()  # SIGTERM usually started it already; a lifespan exit without one, here
             for task in tasks:
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             await side.close(shutdown.remaining(settings.local_drain_seconds))
             shutdown.uninstall()
             _account(admission)

@@ -280,8 +280,10 @@ class GuardedStore:
         self.get(PROBE_USER)
 
     def close(self) -> None:
-        self.inner.close()
+        """Free the pool's idle threads, then close the adapter (SQLite's waits for a statement
+        still running on a pool thread, e.g. a purge whose caller has gone)."""
         self.pool.shutdown()
+        self.inner.close()
 
     # -- JournalStorage -------------------------------------------------------------------------
     def load(self, scope_id: str) -> JournalRecord | None:

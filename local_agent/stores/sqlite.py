@@ -31,6 +31,8 @@ from local_agent.stores.ports import (
     next_preference,
 )
 
+CLOSE_WAIT_SECONDS = 5.0  # close() waits this long for statements still running on other threads
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
     scope_id TEXT PRIMARY KEY,
@@ -93,8 +95,13 @@ class SqliteStore:
                 raise StoreError(operation="init", backend=self.backend) from exc
         self._busy = busy_timeout_ms
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
+        self._all: dict[int, sqlite3.Connection] = {}  # every open connection, by id
+        self._lock = threading.RLock()
+        # Connections a statement is running on, by id: close() waits for them, never closing one
+        # under a running statement (CPython's sqlite3 crashes the process if it does).
+        self._in_use: dict[int, int] = {}
+        self._idle = threading.Condition(self._lock)
+        self.close_wait = CLOSE_WAIT_SECONDS
         try:
             self._conn().executescript(SCHEMA)
         except sqlite3.Error as exc:
@@ -118,7 +125,7 @@ class SqliteStore:
             conn.execute("PRAGMA secure_delete = ON")
             self._local.conn = conn
             with self._lock:
-                self._all.append(conn)
+                self._all[id(conn)] = conn
         return conn
 
     @contextmanager
@@ -131,27 +138,51 @@ class SqliteStore:
         of their own: two statements fewer each, six per turn."""
         explicit = write and not single
         try:
-            db = self._conn()
-            if explicit:
-                db.execute("BEGIN IMMEDIATE")
+            db = self._acquire()
         except sqlite3.Error as exc:
             raise StoreError(operation=operation, backend=self.backend) from exc
         try:
-            yield db
-        except sqlite3.Error as exc:
-            self._rollback(db)
-            raise StoreError(operation=operation, backend=self.backend) from exc
-        except BaseException:
-            self._rollback(db)
-            raise
-        else:
-            if not explicit:
-                return
             try:
-                db.execute("COMMIT")
+                if explicit:
+                    db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreError(operation=operation, backend=self.backend) from exc
+            try:
+                yield db
             except sqlite3.Error as exc:
                 self._rollback(db)
                 raise StoreError(operation=operation, backend=self.backend) from exc
+            except BaseException:
+                self._rollback(db)
+                raise
+            else:
+                if not explicit:
+                    return
+                try:
+                    db.execute("COMMIT")
+                except sqlite3.Error as exc:
+                    self._rollback(db)
+                    raise StoreError(operation=operation, backend=self.backend) from exc
+        finally:
+            self._release(db)
+
+    def _acquire(self) -> sqlite3.Connection:
+        """This thread's connection, marked in use until ``_release`` (opened outside the lock;
+        if ``close`` closed it in between, the thread opens a fresh one)."""
+        while True:
+            db = self._conn()
+            with self._lock:
+                if id(db) in self._all:
+                    self._in_use[id(db)] = self._in_use.get(id(db), 0) + 1
+                    return db
+
+    def _release(self, db: sqlite3.Connection) -> None:
+        with self._lock:
+            left = self._in_use.pop(id(db)) - 1
+            if left:
+                self._in_use[id(db)] = left
+            else:
+                self._idle.notify_all()
 
     @staticmethod
     def _rollback(db: sqlite3.Connection) -> None:
@@ -159,11 +190,18 @@ class SqliteStore:
             db.execute("ROLLBACK")
 
     def close(self) -> None:
-        with self._lock:
-            for conn in self._all:
-                conn.close()
-            self._all.clear()
-        self._local = threading.local()
+        """Close every thread's connection; a later call opens a fresh one. A statement still
+        running on another thread (a purge or probe the caller stopped waiting for) finishes
+        first: up to ``close_wait`` seconds, after which a connection still in use is left open
+        rather than closed under it."""
+        with self._idle:
+            self._local = threading.local()  # from here on, each thread opens a fresh connection
+            closing = dict(self._all)
+            self._idle.wait_for(lambda: self._in_use.keys().isdisjoint(closing), timeout=self.close_wait)
+            for key, conn in closing.items():
+                if key not in self._in_use:
+                    conn.close()
+                    del self._all[key]
 
     # -- journal (JournalStorage) ---------------------------------------------------------
     def load(self, scope_id: str) -> JournalRecord | None:
@@ -274,8 +312,9 @@ class SqliteStore:
         page images that still hold the forgotten values leave the disk (a reader still on them
         makes this a no-op until the next checkpoint)."""
         try:
-            self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        except sqlite3.Error:
+            with self._tx("audit.forget", write=False) as db:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except StoreError:
             pass
 
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:
