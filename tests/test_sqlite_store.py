@@ -327,3 +327,8 @@ def test_close_gives_up_waiting_after_its_bound_and_leaves_that_connection_open(
     assert not worker.is_alive()
     assert store.load("scope") is None
     store.close()
+
+
+def test_close_waits_no_longer_than_a_statement_can_wait_for_locks(tmp_path) -> None:
+    assert SqliteStore(tmp_path / "a.db", busy_timeout_ms=500).close_wait == 1.5
+    assert SqliteStore(tmp_path / "b.db").close_wait == sqlite_store.CLOSE_WAIT_SECONDS == 5.0

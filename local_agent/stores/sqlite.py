@@ -31,7 +31,7 @@ from local_agent.stores.ports import (
     next_preference,
 )
 
-CLOSE_WAIT_SECONDS = 5.0  # close() waits this long for statements still running on other threads
+CLOSE_WAIT_SECONDS = 5.0  # close() waits at most this long for statements running on other threads
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
@@ -101,7 +101,8 @@ class SqliteStore:
         # under a running statement (CPython's sqlite3 crashes the process if it does).
         self._in_use: dict[int, int] = {}
         self._idle = threading.Condition(self._lock)
-        self.close_wait = CLOSE_WAIT_SECONDS
+        # A statement waits for locks at most the busy timeout, so it has ended by then, or is stuck.
+        self.close_wait = min(CLOSE_WAIT_SECONDS, self._busy / 1000 + 1.0)
         try:
             self._conn().executescript(SCHEMA)
         except sqlite3.Error as exc:
