@@ -280,52 +280,60 @@ def test_closing_while_other_threads_run_statements_never_crashes_the_process(tm
     assert done.stdout.strip() == "closed 201 times under load"
 
 
+class _HeldTransaction:
+    """A journal update on another thread, held open inside its transaction until ``release()``;
+    ``errors`` collects what the update raised."""
+
+    def __init__(self, store: SqliteStore) -> None:
+        import threading
+
+        self.inside, self._release = threading.Event(), threading.Event()
+        self.errors: list[BaseException] = []
+        self.thread = threading.Thread(target=self._run, args=(store,))
+        self.thread.start()
+        assert self.inside.wait(10)
+
+    def _run(self, store: SqliteStore) -> None:
+        def slow_mutation(record):
+            self.inside.set()
+            self._release.wait(10)
+            return record
+
+        try:
+            store.update("scope", slow_mutation)
+        except BaseException as exc:
+            self.errors.append(exc)
+
+    def release(self) -> None:
+        self._release.set()
+        self.thread.join(10)
+        assert not self.thread.is_alive()
+
+
 def test_close_waits_for_a_running_statement_then_the_store_opens_afresh(store) -> None:
     import threading
 
     store.claim_event("warm", now=time.time())
-    inside, release = threading.Event(), threading.Event()
-
-    def slow_mutation(record):
-        inside.set()
-        release.wait(10)
-        return record
-
-    worker = threading.Thread(target=lambda: store.update("scope", slow_mutation))
-    worker.start()
-    assert inside.wait(10)
+    held = _HeldTransaction(store)
     closer = threading.Thread(target=store.close)
     closer.start()
     closer.join(0.3)
     assert closer.is_alive(), "close() must wait for the statement running on another thread"
-    release.set()
-    worker.join(10)
+    held.release()
     closer.join(10)
     assert not closer.is_alive()
+    assert held.errors == []
     assert store.claim_event("after", now=time.time()) is True  # a later call opens a fresh connection
 
 
 def test_close_gives_up_waiting_after_its_bound_and_leaves_that_connection_open(store) -> None:
-    import threading
-
-    inside, release = threading.Event(), threading.Event()
-
-    def slow_mutation(record):
-        inside.set()
-        release.wait(10)
-        return record
-
-    worker = threading.Thread(target=lambda: store.update("scope", slow_mutation))
-    worker.start()
-    assert inside.wait(10)
+    held = _HeldTransaction(store)
     started = time.monotonic()
     store.close_wait = 0.2
     store.close()
     assert 0.15 <= time.monotonic() - started < 5
-    release.set()
-    worker.join(10)  # its statement finished on a connection that was not closed under it
-    assert not worker.is_alive()
-    assert store.load("scope") is None
+    held.release()
+    assert held.errors == []  # its transaction committed: the connection was not closed under it
     store.close()
 
 
