@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import pytest
 from firestore_emulator import *  # noqa: F401,F403  (fixtures: firestore_emulator, firestore_project)
+from hypothesis import HealthCheck, settings
+
+# Property tests check behaviour, not speed: no per-example deadline (Hypothesis's default 200 ms
+# fails a correct test when a shared 2-core CI machine stalls), and no "too slow" health check.
+# A test's own @settings still sets the number of examples.
+settings.register_profile("local", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("local")
 
 
 class FakeClock:

@@ -201,11 +201,11 @@ def test_the_export_installs_and_serves_a_signed_webhook_as_the_dockerfile_says(
         subprocess.run(
             [str(py), "-m", *shlex.split(step)], cwd=out, check=True, timeout=900, stdout=subprocess.DEVNULL
         )
-    port = _free_port()
-    args = [("127.0.0.1" if a == "0.0.0.0" else a) for a in command[1:]]
-    args = [str(port) if a == "${PORT}" else a for a in args]
     secret, token = "export-test-secret", "export-test-token"
     with FakeLineApi(access_token=token).start() as line:
+        port = _free_port()  # picked after the fake has bound its own, so the two cannot collide
+        args = [("127.0.0.1" if a == "0.0.0.0" else a) for a in command[1:]]
+        args = [str(port) if a == "${PORT}" else a for a in args]
         env = {
             "PATH": os.environ.get("PATH", ""),
             "HOME": str(tmp_path),

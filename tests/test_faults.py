@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from helpers_app import SECRET, TOKEN
-from multiproc import FRESH_CONNECTIONS, HOST, ServerProcess, base_env, free_port
+from multiproc import FRESH_CONNECTIONS, HOST, ServerProcess, base_env
 from tcp_proxy import TcpRelay
 
 from local_agent.line.client import retry_key_for
@@ -178,10 +178,25 @@ def terminate_within_grace(server: ProductionServer) -> float:
 # -- 1. store unreachable ----------------------------------------------------------------------
 
 
+@pytest.fixture
+def refused_address() -> Iterator[str]:
+    """A loopback address that refuses connections for the whole test: the port stays bound (so no
+    server started meanwhile can be given it) but never listens."""
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind((HOST, 0))
+    try:
+        yield f"{HOST}:{holder.getsockname()[1]}"
+    finally:
+        holder.close()
+
+
 def test_unreachable_firestore_apologises_for_every_acked_event_then_answers_503(
-    line: FakeLineApi, launch: Callable[[dict[str, str]], ProductionServer], capsys: pytest.CaptureFixture
+    line: FakeLineApi,
+    launch: Callable[[dict[str, str]], ProductionServer],
+    capsys: pytest.CaptureFixture,
+    refused_address: str,
 ) -> None:
-    nothing_listens = f"127.0.0.1:{free_port()}"
+    nothing_listens = refused_address
     server = launch(
         server_env(
             line,
@@ -388,7 +403,8 @@ def test_slow_clients_get_408_and_cannot_hold_shutdown_past_the_grace_period(
     body_seconds = time.monotonic() - started
     assert _read_status(slow_head).startswith("HTTP/1.1 408")
     head_seconds = time.monotonic() - started
-    assert 1.5 < body_seconds < 4 and 4 < head_seconds < 8
+    # lower bounds: each deadline held; upper: it ended there (roomy for a loaded 2-core machine)
+    assert 1.5 < body_seconds < 4.5 and 4 < head_seconds < 12
     slow_head.close()
     slow_body.close()
 
@@ -439,7 +455,7 @@ def test_one_flooding_chat_does_not_delay_another_chats_answer(
     )
     assert wait_answered(line, [other], 10).get(other["webhookEventId"]), "the other chat got no answer"
     other_seconds = time.monotonic() - sent
-    assert other_seconds < 3.0
+    assert other_seconds < 5.0  # not queued behind the flood's turns
     assert len(wait_answered(line, flood_acked, 60)) == len(flood_acked)
     terminate_within_grace(server)
     assert server.lost_at_shutdown() == 0

@@ -252,7 +252,7 @@ def test_count_tokens_failing_refuses_politely_and_never_sends(tmp_path: Path) -
 def test_count_tokens_timing_out_refuses_politely_and_never_sends(tmp_path: Path) -> None:
     """A hung countTokens: the measure's deadline fires, the turn is refused, nothing is sent."""
     with FakeGemini(responder=_places_call).start() as fake:
-        fake.stall_next(3.0, action="countTokens")
+        fake.stall_next(4.0, action="countTokens")
         genai: dict[str, Any] = {
             "api_key": "test-key-not-real",
             "use_vertexai": False,
@@ -261,7 +261,8 @@ def test_count_tokens_timing_out_refuses_politely_and_never_sends(tmp_path: Path
             "base_url": fake.base_url,
         }
         client = make_genai_client(**genai)
-        measure = BytesBoundMeasure(GeminiTokenMeasure(client, timeout_s=0.3), limit=1000)
+        # 1 s: long enough for the count to reach the fake on a loaded machine, far below the stall
+        measure = BytesBoundMeasure(GeminiTokenMeasure(client, timeout_s=1.0), limit=1000)
         llm = build_gemini_llm(**genai)
         settings = make_settings("http://127.0.0.1:9", tmp_path / "local.sqlite3", LOCAL_INPUT_BUDGET="1000")
         wiring = build_service(settings, model=llm, measure=measure)

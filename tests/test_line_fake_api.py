@@ -238,31 +238,35 @@ def test_bad_request_is_neither_retried_nor_pushed(api):
 
 
 def test_push_timeout_is_retried_with_the_same_retry_key_and_delivered_once(api):
-    api.delay_next("/message/push", 0.6)
+    # The client timeout is long enough that every attempt reaches the fake even on a stalled
+    # machine; only the held one outlasts it.
+    api.delay_next("/message/push", 3.0)
     key = new_retry_key()
 
     async def go():
-        async with gateway(api, timeout=0.2) as line:
+        async with gateway(api, timeout=1.0) as line:
             await line.push(USER, hello(), key)
 
     run(go)
     # the held first request finishes later and must find the key already accepted
-    assert api.wait_for(lambda reqs: len([r for r in reqs if r.path == PUSH_PATH]) == 2, timeout=3)
+    assert api.wait_for(lambda reqs: len([r for r in reqs if r.path == PUSH_PATH]) == 2, timeout=10)
     assert len(api.pushes()) == 1
     assert sorted(r.status for r in api.attempts("push")) == [200, 409]
 
 
 def test_timeouts_exhaust_retries_with_status_none(api):
-    api.delay_next("/message/reply", 0.5, times=3)
+    # Each attempt has 0.5 s to reach the fake (a loaded machine can take over 0.1 s to connect
+    # and send), and the fake holds each answer well past that.
+    api.delay_next("/message/reply", 2.0, times=3)
 
     async def go():
-        async with gateway(api, timeout=0.1, max_retries=2) as line:
+        async with gateway(api, timeout=0.5, max_retries=2) as line:
             await line.reply("rt-slow", hello())
 
     with pytest.raises(LineDeliveryError) as info:
         run(go)
     assert (info.value.status, info.value.retryable, info.value.reason) == (None, True, "timeout")
-    assert api.wait_for(lambda reqs: len(reqs) == 3, timeout=3)  # exactly 3 attempts reached the server
+    assert api.wait_for(lambda reqs: len(reqs) == 3, timeout=10)  # exactly 3 attempts reached the server
     time.sleep(0.1)
     assert len(api.attempts("reply")) == 3
 
