@@ -42,3 +42,36 @@ def test_begin_is_idempotent_and_remaining_counts_from_the_signal() -> None:
     assert clock.remaining(7.0) == 4.0
     now[0] = 30.0
     assert clock.remaining(7.0) == 0.0
+
+
+# -- the exit's time against Cloud Run's grace --------------------------------------------------
+def test_startup_warns_when_drain_plus_store_deadline_cannot_fit_cloud_runs_grace(tmp_path) -> None:
+    import io
+    import json
+
+    from helpers_app import AppHarness, make_settings
+
+    from local_agent.line.webhook import warn_if_exit_outlasts_grace
+
+    def settings(**env: str):
+        return make_settings("http://127.0.0.1:9", tmp_path / "s.sqlite3", **env)
+
+    assert warn_if_exit_outlasts_grace(settings()) is False  # the defaults: 6 + 3 s
+    assert warn_if_exit_outlasts_grace(settings(LOCAL_DRAIN_SECONDS="6.9")) is False
+    assert warn_if_exit_outlasts_grace(settings(LOCAL_DRAIN_SECONDS="7")) is True
+    assert warn_if_exit_outlasts_grace(settings(LOCAL_STORE_DEADLINE_SECONDS="5")) is True
+
+    for drain, warned in (("6", False), ("8", True)):
+        stream = io.StringIO()
+        with AppHarness(
+            tmp_path / f"app{drain}.sqlite3",
+            log_stream=stream,
+            log_level="INFO",
+            settings={"LOCAL_DRAIN_SECONDS": drain},
+        ):
+            pass
+        lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+        grace = [e for e in lines if "Cloud Run's 10 s grace" in e["message"]]
+        assert len(grace) == int(warned), lines
+        if warned:
+            assert grace[0]["severity"] == "WARNING" and grace[0]["duration_ms"] == 11_000

@@ -58,6 +58,7 @@ from local_agent.stores.ports import Store
 from local_agent.wiring import build_service
 
 log = logging.getLogger("local_agent.webhook")
+CLOUD_RUN_GRACE_SECONDS = 10.0  # Cloud Run's time from SIGTERM to SIGKILL
 
 MAX_BODY_BYTES = 256 * 1024
 PURGE_INTERVAL_SECONDS = 3600.0
@@ -288,6 +289,7 @@ class _Lifespan:
         settings = self.settings
         if self.configure_logs:
             configure_logging(settings.local_log_level)
+        warn_if_exit_outlasts_grace(settings)
         wiring = await asyncio.to_thread(
             build_service,
             settings,
@@ -344,6 +346,21 @@ class _Lifespan:
             store.close()
         elif store is not self.store:  # only its guard is ours: free the guard's threads
             store.pool.shutdown()
+
+
+def warn_if_exit_outlasts_grace(settings: Settings) -> bool:
+    """Warn (once, at startup) when the drain plus one store deadline does not fit Cloud Run's
+    10 s from SIGTERM to SIGKILL: a turn cancelled at the drain's end may still wait that long on
+    the store, and the kill would then cut the exit short. Other hosts may allow more, so this is
+    a warning, not a refusal. Returns whether it warned."""
+    exit_seconds = settings.local_drain_seconds + settings.local_store_deadline_seconds
+    if exit_seconds < CLOUD_RUN_GRACE_SECONDS:
+        return False
+    log.warning(
+        "LOCAL_DRAIN_SECONDS + LOCAL_STORE_DEADLINE_SECONDS is not under Cloud Run's 10 s grace",
+        extra={"duration_ms": round(exit_seconds * 1000)},
+    )
+    return True
 
 
 def freeze_startup_heap() -> int:
