@@ -13,7 +13,7 @@ import time
 import pytest
 
 from local_agent.context.errors import StoreError
-from local_agent.context.journal import ContextJournal, ScopeKey
+from local_agent.context.journal import ContextJournal, JournalRecord, ScopeKey
 from local_agent.context.projection import SafeTurn
 from local_agent.stores import sqlite as sqlite_store
 from local_agent.stores.ports import AuditRow, TurnSnapshot
@@ -236,28 +236,46 @@ from local_agent.stores.sqlite import SqliteStore
 
 store = SqliteStore(sys.argv[1])
 stop = threading.Event()
+done = [0, 0, 0]
+errors = []
 
 def worker(n):
     i = 0
     while not stop.is_set():
         i += 1
         try:
-            store.claim_event(f"e{n}-{i}", now=time.time())
+            assert store.claim_event(f"e{n}-{i}", now=time.time()) is True
             store.get("U1")
             store.purge_expired(time.time())
-        except StoreError:
-            pass
+        except BaseException as exc:  # every call must succeed, across the closes
+            errors.append(repr(exc))
+            return
+        done[n] += 1
 
 threads = [threading.Thread(target=worker, args=(n,)) for n in range(3)]
 for t in threads:
     t.start()
-for _ in range(200):
+def closer():
+    try:
+        for _ in range(50):
+            store.close()
+    except BaseException as exc:
+        errors.append(repr(exc))
+
+closers = [threading.Thread(target=closer) for _ in range(2)]
+for _ in range(100):
     time.sleep(0.002)
     store.close()
+for t in closers:  # closes that overlap one another, too
+    t.start()
+for t in closers:
+    t.join()
 stop.set()
 for t in threads:
     t.join()
 store.close()
+if errors or not all(done):
+    sys.exit(f"errors={errors[:3]} done={done}")
 print("closed 201 times under load")
 """
 
@@ -294,10 +312,12 @@ class _HeldTransaction:
         assert self.inside.wait(10)
 
     def _run(self, store: SqliteStore) -> None:
+        from local_agent.context.window import ContextWindow
+
         def slow_mutation(record):
             self.inside.set()
             self._release.wait(10)
-            return record
+            return JournalRecord(ContextWindow(), preference_revision=7, updated_at=time.time())
 
         try:
             store.update("scope", slow_mutation)
@@ -320,9 +340,10 @@ def test_close_waits_for_a_running_statement_then_the_store_opens_afresh(store) 
     closer.join(0.3)
     assert closer.is_alive(), "close() must wait for the statement running on another thread"
     held.release()
-    closer.join(10)
+    closer.join(2)  # it ends once the statement does, well before its 5 s bound
     assert not closer.is_alive()
-    assert held.errors == []
+    assert held.errors == [] and store.load("scope").preference_revision == 7  # committed
+    assert store._all.keys() <= {id(store._conn())}  # every connection of before was closed
     assert store.claim_event("after", now=time.time()) is True  # a later call opens a fresh connection
 
 
@@ -334,6 +355,7 @@ def test_close_gives_up_waiting_after_its_bound_and_leaves_that_connection_open(
     assert 0.15 <= time.monotonic() - started < 5
     held.release()
     assert held.errors == []  # its transaction committed: the connection was not closed under it
+    assert store.load("scope").preference_revision == 7
     store.close()
 
 

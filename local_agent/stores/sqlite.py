@@ -200,7 +200,8 @@ class SqliteStore:
             closing = dict(self._all)
             self._idle.wait_for(lambda: self._in_use.keys().isdisjoint(closing), timeout=self.close_wait)
             for key, conn in closing.items():
-                if key not in self._in_use:
+                # not in use, and not closed meanwhile by a close() that overlapped this one
+                if key not in self._in_use and self._all.get(key) is conn:
                     conn.close()
                     del self._all[key]
 
