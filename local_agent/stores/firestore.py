@@ -56,13 +56,12 @@ from local_agent.context.errors import StoreError
 from local_agent.context.journal import TTL_SECONDS, JournalRecord, Mutation
 from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
-    FORGOTTEN_MARK,
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
     PreferenceState,
     TurnSnapshot,
-    forget_diet,
+    forgotten_arguments,
     next_preference,
 )
 
@@ -327,13 +326,10 @@ class FirestoreStore:
         changed = 0
         with self._guard("audit.forget"):
             for doc in query.stream(**self._deadline):
-                arguments = json.loads(doc.to_dict()["effective_arguments"])
-                if arguments.get("dietary_type") == FORGOTTEN_MARK:
-                    continue
-                doc.reference.update(
-                    {"effective_arguments": canonical_json(forget_diet(arguments))}, **self._deadline
-                )
-                changed += 1
+                scrubbed = forgotten_arguments(doc.to_dict()["effective_arguments"])
+                if scrubbed is not None:
+                    doc.reference.update({"effective_arguments": scrubbed}, **self._deadline)
+                    changed += 1
         return changed
 
     def audit_rows(self, scope_id: str | None = None) -> list[AuditRow]:

@@ -10,9 +10,11 @@ transaction in the adapter.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, get_args
 
+from local_agent.context.canonical import canonical_json
 from local_agent.context.journal import JournalStorage
 
 # A user's consent to remembering a dietary preference. "none" = never asked or never answered.
@@ -35,9 +37,13 @@ RECORD_RETENTION_SECONDS = 30 * 86400.0
 FORGOTTEN_MARK = "#forgotten"
 
 
-def forget_diet(effective_arguments: dict[str, Any]) -> dict[str, Any]:
-    """An audit row's effective arguments with the diet replaced by ``FORGOTTEN_MARK``."""
-    return {**effective_arguments, "dietary_type": FORGOTTEN_MARK}
+def forgotten_arguments(stored: str) -> str | None:
+    """An audit row's stored effective arguments (canonical JSON) with the diet replaced by
+    ``FORGOTTEN_MARK``, or None when a forget already replaced it (nothing to write)."""
+    arguments = json.loads(stored)
+    if arguments.get("dietary_type") == FORGOTTEN_MARK:
+        return None
+    return canonical_json({**arguments, "dietary_type": FORGOTTEN_MARK})
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,13 +21,12 @@ from local_agent.context.errors import StoreError
 from local_agent.context.journal import TTL_SECONDS, JournalRecord, Mutation
 from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
-    FORGOTTEN_MARK,
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
     PreferenceState,
     TurnSnapshot,
-    forget_diet,
+    forgotten_arguments,
     next_preference,
 )
 
@@ -96,7 +95,7 @@ class SqliteStore:
         self._busy = busy_timeout_ms
         self._local = threading.local()
         self._all: dict[int, sqlite3.Connection] = {}  # every open connection, by id
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
         # Connections a statement is running on, by id: close() waits for them, never closing one
         # under a running statement (CPython's sqlite3 crashes the process if it does).
         self._in_use: dict[int, int] = {}
@@ -298,14 +297,10 @@ class SqliteStore:
             ).fetchall()
             changed = 0
             for row_id, effective in rows:
-                arguments = json.loads(effective)
-                if arguments.get("dietary_type") == FORGOTTEN_MARK:
-                    continue
-                db.execute(
-                    "UPDATE audit SET effective_arguments = ? WHERE id = ?",
-                    (canonical_json(forget_diet(arguments)), row_id),
-                )
-                changed += 1
+                scrubbed = forgotten_arguments(effective)
+                if scrubbed is not None:
+                    db.execute("UPDATE audit SET effective_arguments = ? WHERE id = ?", (scrubbed, row_id))
+                    changed += 1
         self._truncate_wal()
         return changed
 
