@@ -8,6 +8,9 @@ import inspect
 import multiprocessing
 import re
 import sqlite3
+import subprocess
+import sys
+import threading
 import time
 
 import pytest
@@ -15,6 +18,7 @@ import pytest
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, JournalRecord, ScopeKey
 from local_agent.context.projection import SafeTurn
+from local_agent.context.window import ContextWindow
 from local_agent.stores import sqlite as sqlite_store
 from local_agent.stores.ports import AuditRow, TurnSnapshot
 from local_agent.stores.sqlite import SqliteStore
@@ -68,8 +72,6 @@ def test_two_processes_appending_to_one_scope_lose_no_update(tmp_path):
 
 
 def test_threads_sharing_one_store_lose_no_update(store):
-    import threading
-
     journal = ContextJournal(store, clock=time.time)
 
     def work():
@@ -231,7 +233,6 @@ def test_every_sql_statement_uses_bound_parameters():
 # -- close while other threads still use the store ---------------------------------------------
 _CLOSE_RACE = """
 import sys, threading, time
-from local_agent.context.errors import StoreError
 from local_agent.stores.sqlite import SqliteStore
 
 store = SqliteStore(sys.argv[1])
@@ -285,9 +286,6 @@ def test_closing_while_other_threads_run_statements_never_crashes_the_process(tm
     thread runs a statement on it: the app's exit closes the store while a startup purge or
     probe it stopped waiting for may still run on the store's threads. In a child process, so
     a crash fails this test instead of ending the run."""
-    import subprocess
-    import sys
-
     done = subprocess.run(
         [sys.executable, "-X", "faulthandler", "-c", _CLOSE_RACE, str(tmp_path / "race.db")],
         capture_output=True,
@@ -303,8 +301,6 @@ class _HeldTransaction:
     ``errors`` collects what the update raised."""
 
     def __init__(self, store: SqliteStore) -> None:
-        import threading
-
         self.inside, self._release = threading.Event(), threading.Event()
         self.errors: list[BaseException] = []
         self.thread = threading.Thread(target=self._run, args=(store,))
@@ -312,8 +308,6 @@ class _HeldTransaction:
         assert self.inside.wait(10)
 
     def _run(self, store: SqliteStore) -> None:
-        from local_agent.context.window import ContextWindow
-
         def slow_mutation(record):
             self.inside.set()
             self._release.wait(10)
@@ -331,8 +325,6 @@ class _HeldTransaction:
 
 
 def test_close_waits_for_a_running_statement_then_the_store_opens_afresh(store) -> None:
-    import threading
-
     store.claim_event("warm", now=time.time())
     held = _HeldTransaction(store)
     closer = threading.Thread(target=store.close)
