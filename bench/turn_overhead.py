@@ -13,6 +13,9 @@
       the router sets on ADK's missing optional A2A module (local_agent/agent/adk_imports.py).
 (ii'') the same bare agent on ADK as installed, without that mark: ADK 2.9.1 retries the failing
       import twice per turn. (ii)/(ii'') is what a turn costs next to a stock ADK turn.
+(ii-u) for attribution only: the turn of (ii) over the bare SQLite adapter with every step run
+      inline on the turn's loop (no GuardedStore: no thread hop, no deadline, no health record).
+      Not a mode the service offers; (ii) - (ii-u) is what the store guard costs per turn.
 (iii) one whole offline turn through the webhook: signed POST /callback to the real app under
       uvicorn on 127.0.0.1 until the reply is recorded by the FakeLineApi (sequential turns).
 (iv)  the Gemini path per turn against FakeGemini over loopback (real google-genai + ADK):
@@ -137,16 +140,47 @@ async def measure_pipeline(
     return out
 
 
-async def measure_adk(wiring: Any, keys: list[Any], turns: int, seed: int) -> dict[str, list[float]]:
-    """Our offline turn and ADK's bare floor, interleaved turn by turn in a shuffled order (same
-    load for each): wall-clock ms and process CPU ms (all threads) per turn. The floor runs twice:
-    under the same process-wide A2A import mark the router sets (like for like), and as installed."""
+def unguarded_router(wiring: Any, store: Any) -> Any:
+    """(ii-u): the router of ``wiring`` over the bare adapter ``store``, each step run inline on
+    the turn's loop (``wiring.run_inline``): the same pipeline, budget, model and tools without the
+    guard. Built from the public constructors, for attribution only."""
+    from local_agent.agent.adk_router import AdkRouter
+    from local_agent.agent.pipeline import ContextPipeline
+    from local_agent.context.journal import ContextJournal
+    from local_agent.wiring import run_inline
+
+    shared, router = wiring.pipeline, wiring.router
+    pipeline = ContextPipeline(
+        journal=ContextJournal(store, clock=shared.clock),
+        preferences=store,
+        audit=store,
+        snapshots=store,
+        budget=shared.budget,
+        clock=shared.clock,
+        listings=shared.listings,
+    )
+    return AdkRouter(
+        pipeline=pipeline,
+        model=router.model,
+        measure=router.measure,
+        instruction=router.instruction,
+        io=run_inline,
+    )
+
+
+async def measure_adk(
+    wiring: Any, keys: list[Any], turns: int, seed: int, unguarded: Any
+) -> dict[str, list[float]]:
+    """Our offline turn, the same turn without the store guard (``unguarded``) and ADK's bare
+    floor, interleaved turn by turn in a shuffled order (same load for each): wall-clock ms and
+    process CPU ms (all threads) per turn. The floor runs twice: under the same process-wide A2A
+    import mark the router sets (like for like), and as installed."""
     from bench.adk_floor import BareAdk, as_installed
 
     floor = BareAdk()
     rng = random.Random(seed + 1)
     texts = conversation(turns + 5, offset=rng.randrange(20))
-    names = ["ours", "floor", "floor_installed"]
+    names = ["ours", "unguarded", "floor", "floor_installed"]
     out: dict[str, list[float]] = {k: [] for name in names for k in (name, f"{name}_cpu")}
     wall, cpu = time.perf_counter_ns, time.process_time_ns
     for n, text in enumerate(texts):
@@ -154,8 +188,9 @@ async def measure_adk(wiring: Any, keys: list[Any], turns: int, seed: int) -> di
         rng.shuffle(names)
         for name in names:
             t0, c0 = wall(), cpu()
-            if name == "ours":
-                outcome = await wiring.router.run_turn(key, text)
+            if name in ("ours", "unguarded"):
+                router = wiring.router if name == "ours" else unguarded
+                outcome = await router.run_turn(key, text)
                 ok = outcome.error_code is None
             elif name == "floor":
                 ok = await floor.turn(text) == 1
@@ -282,9 +317,16 @@ def main(argv: list[str] | None = None) -> int:
         io = store_io(bench_settings("http://127.0.0.1:9", "unused.sqlite3"), wiring.store)
         assert io is not None, "SQLite with the turn thread: each step runs as one guarded unit"
         pipe = asyncio.run(measure_pipeline(wiring.pipeline, keys, args.iterations, args.seed, io))
-        adk_runs = asyncio.run(measure_adk(wiring, keys, args.adk_turns, args.seed))
+        # (ii-u) on a file of its own, populated alike: two connections writing one file would
+        # each find their page cache stale after the other's commits, slowing both.
+        bare = SqliteStore(Path(tmp) / "unguarded.sqlite3")
+        populate(bare, args.scopes, time.time())
+        adk_runs = asyncio.run(
+            measure_adk(wiring, keys, args.adk_turns, args.seed, unguarded_router(wiring, bare))
+        )
         adk = adk_runs["ours"]
         store.close()
+        bare.close()
         webhook, acks = measure_webhook(
             Path(tmp) / "webhook.sqlite3", args.webhook_turns, users=20, nodelay=not args.stock_fake
         )
@@ -304,9 +346,11 @@ def main(argv: list[str] | None = None) -> int:
         stats_row("(ii) offline ADK turn (run_turn)", adk),
         stats_row("(ii') ADK floor: bare agent, one tool", adk_runs["floor"]),
         stats_row("(ii'') the same, ADK as installed", adk_runs["floor_installed"]),
+        stats_row("(ii-u) (ii) without the store guard", adk_runs["unguarded"]),
         stats_row("     (ii) CPU ms (process, all threads)", adk_runs["ours_cpu"]),
         stats_row("     (ii') CPU ms (process, all threads)", adk_runs["floor_cpu"]),
         stats_row("     (ii'') CPU ms (process, all threads)", adk_runs["floor_installed_cpu"]),
+        stats_row("     (ii-u) CPU ms (process, all threads)", adk_runs["unguarded_cpu"]),
         stats_row("(iii) webhook turn: POST -> reply at fake", webhook),
         stats_row("     webhook ack: POST -> 200", acks),
     ]
@@ -322,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
                 ("adk_turn", adk),
                 ("adk_floor", adk_runs["floor"]),
                 ("adk_floor_as_installed", adk_runs["floor_installed"]),
+                ("adk_turn_unguarded", adk_runs["unguarded"]),
                 ("webhook_turn", webhook),
                 ("webhook_ack", acks),
             )
@@ -373,6 +418,12 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  against the bare agent on ADK as installed (two failing A2A imports per turn): {a_med:.2f} / "
         f"{i_med:.2f} ms = {installed_ratio:.2f}; the mark saves {i_med - f_med:.2f} ms per turn"
+    )
+    u_med = median(adk_runs["unguarded"])
+    print(
+        f"  attribution: the same turn without the store guard (ii-u, steps inline, no deadline): "
+        f"{u_med:.2f} / {f_med:.2f} ms = {u_med / f_med:.2f}; the guard costs {a_med - u_med:.2f} ms "
+        f"per turn (3 hops: begin, tool, finish)"
     )
     print(f"  wrote {csv_file} and {samples}")
     print()
@@ -443,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
                 "adk_floor_target_le_1.3": floor_met,
                 "adk_floor_as_installed_median_ms": f"{i_med:.2f}",
                 "adk_floor_as_installed_ratio": f"{installed_ratio:.2f}",
+                "adk_turn_unguarded_median_ms": f"{u_med:.2f}",
+                "adk_floor_ratio_unguarded": f"{u_med / f_med:.2f}",
                 "gemini_round_trips_per_turn_five": gemini_table[0][4],
                 "gemini_count_tokens_per_turn_five": gemini_table[0][3],
                 "gemini_round_trips_per_turn_sweep": gemini_table[2][4],

@@ -121,6 +121,68 @@ def test_bad_arguments_are_refused() -> None:
         GuardedStore(object(), deadline=0, pool=StorePool(1), health=StoreHealth())
 
 
+def _thread_name() -> str:
+    return threading.current_thread().name
+
+
+def _pool_threads(prefix: str) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith(prefix + "-")]
+
+
+def test_jobs_that_come_one_at_a_time_run_on_one_warm_thread() -> None:
+    pool = StorePool(4, name="one-warm")
+    names = [pool.submit(_thread_name).result(timeout=5) for _ in range(50)]
+    assert set(names) == {"one-warm-0"}  # the thread is listed idle before its caller hears back
+    assert [t.name for t in _pool_threads("one-warm")] == ["one-warm-0"]  # no other thread started
+    pool.shutdown()
+
+
+def test_the_thread_that_went_idle_last_takes_the_next_job() -> None:
+    pool = StorePool(3, name="last-idle")
+    first, second = threading.Event(), threading.Event()
+    a = pool.submit(lambda: (first.wait(10), _thread_name())[1])
+    b = pool.submit(lambda: (second.wait(10), _thread_name())[1])
+    first.set()
+    assert a.result(timeout=5) == "last-idle-0"
+    second.set()
+    assert b.result(timeout=5) == "last-idle-1"
+    assert pool.submit(_thread_name).result(timeout=5) == "last-idle-1"  # idle last, chosen first
+    assert len(_pool_threads("last-idle")) == 2  # the third thread was never needed
+    pool.shutdown()
+
+
+def test_jobs_that_find_every_thread_busy_wait_in_order_and_a_cancelled_one_never_runs() -> None:
+    pool = StorePool(1, name="backlog")
+    gate, ran = threading.Event(), []
+    blocker = pool.submit(lambda: gate.wait(10))
+    waiting = [pool.submit(lambda i=i: ran.append(i)) for i in range(4)]
+    assert waiting[2].cancel()  # still in the backlog: cancellable, and then skipped
+    gate.set()
+    assert blocker.result(timeout=5) is True
+    for future in (waiting[0], waiting[1], waiting[3]):
+        future.result(timeout=5)
+    assert ran == [0, 1, 3]
+    assert [t.name for t in _pool_threads("backlog")] == ["backlog-0"]
+    pool.shutdown()
+
+
+def test_shutdown_ends_idle_threads_at_once_and_a_busy_one_after_the_backlog() -> None:
+    pool = StorePool(2, name="closing")
+    gate, ran = threading.Event(), []
+    busy = pool.submit(lambda: gate.wait(10))
+    assert pool.submit(_thread_name).result(timeout=5) == "closing-1"  # now idle
+    pool.shutdown()
+    threads = {t.name: t for t in _pool_threads("closing")}
+    threads["closing-1"].join(timeout=5)
+    assert not threads["closing-1"].is_alive() and threads["closing-0"].is_alive()
+    waiting = pool.submit(lambda: ran.append("waiting"))  # no idle thread, none may start: backlog
+    gate.set()
+    assert busy.result(timeout=5) is True
+    waiting.result(timeout=5)  # the busy thread ran what waited, then exited
+    threads["closing-0"].join(timeout=5)
+    assert ran == ["waiting"] and not _pool_threads("closing")
+
+
 class Counting:
     """A backend that answers at once and notes the thread each call ran on."""
 
