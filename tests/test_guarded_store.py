@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from local_agent.stores.guarded import (
     StoreDeadlineError,
     StoreHealth,
     StorePool,
+    StorePoolError,
 )
 from local_agent.stores.sqlite import SqliteStore
 
@@ -125,20 +128,48 @@ def _thread_name() -> str:
     return threading.current_thread().name
 
 
-def _pool_threads(prefix: str) -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name.startswith(prefix + "-")]
+def _pool_threads(prefix: str) -> dict[str, threading.Thread]:
+    return {t.name: t for t in threading.enumerate() if t.name.startswith(prefix + "-")}
 
 
-def test_jobs_that_come_one_at_a_time_run_on_one_warm_thread() -> None:
-    pool = StorePool(4, name="one-warm")
+@pytest.fixture
+def pools() -> Iterator[Callable[..., StorePool]]:
+    """``StorePool`` factory; every pool made is shut down after the test, pass or fail."""
+    made: list[StorePool] = []
+
+    def make(threads: int, name: str) -> StorePool:
+        made.append(StorePool(threads, name=name))
+        return made[-1]
+
+    yield make
+    for pool in made:
+        pool.shutdown()
+
+
+def test_jobs_that_come_one_at_a_time_run_on_one_warm_thread(pools) -> None:
+    pool = pools(4, "one-warm")
     names = [pool.submit(_thread_name).result(timeout=5) for _ in range(50)]
-    assert set(names) == {"one-warm-0"}  # the thread is listed idle before its caller hears back
-    assert [t.name for t in _pool_threads("one-warm")] == ["one-warm-0"]  # no other thread started
-    pool.shutdown()
+    assert set(names) == {"one-warm-0"}
+    assert list(_pool_threads("one-warm")) == ["one-warm-0"]  # no other thread started
 
 
-def test_the_thread_that_went_idle_last_takes_the_next_job() -> None:
-    pool = StorePool(3, name="last-idle")
+def test_a_thread_is_listed_idle_before_its_caller_hears_back(pools) -> None:
+    # The done-callback runs on the worker inside set_result, i.e. the moment the caller would
+    # wake: a job submitted there must find the same thread idle, not start a second one.
+    pool = pools(4, "ordered")
+    gate, nested = threading.Event(), []
+    first = pool.submit(lambda: (gate.wait(10), _thread_name())[1])
+    first.add_done_callback(lambda _: nested.append(pool.submit(_thread_name)))
+    gate.set()
+    assert first.result(timeout=5) == "ordered-0"
+    deadline = time.monotonic() + 5
+    while not nested and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert nested and nested[0].result(timeout=5) == "ordered-0"
+
+
+def test_the_thread_that_went_idle_last_takes_the_next_job(pools) -> None:
+    pool = pools(3, "last-idle")
     first, second = threading.Event(), threading.Event()
     a = pool.submit(lambda: (first.wait(10), _thread_name())[1])
     b = pool.submit(lambda: (second.wait(10), _thread_name())[1])
@@ -148,11 +179,10 @@ def test_the_thread_that_went_idle_last_takes_the_next_job() -> None:
     assert b.result(timeout=5) == "last-idle-1"
     assert pool.submit(_thread_name).result(timeout=5) == "last-idle-1"  # idle last, chosen first
     assert len(_pool_threads("last-idle")) == 2  # the third thread was never needed
-    pool.shutdown()
 
 
-def test_jobs_that_find_every_thread_busy_wait_in_order_and_a_cancelled_one_never_runs() -> None:
-    pool = StorePool(1, name="backlog")
+def test_jobs_that_find_every_thread_busy_wait_in_order_and_a_cancelled_one_never_runs(pools) -> None:
+    pool = pools(1, "backlog")
     gate, ran = threading.Event(), []
     blocker = pool.submit(lambda: gate.wait(10))
     waiting = [pool.submit(lambda i=i: ran.append(i)) for i in range(4)]
@@ -162,25 +192,91 @@ def test_jobs_that_find_every_thread_busy_wait_in_order_and_a_cancelled_one_neve
     for future in (waiting[0], waiting[1], waiting[3]):
         future.result(timeout=5)
     assert ran == [0, 1, 3]
-    assert [t.name for t in _pool_threads("backlog")] == ["backlog-0"]
-    pool.shutdown()
+    assert list(_pool_threads("backlog")) == ["backlog-0"]
 
 
-def test_shutdown_ends_idle_threads_at_once_and_a_busy_one_after_the_backlog() -> None:
-    pool = StorePool(2, name="closing")
+def test_shutdown_ends_idle_threads_at_once_a_busy_one_after_the_backlog_and_refuses_new_jobs(
+    pools,
+) -> None:
+    pool = pools(2, "closing")
     gate, ran = threading.Event(), []
     busy = pool.submit(lambda: gate.wait(10))
     assert pool.submit(_thread_name).result(timeout=5) == "closing-1"  # now idle
+    queued = pool.submit(lambda: ran.append("queued"))  # taken by the idle thread
+    queued.result(timeout=5)
+    behind = [pool.submit(lambda: gate.wait(10)), pool.submit(lambda: ran.append("backlog"))]
+    threads = _pool_threads("closing")  # both busy now, the last job in the backlog
     pool.shutdown()
-    threads = {t.name: t for t in _pool_threads("closing")}
-    threads["closing-1"].join(timeout=5)
-    assert not threads["closing-1"].is_alive() and threads["closing-0"].is_alive()
-    waiting = pool.submit(lambda: ran.append("waiting"))  # no idle thread, none may start: backlog
+    late = pool.submit(lambda: ran.append("late"))
+    with pytest.raises(StorePoolError):  # at once, not at the caller's deadline
+        late.result(timeout=0)
     gate.set()
-    assert busy.result(timeout=5) is True
-    waiting.result(timeout=5)  # the busy thread ran what waited, then exited
-    threads["closing-0"].join(timeout=5)
-    assert ran == ["waiting"] and not _pool_threads("closing")
+    assert busy.result(timeout=5) is True and behind[0].result(timeout=5) is True
+    behind[1].result(timeout=5)  # what was queued before the shutdown still ran
+    for thread in threads.values():
+        thread.join(timeout=5)
+    assert ran == ["queued", "backlog"] and not _pool_threads("closing")
+
+
+def test_a_closed_store_refuses_calls_at_once_with_store_error(tmp_path: Path) -> None:
+    store = GuardedStore(
+        SqliteStore(tmp_path / "x.db"), deadline=30.0, pool=StorePool(2), health=StoreHealth()
+    )
+    assert store.get("u").revision == 0
+    store.close()
+    started = time.monotonic()
+    with pytest.raises(StoreError, match="pool"):
+        store.get("u")
+    with pytest.raises(StoreError):
+        store.unit("turn.begin", lambda: store.get("u"))
+    assert time.monotonic() - started < 10  # far inside the 30 s deadline: never waited for it
+
+
+def test_when_no_thread_can_be_started_a_job_waits_for_a_living_one_or_fails_clearly(
+    pools, monkeypatch
+) -> None:
+    real_start = threading.Thread.start
+
+    def no_thread(self: threading.Thread) -> None:
+        if self.name.startswith("no-thread-"):
+            raise RuntimeError("can't start new thread")
+        real_start(self)
+
+    pool = pools(3, "no-thread")
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    with pytest.raises(StorePoolError):  # no thread at all: a clear error, not a hang
+        pool.submit(_thread_name).result(timeout=5)
+    monkeypatch.setattr(threading.Thread, "start", real_start)
+    gate = threading.Event()
+    busy = pool.submit(lambda: (gate.wait(10), _thread_name())[1])
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    waiting = pool.submit(_thread_name)  # no second thread to be had: waits for the living one
+    gate.set()
+    assert busy.result(timeout=5) == "no-thread-0" and waiting.result(timeout=5) == "no-thread-0"
+    assert list(_pool_threads("no-thread")) == ["no-thread-0"]
+    # The failed starts took no place: with threads to be had again, the pool grows as before.
+    monkeypatch.setattr(threading.Thread, "start", real_start)
+    gate.clear()
+    held = pool.submit(lambda: gate.wait(10))
+    assert pool.submit(_thread_name).result(timeout=5) == "no-thread-1"
+    gate.set()
+    assert held.result(timeout=5) is True
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # the SystemExit
+def test_a_thread_that_dies_outside_a_job_hands_back_its_jobs_and_its_place(pools) -> None:
+    pool = pools(1, "dying")
+    gate = threading.Event()
+    first = pool.submit(lambda: gate.wait(10))
+    dying = _pool_threads("dying")["dying-0"]
+    waiting = pool.submit(_thread_name)  # in the backlog: the dying thread takes it before it dies
+    first.add_done_callback(lambda _: sys.exit())  # runs on the worker, outside the job
+    gate.set()
+    assert first.result(timeout=5) is True
+    assert waiting.result(timeout=5) == "dying-1"  # handed back, run by a new thread
+    assert pool.submit(_thread_name).result(timeout=5) == "dying-1"
+    dying.join(timeout=5)
+    assert list(_pool_threads("dying")) == ["dying-1"]
 
 
 class Counting:

@@ -85,6 +85,10 @@ class _Unit:
         return self.abandoned or time.monotonic() >= self.ends
 
 
+class StorePoolError(RuntimeError):
+    """The pool cannot run this job: it was shut down first, or no thread could be started."""
+
+
 class StorePool:
     """Up to ``threads`` daemon threads that run blocking store calls (``submit`` -> Future).
 
@@ -92,8 +96,14 @@ class StorePool:
     inbox, rather than one queue all threads wait on). A turn's steps arrive one at a time, so the
     same thread, still warm in the CPU's caches, runs them one after another instead of a
     different, cold thread each time (measured: ``bench.turn_overhead``). Threads start when first
-    needed; a job that finds all of them busy waits in a FIFO backlog. After ``shutdown`` idle
-    threads exit and a busy one exits once the backlog is empty.
+    needed; a job that finds all of them busy waits in a FIFO backlog (so does one for which the
+    system has no new thread, while another thread lives; with none, it fails with
+    ``StorePoolError``).
+
+    After ``shutdown`` idle threads exit, a busy one exits once the backlog queued before it is
+    empty, and a job submitted later fails at once with ``StorePoolError``. A thread that dies
+    outside a job (a future's done-callback raising ``SystemExit``) gives up its place and hands
+    back the job it held, so no job is lost with it.
     """
 
     def __init__(self, threads: int, name: str = "local-store") -> None:
@@ -101,75 +111,107 @@ class StorePool:
             raise ValueError("threads must be >= 1")
         self.size, self._name = threads, name
         self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
+        self._threads: set[threading.Thread] = set()
+        self._started = 0  # threads ever started: each gets a new name
         self._idle: list[queue.SimpleQueue[_Job | None]] = []  # the last one went idle last
         self._backlog: deque[_Job] = deque()
         self._closed = False
 
     def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        job: _Job = (future, fn)
-        with self._lock:
-            if self._idle:
-                inbox = self._idle.pop()
-            elif not self._closed and len(self._threads) < self.size:
-                inbox = None
-                self._threads.append(
-                    threading.Thread(
-                        target=self._work,
-                        args=(queue.SimpleQueue(), job),
-                        name=f"{self._name}-{len(self._threads)}",
-                        daemon=True,
-                    )
-                )
-                started = self._threads[-1]
-            else:
-                self._backlog.append(job)
-                return future
-        if inbox is None:
-            started.start()  # with this job as its first
-        else:
-            inbox.put(job)
+        self._dispatch((future, fn))
         return future
 
-    def _work(self, inbox: queue.SimpleQueue[_Job | None], job: _Job | None) -> None:
-        while job is not None:
-            future, fn = job
-            run = future.set_running_or_notify_cancel()  # False: cancelled while it waited
-            result: Any = None
-            error: BaseException | None = None
-            if run:
+    def _dispatch(self, job: _Job) -> None:
+        with self._lock:
+            if self._closed:
+                failure = StorePoolError("the store's pool is shut down")
+            elif self._idle:
+                self._idle.pop().put(job)  # under the lock: a dying thread's inbox is drained under it
+                return
+            elif len(self._threads) < self.size:
+                inbox: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+                inbox.put(job)
+                thread = threading.Thread(
+                    target=self._work, args=(inbox,), name=f"{self._name}-{self._started}", daemon=True
+                )
                 try:
-                    result = fn()
-                except BaseException as exc:  # handed to the waiting caller
-                    error = exc
-            # Listed idle (or handed the next job) before the caller hears back, so that the
-            # caller's next job finds this thread rather than starting another.
-            wait = False
-            with self._lock:
-                if self._backlog:
-                    job = self._backlog.popleft()
-                elif self._closed:
-                    job = None
+                    thread.start()
+                except RuntimeError:  # the system has no thread to give
+                    if not self._threads:
+                        failure = StorePoolError("no thread could be started for the store's pool")
+                    else:
+                        self._backlog.append(job)  # a living thread will take it
+                        return
                 else:
-                    self._idle.append(inbox)
-                    wait = True
-            if run:
-                if error is None:
-                    future.set_result(result)
-                else:
-                    future.set_exception(error)
-                    error = None  # no reference cycle through the traceback
-            if wait:
-                job = inbox.get()
+                    self._threads.add(thread)
+                    self._started += 1
+                    return
+            else:
+                self._backlog.append(job)
+                return
+        # Outside the lock: a done-callback may submit again.
+        if job[0].set_running_or_notify_cancel():
+            job[0].set_exception(failure)
+
+    def _work(self, inbox: queue.SimpleQueue[_Job | None]) -> None:
+        held: _Job | None = inbox.get()  # the job this thread was started for
+        try:
+            while held is not None:
+                future, fn = held
+                held = None
+                run = future.set_running_or_notify_cancel()  # False: cancelled while it waited
+                result: Any = None
+                error: BaseException | None = None
+                if run:
+                    try:
+                        result = fn()
+                    except BaseException as exc:  # handed to the waiting caller
+                        error = exc
+                # Listed idle (or handed the next job) before the caller hears back, so that the
+                # caller's next job finds this thread rather than starting another.
+                idle = False
+                with self._lock:
+                    if self._backlog:
+                        held = self._backlog.popleft()
+                    elif not self._closed:
+                        self._idle.append(inbox)
+                        idle = True
+                if run:
+                    if error is None:
+                        future.set_result(result)
+                    else:
+                        future.set_exception(error)
+                del future, fn, result, error  # nothing of a finished job stays referenced while idle
+                if idle:
+                    held = inbox.get()
+        except BaseException:
+            self._retire(inbox, held)
+            raise
+        with self._lock:
+            self._threads.discard(threading.current_thread())
+
+    def _retire(self, inbox: queue.SimpleQueue[_Job | None], held: _Job | None) -> None:
+        """This thread is dying outside a job: free its place and hand its jobs to the others."""
+        orphans = [held] if held is not None else []
+        with self._lock:
+            self._threads.discard(threading.current_thread())
+            if inbox in self._idle:
+                self._idle.remove(inbox)
+            while not inbox.empty():
+                item = inbox.get_nowait()
+                if item is not None:
+                    orphans.append(item)
+        for job in orphans:
+            self._dispatch(job)
 
     def shutdown(self) -> None:
         """Let idle threads exit; a thread stuck in a call is a daemon and dies with the process."""
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
-        for inbox in idle:
-            inbox.put(None)
+            for inbox in idle:
+                inbox.put(None)
 
 
 class StoreHealth:
@@ -286,6 +328,8 @@ class GuardedStore:
     def _wait(self, operation: str, future: concurrent.futures.Future[T]) -> T:
         try:
             return future.result(timeout=self.deadline)
+        except StorePoolError:  # e.g. called after close(): refused at once, not after the deadline
+            raise StoreError(operation=f"{operation} (pool)", backend=self.backend) from None
         except concurrent.futures.TimeoutError:
             future.cancel()  # still queued: never runs; already running: finishes on its own
             raise StoreDeadlineError(operation=f"{operation} (deadline)", backend=self.backend) from None
