@@ -92,15 +92,20 @@ def _lock_entries(text: str) -> dict[str, tuple[str, list[str], list[str]]]:
 
 def test_the_lock_matches_pyproject_and_hashes_every_package():
     """requirements.lock is ``uv pip compile`` output for pyproject's runtime dependencies plus
-    the firestore extra: each of them is pinned at a version its specifier allows, every pinned
+    the firestore and pubsub extras: each of them is pinned at a version its specifier allows, every pinned
     package is reached from pyproject (its ``via`` chain), and every pin carries hashes. After a
     change of dependencies, run the command in the lock's header (with uv installed anywhere)."""
     text = (ROOT / "requirements.lock").read_text(encoding="utf-8")
     header = text.splitlines()[1]
-    assert "uv pip compile pyproject.toml --extra firestore --generate-hashes" in header
+    assert "uv pip compile pyproject.toml --extra firestore --extra pubsub --generate-hashes" in header
     entries = _lock_entries(text)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    wanted = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["firestore"]]
+    wanted = [
+        Requirement(r)
+        for r in project["dependencies"]
+        + project["optional-dependencies"]["firestore"]
+        + project["optional-dependencies"]["pubsub"]
+    ]
     for requirement in wanted:
         name = canonicalize_name(requirement.name)
         assert name in entries, f"{name} is in pyproject.toml but not in the lock: regenerate it"
