@@ -1,6 +1,12 @@
 """The conversation eval: scripted multi-turn LINE conversations through the replay path.
 
-    python -m bench.conversations [--seed 15] [--per-category 16] [--show-failures 20] [--quick]
+    python -m bench.conversations [--corpus both|generated|phrasings] [--seed 15] [--per-category 16]
+                                  [--show-failures 20] [--show-test-failures] [--quick]
+
+Two corpora. *generated* (below): conversations built from templates. *phrasings*
+(``bench/phrasings.py``, ``bench/data/phrasings.jsonl``): hand-written sentences as people type and
+voice-type them, split into a development and a test half, reported per category for each half,
+with the figure "delete requests: forget or confirm". ``--corpus both`` (the default) runs the two.
 
 Each conversation runs through ``examples.day15.replay.ReplayDriver`` (the real app, signed
 webhook bodies, the fake LINE API, SQLite in a temp dir), each with its own user and group ids.
@@ -12,8 +18,9 @@ command answer. A conversation succeeds when every step does.
 
 The model is what the environment configures: the offline stand-in by default; with
 ``LOCAL_MODEL=gemini-3.8-flash`` and a ``GOOGLE_API_KEY`` the same corpus runs on Gemini.
-Prints the success rate per category and overall, the failures, and a ``KEY conversations:`` line;
-writes one CSV row per conversation to ``out/bench/conversations.csv`` (``--out-dir``).
+Prints the success rate per category and overall, the failures, and a ``KEY conversations:`` line
+(the phrasing figures appended when that corpus ran); writes one CSV row per conversation to
+``out/bench/conversations.csv`` and ``out/bench/phrasings.csv`` (``--out-dir``).
 """
 
 from __future__ import annotations
@@ -387,7 +394,10 @@ async def run_corpus(
     return results
 
 
-def report(results: list[tuple[Conversation, list[str]]], seconds: float, show: int, model: str) -> str:
+def report(
+    results: list[tuple[Conversation, list[str]]], seconds: float, show: int, model: str
+) -> tuple[str, str]:
+    """The table and failures, and the figures for the KEY line."""
     by_cat: dict[str, list[bool]] = defaultdict(list)
     for conv, failures in results:
         by_cat[conv.category].append(not failures)
@@ -405,21 +415,26 @@ def report(results: list[tuple[Conversation, list[str]]], seconds: float, show: 
             lines.append(f"  [{conv.category}] {conv.name}")
             lines.extend(f"      {f}" for f in failures)
     per = "; ".join(f"{cat}={sum(o) / len(o):.3f}" for cat, o in by_cat.items())
-    lines += ["", f"KEY conversations: n={len(results)}; overall={overall:.3f}; seconds={seconds:.1f}; {per}"]
-    return "\n".join(lines)
+    return "\n".join(lines), f"n={len(results)}; overall={overall:.3f}; seconds={seconds:.1f}; {per}"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.conversations", description=__doc__.splitlines()[0]
     )
+    parser.add_argument("--corpus", choices=("both", "generated", "phrasings"), default="both")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument(
         "--per-category", type=int, default=16, help="conversations per category (10 categories)"
     )
     parser.add_argument("--show-failures", type=int, default=20)
+    parser.add_argument(
+        "--show-test-failures",
+        action="store_true",
+        help="also print the phrasing corpus's test-half failures (not while tuning)",
+    )
     parser.add_argument("--quick", action="store_true", help="2 conversations per category (smoke test)")
-    parser.add_argument("--out-dir", default="out/bench", help="where conversations.csv is written")
+    parser.add_argument("--out-dir", default="out/bench", help="where the CSV files are written")
     args = parser.parse_args(argv)
     if args.quick:
         args.per_category = 2
@@ -428,14 +443,40 @@ def main(argv: list[str] | None = None) -> int:
     import os
 
     logging.disable(logging.WARNING)
-    corpus = build_corpus(args.seed, args.per_category)
-    started = time.perf_counter()
-    results = asyncio.run(run_corpus(corpus))
-    seconds = time.perf_counter() - started
     model = os.environ.get("LOCAL_MODEL", "offline")
-    write_csv(results, Path(args.out_dir) / "conversations.csv")
-    print(report(results, seconds, args.show_failures, model))
+    key = ""
+    if args.corpus in ("both", "generated"):
+        corpus = build_corpus(args.seed, args.per_category)
+        started = time.perf_counter()
+        results = asyncio.run(run_corpus(corpus))
+        seconds = time.perf_counter() - started
+        write_csv(results, Path(args.out_dir) / "conversations.csv")
+        text, key = report(results, seconds, args.show_failures, model)
+        print(text + "\n")
+    if args.corpus in ("both", "phrasings"):
+        extra = run_phrasing_corpus(
+            args.quick, args.show_failures, args.show_test_failures, Path(args.out_dir)
+        )
+        key = f"{key}; {extra}" if key else extra
+    print(f"KEY conversations: {key}")
     return 0
+
+
+def run_phrasing_corpus(quick: bool, show: int, show_test: bool, out_dir: Path) -> str:
+    """Run the phrasing corpus (both halves), print its table; returns its KEY figures."""
+    from bench import phrasings
+
+    items = phrasings.load_corpus()
+    if quick:  # the first item of each category
+        items = [next(i for i in items if i.category == c) for c in phrasings.CATEGORIES]
+    started = time.perf_counter()
+    results = asyncio.run(phrasings.run_phrasings(items))
+    text, key = phrasings.report(results, time.perf_counter() - started, show, show_test)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with (out_dir / "phrasings.csv").open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(phrasings.csv_rows(results, show_test))
+    print(text + "\n")
+    return key
 
 
 def write_csv(results: list[tuple[Conversation, list[str]]], path: Path) -> None:

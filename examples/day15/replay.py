@@ -297,15 +297,17 @@ class StartupError(RuntimeError):
 class ReplayDriver:
     """The real app, in-process, behind a fake LINE API. Used by the replay and the terminal chat.
 
-    async with ReplayDriver.open(budget_bytes=None) as driver:
+    async with ReplayDriver.open(budget_bytes=None, start_at=None) as driver:
         result = await driver.send_text("U1", "花壇有什麼好吃的？")
         result = await driver.tap("U1", "同意")
         driver.advance(901)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, start_at: float | None = None) -> None:
         self._stack = AsyncExitStack()
-        self.clock = ShiftableClock()
+        # ``start_at``: a fixed service clock (epoch seconds) that moves only by ``advance``, so a
+        # script's dates (「明天」, 「這週末」) mean the same days on every run; default wall time.
+        self.clock = ShiftableClock() if start_at is None else ShiftableClock(lambda: start_at)
         self.app: Any = None
         self.line: Any = None
         self.client: Any = None
@@ -318,10 +320,14 @@ class ReplayDriver:
     @classmethod
     @asynccontextmanager
     async def open(
-        cls, *, budget_bytes: int | None = None, env: dict[str, str] | None = None
+        cls,
+        *,
+        budget_bytes: int | None = None,
+        env: dict[str, str] | None = None,
+        start_at: float | None = None,
     ) -> AsyncIterator[ReplayDriver]:
         """``async with ReplayDriver.open(...) as driver``: starts, and always closes once started."""
-        driver = await cls().start(budget_bytes, env)
+        driver = await cls(start_at).start(budget_bytes, env)
         try:
             yield driver
         finally:
