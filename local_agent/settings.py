@@ -24,6 +24,8 @@ PLACEHOLDERS = {  # compared in lower case
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 # Hosts that receive a credential (the LINE token, the Gemini key): https, or http on loopback only.
 _LOOPBACK_HTTP = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/?$")
+# A Pub/Sub topic or subscription id: a letter, then 2-254 of letters, digits and -_.~+%
+_PUBSUB_NAME = r"^[A-Za-z][A-Za-z0-9\-_.~+%]{2,254}$"
 
 
 class Settings(BaseSettings):
@@ -76,13 +78,37 @@ class Settings(BaseSettings):
     # Run turns on their own event loop thread, so acknowledgements never wait behind a turn.
     local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")
 
+    # Where an accepted event waits for its turn: in this process (one instance; a crash loses what
+    # was acknowledged) or on Pub/Sub (many instances, durable, ordered per chat). See line/queue.py.
+    local_queue: Literal["inprocess", "pubsub"] = Field(default="inprocess", alias="LOCAL_QUEUE")
+    local_pubsub_topic: str = Field(default="local-events", alias="LOCAL_PUBSUB_TOPIC", pattern=_PUBSUB_NAME)
+    local_pubsub_subscription: str = Field(
+        default="local-events-push", alias="LOCAL_PUBSUB_SUBSCRIPTION", pattern=_PUBSUB_NAME
+    )
+    # /callback answers 503 (LINE redelivers) unless every publish is confirmed within this.
+    local_pubsub_publish_deadline_seconds: float = Field(
+        default=5.0, alias="LOCAL_PUBSUB_PUBLISH_DEADLINE_SECONDS", gt=0, le=30
+    )
+    # A push worker's claim on an event; renewed while it works, taken over after it lapses.
+    local_event_lease_seconds: float = Field(default=15.0, alias="LOCAL_EVENT_LEASE_SECONDS", ge=1, le=600)
+    # OIDC on pushes (production): the audience Pub/Sub signs for and the push service account.
+    local_pubsub_push_audience: str | None = Field(default=None, alias="LOCAL_PUBSUB_PUSH_AUDIENCE")
+    local_pubsub_push_service_account: str | None = Field(
+        default=None, alias="LOCAL_PUBSUB_PUSH_SERVICE_ACCOUNT"
+    )
+    # Only against the emulator (which signs nothing): the push endpoint's ?token= value.
+    local_pubsub_push_token: str | None = Field(default=None, alias="LOCAL_PUBSUB_PUSH_TOKEN", repr=False)
+    # Only for tests: where the OIDC signing certificates are fetched (default Google's).
+    local_pubsub_certs_url: str | None = Field(default=None, alias="LOCAL_PUBSUB_CERTS_URL")
+
     google_api_key: str | None = Field(default=None, alias="GOOGLE_API_KEY", repr=False)
     google_genai_use_vertexai: bool = Field(default=False, alias="GOOGLE_GENAI_USE_VERTEXAI")
     google_cloud_project: str | None = Field(default=None, alias="GOOGLE_CLOUD_PROJECT")
     google_cloud_location: str = Field(default="asia-east1", alias="GOOGLE_CLOUD_LOCATION")
     firestore_emulator_host: str | None = Field(default=None, alias="FIRESTORE_EMULATOR_HOST")
+    pubsub_emulator_host: str | None = Field(default=None, alias="PUBSUB_EMULATOR_HOST")
 
-    @field_validator("line_api_host", "local_gemini_base_url")
+    @field_validator("line_api_host", "local_gemini_base_url", "local_pubsub_certs_url")
     @classmethod
     def _safe_host(cls, value: str | None, info: ValidationInfo) -> str | None:
         # A credential travels to this host: https, or plain http only on loopback (a local fake).
@@ -125,7 +151,24 @@ class Settings(BaseSettings):
             raise ValueError("GOOGLE_GENAI_USE_VERTEXAI=yes needs GOOGLE_CLOUD_PROJECT")
         if self.local_store == "firestore" and not self.google_cloud_project:
             raise ValueError("LOCAL_STORE=firestore needs GOOGLE_CLOUD_PROJECT")
+        if self.local_queue == "pubsub":
+            self._check_pubsub()
         return self
+
+    def _check_pubsub(self) -> None:
+        """LOCAL_QUEUE=pubsub needs a project and a way to authenticate pushes: OIDC (audience and
+        service account), or the emulator's token while PUBSUB_EMULATOR_HOST is set."""
+        if not self.google_cloud_project:
+            raise ValueError("LOCAL_QUEUE=pubsub needs GOOGLE_CLOUD_PROJECT")
+        oidc = bool(self.local_pubsub_push_audience and self.local_pubsub_push_service_account)
+        emulator = bool(self.pubsub_emulator_host and self.local_pubsub_push_token)
+        if not (oidc or emulator):
+            raise ValueError(
+                "LOCAL_QUEUE=pubsub needs LOCAL_PUBSUB_PUSH_AUDIENCE and LOCAL_PUBSUB_PUSH_SERVICE_ACCOUNT "
+                "(OIDC), or PUBSUB_EMULATOR_HOST with LOCAL_PUBSUB_PUSH_TOKEN (emulator only)"
+            )
+        if self.local_pubsub_push_token is not None and len(self.local_pubsub_push_token) < 16:
+            raise ValueError("LOCAL_PUBSUB_PUSH_TOKEN must be at least 16 characters")
 
     @property
     def budget_unit(self) -> str:

@@ -294,6 +294,83 @@ def test_concurrent_first_claims_have_one_winner(store, clock) -> None:
     assert sorted(results) == [False] * 5 + [True]
 
 
+# -- event leases (LOCAL_QUEUE=pubsub) -------------------------------------------------------
+def test_a_lease_is_held_until_it_lapses_then_taken_over(store, clock) -> None:
+    now = clock()
+    assert store.lease_event("ev-1", holder="A", now=now, lease=10) == "claimed"
+    assert store.lease_event("ev-1", holder="B", now=now + 5, lease=10) == "held"
+    assert store.lease_event("ev-1", holder="A", now=now + 9, lease=10) == "claimed"  # renewed to +19
+    assert store.lease_event("ev-1", holder="B", now=now + 18.9, lease=10) == "held"
+    assert store.lease_event("ev-1", holder="B", now=now + 19, lease=10) == "claimed"  # A died: taken over
+    assert store.finish_event("ev-1", holder="A", now=now + 20) is False  # A lost it: not A's to finish
+    assert store.lease_event("ev-1", holder="A", now=now + 20, lease=10) == "held"
+    assert store.lease_event("ev/odd id", holder="A", now=now, lease=10) == "claimed"
+
+
+def test_a_finished_event_never_runs_again(store, clock) -> None:
+    now = clock()
+    assert store.lease_event("ev-2", holder="A", now=now, lease=10) == "claimed"
+    assert store.finish_event("ev-2", holder="A", now=now + 1) is True
+    for holder, at in (("A", now + 2), ("B", now + 100), ("C", now + 86000)):
+        assert store.lease_event("ev-2", holder=holder, now=at, lease=10) == "done"
+    assert store.finish_event("ev-2", holder="A", now=now + 3) is False
+    assert store.release_event("ev-2", holder="A") is False  # a finished event stays finished
+    assert store.lease_event("ev-2", holder="B", now=now + 1 + 86400, lease=10) == "claimed"  # record expired
+    assert store.finish_event("ev-unknown", holder="A", now=now) is False
+
+
+def test_a_released_lease_is_free_at_once(store, clock) -> None:
+    now = clock()
+    assert store.lease_event("ev-3", holder="A", now=now, lease=600) == "claimed"
+    assert store.release_event("ev-3", holder="B") is False  # not B's
+    assert store.lease_event("ev-3", holder="B", now=now + 1, lease=600) == "held"
+    assert store.release_event("ev-3", holder="A") is True
+    assert store.lease_event("ev-3", holder="B", now=now + 1, lease=600) == "claimed"
+
+
+def test_concurrent_leases_have_one_holder(store, clock) -> None:
+    results: list[str] = []
+
+    def claim(i: int, barrier: threading.Barrier) -> None:
+        barrier.wait(30)
+        results.append(store.lease_event("ev-race", holder=f"h{i}", now=clock(), lease=60))
+
+    run_threads(4, claim)
+    assert sorted(results) == ["claimed"] + ["held"] * 3
+
+
+# -- a consent button acts once --------------------------------------------------------------
+def test_a_decision_at_a_moved_revision_changes_nothing(store, clock) -> None:
+    first = store.set_consent("U1", consent="granted", dietary_type="vegan", now=clock(), expected_revision=0)
+    assert (first.revision, first.dietary_type) == (1, "vegan")
+    with pytest.raises(StaleContextError):
+        store.set_consent("U1", consent="refused", dietary_type=None, now=clock(), expected_revision=0)
+    assert store.get("U1") == first
+
+
+def test_concurrent_taps_of_one_button_have_one_winner(backend: Backend, clock) -> None:
+    backend.require_isolation()
+    won: list[int] = []
+    refused: list[int] = []
+
+    def tap(i: int, barrier: threading.Barrier) -> None:
+        barrier.wait(30)
+        try:
+            consent = "granted" if i % 2 else "refused"
+            diet = "vegan" if i % 2 else None
+            backend.store.set_consent(
+                "U1", consent=consent, dietary_type=diet, now=clock(), expected_revision=0
+            )
+            won.append(i)
+        except StaleContextError:
+            refused.append(i)
+
+    taps = 6 if backend.name == "sqlite" else 2
+    run_threads(taps, tap)
+    assert (len(won), len(refused)) == (1, taps - 1)
+    assert backend.store.get("U1").revision == 1
+
+
 # -- concurrency -----------------------------------------------------------------------------
 def test_concurrent_appends_lose_no_update(backend: Backend, clock) -> None:
     backend.require_isolation()
@@ -498,6 +575,7 @@ def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
     old_scope, fresh_scope = ScopeKey.for_user("Uold"), ScopeKey.for_user("Ufresh")
     journal.append(journal.read(old_scope, 0), turn(0), current_revision=0)
     store.claim_event("ev-old", now=clock(), ttl=60)
+    store.lease_event("ev-leased", holder="A", now=clock(), lease=10, ttl=60)
     store.append_audit(
         AuditRow(
             scope_id="s",
@@ -515,10 +593,16 @@ def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
     journal.append(journal.read(fresh_scope, 0), turn(1), current_revision=0)
     store.append_snapshot(TurnSnapshot("s", "new", clock(), {}))
     counts = store.purge_expired(clock())
-    assert counts == {"audit": 1, "snapshots": 1, "webhook_events": 1, "journal": 1}
+    assert counts == {"audit": 1, "snapshots": 1, "webhook_events": 1, "event_leases": 1, "journal": 1}
     assert [s.turn_id for s in store.snapshots()] == ["new"] and store.audit_rows() == []
     assert set(store.journal_rows()) == {fresh_scope.storage_id}
-    assert store.purge_expired(clock()) == {"audit": 0, "snapshots": 0, "webhook_events": 0, "journal": 0}
+    assert store.purge_expired(clock()) == {
+        "audit": 0,
+        "snapshots": 0,
+        "webhook_events": 0,
+        "event_leases": 0,
+        "journal": 0,
+    }
     store.close()
 
 

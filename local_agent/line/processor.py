@@ -116,7 +116,7 @@ class EventProcessor:
             raise
         if outcome is None:
             return
-        self._notify(event, outcome)
+        self.notify(event, outcome)
         await self.deliver(event, outcome, started)
 
     async def _claim_then_turn(self, event: InboundEvent) -> TurnOutcome | None:
@@ -135,7 +135,7 @@ class EventProcessor:
                 return None
         return await self.turn(event)
 
-    def _notify(self, event: InboundEvent, outcome: TurnOutcome) -> None:
+    def notify(self, event: InboundEvent, outcome: TurnOutcome) -> None:
         for observer in list(self.observers):
             try:
                 observer(event, outcome)
@@ -164,10 +164,12 @@ class EventProcessor:
                 log.info("loading animation not shown", extra={"status": exc.status})
         return await self.service.handle_text(event.scope, event.text, turn_id=event.event_id)
 
-    async def deliver(self, event: InboundEvent, outcome: TurnOutcome, started: float) -> None:
+    async def deliver(self, event: InboundEvent, outcome: TurnOutcome, started: float) -> bool:
+        """Reply (or push once the token expired). True when LINE accepted it or there was
+        nothing to send; False when LINE refused it (logged)."""
         messages = to_line_messages(outcome.reply)
         if not messages or event.kind == "unfollow":  # whoever unfollowed (or blocked) hears nothing
-            return
+            return True
         retry_key = retry_key_for(event.event_id) if event.event_id else new_retry_key()
         try:
             how = await self.gateway.deliver(
@@ -175,7 +177,7 @@ class EventProcessor:
             )
         except LineDeliveryError as exc:
             log.warning("reply not delivered", extra={"status": exc.status, "code": exc.code})
-            return
+            return False
         log.info(
             "turn done",
             extra={
@@ -186,6 +188,7 @@ class EventProcessor:
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2),
             },
         )
+        return True
 
 
 __all__ = [

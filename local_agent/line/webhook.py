@@ -10,7 +10,11 @@ LINE redelivers the body later. Unknown event types, non-text messages, standby-
 events whose ids are not LINE-shaped and postbacks that are not ours are answered 200 and ignored;
 so is group or room chatter that does not mention the bot (``line/events.py``).
 
-In the background, per event and in order per scope, ``processor.EventProcessor`` claims the
+With ``LOCAL_QUEUE=pubsub`` the accepted events are published instead (``queue.py``: 200 only
+once every publish is confirmed, else 503) and run when Pub/Sub pushes them to
+``POST /pubsub/push`` (``push.py``), on whichever instance receives the push.
+
+In the background (``LOCAL_QUEUE=inprocess``), per event and in order per scope, ``processor.EventProcessor`` claims the
 event for dedupe and runs the turn (both inside the turn's deadline), then delivers the reply.
 By default (``LOCAL_TURN_THREAD``) turns run on their own event loop in a second thread
 (``turn_loop.py``), so an acknowledgement never waits behind a whole turn. The LINE client is
@@ -27,7 +31,8 @@ import json
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -49,6 +54,8 @@ from local_agent.line.dispatcher import Dispatcher, ScopeDispatcher
 from local_agent.line.events import to_inbound
 from local_agent.line.health import health_report, probe_store
 from local_agent.line.processor import INTERNAL_ERROR, TURN_TIMEOUT_SECONDS, EventProcessor, InboundEvent
+from local_agent.line.push import LeasedTurn, PushAuth, PushEndpoint, PushResult
+from local_agent.line.queue import PubsubPublisher, QueueStats, use_emulator_host
 from local_agent.line.shutdown import ShutdownClock
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 from local_agent.logs import configure_logging
@@ -128,6 +135,9 @@ class _Receiver:
             if dispatcher is None:
                 raise _Refused(503, "not started")
             events = _inbound_events(payload)
+            publisher: PubsubPublisher | None = state.publisher
+            if publisher is not None:  # LOCAL_QUEUE=pubsub: durable, ordered per chat, any instance
+                return await _publish(events, publisher, state.shutdown)
             if events:
                 _admit(events, state.wiring.store, state.admission)
             return _submit(events, dispatcher, state.processor, state.admission)
@@ -213,6 +223,18 @@ def _submit(
             for rest in events[i:]:
                 admission.release(rest.scope.storage_id)
             return JSONResponse({"error": "shutting down"}, status_code=503)
+    return JSONResponse({"status": "ok", "accepted": len(events)})
+
+
+async def _publish(
+    events: list[InboundEvent], publisher: PubsubPublisher, shutdown: ShutdownClock
+) -> JSONResponse:
+    """200 only once Pub/Sub confirmed every event's message; else 503 and LINE redelivers the
+    body (an event whose message did land is then deduplicated by its id when pushed)."""
+    if shutdown.signalled_at is not None:
+        return JSONResponse({"error": "shutting down"}, status_code=503)
+    if events and not await publisher.publish(events):
+        return JSONResponse({"error": "not queued"}, status_code=503)
     return JSONResponse({"status": "ok", "accepted": len(events)})
 
 
@@ -305,7 +327,8 @@ class _Lifespan:
             per_scope_ceiling=settings.local_max_pending_per_scope,
             turn_estimate=settings.local_turn_estimate_seconds,
         )
-        shutdown = ShutdownClock(admission.close)
+        endpoint: PushEndpoint | None = app.state.push_endpoint
+        shutdown = ShutdownClock(partial(_refuse_new_work, admission, endpoint))
         shutdown.install()
         app.state.admission, app.state.shutdown = admission, shutdown
         side = await _TurnSide.open(settings)
@@ -318,6 +341,7 @@ class _Lifespan:
             observers=app.state.observers,
             turn_timeout=self.turn_timeout,
         )
+        leased = _start_queue(app, settings, side, self.clock)
         tasks = [
             asyncio.create_task(_purge_periodically(wiring.store, self.clock)),
             asyncio.create_task(probe_store(wiring.store)),
@@ -335,6 +359,7 @@ class _Lifespan:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await side.close(shutdown.remaining(settings.local_drain_seconds))
+            _stop_queue(app.state.publisher, leased)
             shutdown.uninstall()
             _account(admission)
             self._close_store(wiring.store)
@@ -346,6 +371,61 @@ class _Lifespan:
             store.close()
         elif store is not self.store:  # only its guard is ours: free the guard's threads
             store.pool.shutdown()
+
+
+def _refuse_new_work(admission: Admission, endpoint: PushEndpoint | None) -> None:
+    """At SIGTERM (in a signal handler): no more events accepted, no more pushes started."""
+    admission.close()
+    if endpoint is not None:
+        endpoint.close()
+
+
+def _start_queue(
+    app: FastAPI, settings: Settings, side: _TurnSide, clock: Callable[[], float]
+) -> LeasedTurn | None:
+    """With ``LOCAL_QUEUE=pubsub``: the publisher for ``/callback`` and the leased turns behind
+    ``/pubsub/push`` (run on the turn loop when there is one)."""
+    endpoint: PushEndpoint | None = app.state.push_endpoint
+    if endpoint is None:
+        return None
+    assert settings.google_cloud_project is not None  # Settings refuses pubsub without one
+    use_emulator_host(settings.pubsub_emulator_host)
+    app.state.publisher = PubsubPublisher(
+        project=settings.google_cloud_project,
+        topic=settings.local_pubsub_topic,
+        deadline=settings.local_pubsub_publish_deadline_seconds,
+        stats=app.state.queue_stats,
+    )
+    worker = LeasedTurn(
+        processor=app.state.processor,
+        store=app.state.wiring.store,
+        lease=settings.local_event_lease_seconds,
+        instance=uuid.uuid4().hex[:12],
+        clock=clock,
+    )
+    turn_loop = side.turn_loop
+
+    async def run_on_turns(work: Awaitable[PushResult]) -> PushResult:
+        if turn_loop is None:
+            return await work
+        return await turn_loop.call(_awaited(work))
+
+    endpoint.start(worker, run_on_turns)
+    return worker
+
+
+async def _awaited(work: Awaitable[PushResult]) -> PushResult:
+    return await work
+
+
+def _stop_queue(publisher: PubsubPublisher | None, leased: LeasedTurn | None) -> None:
+    """Unfinished pushes get no 2xx (Pub/Sub redelivers them); their leases are given back so
+    the next instance need not wait for them to lapse."""
+    if leased is not None:
+        released = leased.release_all()
+        log.log(logging.WARNING if released else logging.INFO, "leases given back", extra={"count": released})
+    if publisher is not None:
+        publisher.close()
 
 
 def warn_if_exit_outlasts_grace(settings: Settings) -> bool:
@@ -399,6 +479,7 @@ async def _healthz(request: Request) -> JSONResponse:
         pending=dispatcher.pending if dispatcher else 0,
         backend=settings.local_store,
         model=settings.local_model,
+        queue={"mode": settings.local_queue, **state.queue_stats.report()},
     )
     return JSONResponse(body, status_code=code)
 
@@ -428,9 +509,18 @@ def create_app(
     app = FastAPI(title="LOCAL Day 15", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.observers = []
     app.state.settings = settings
+    app.state.queue_stats = QueueStats()
+    app.state.publisher = None
+    app.state.push_endpoint = None
     app.post("/callback")(
         _Receiver(settings.line_channel_secret, settings.local_body_timeout_seconds).callback
     )
+    if settings.local_queue == "pubsub":
+        endpoint = PushEndpoint(
+            PushAuth(settings), app.state.queue_stats, settings.local_max_concurrent_turns
+        )
+        app.state.push_endpoint = endpoint
+        app.post("/pubsub/push")(endpoint.push)
     app.get("/healthz")(_healthz)
     app.get("/livez")(_livez)
     return app

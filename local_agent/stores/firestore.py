@@ -59,10 +59,15 @@ from local_agent.stores.ports import (
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
+    EventLease,
+    LeaseOutcome,
     PreferenceState,
     TurnSnapshot,
+    finished_lease,
     forgotten_arguments,
+    next_lease,
     next_preference,
+    releasable,
 )
 
 T = TypeVar("T")
@@ -262,14 +267,26 @@ class FirestoreStore:
         return self._pref(user_id, snap.to_dict() if snap.exists else None)
 
     def set_consent(
-        self, user_id: str, *, consent: ConsentDecision, dietary_type: str | None, now: float
+        self,
+        user_id: str,
+        *,
+        consent: ConsentDecision,
+        dietary_type: str | None,
+        now: float,
+        expected_revision: int | None = None,
     ) -> PreferenceState:
         ref = self._col("preferences").document(_doc_id(user_id))
 
         def body(tx: Any) -> PreferenceState:
             snap = ref.get(transaction=tx, **self._deadline)
             current = self._pref(user_id, snap.to_dict() if snap.exists else None)
-            new = next_preference(current, consent=consent, dietary_type=dietary_type, now=now)
+            new = next_preference(
+                current,
+                consent=consent,
+                dietary_type=dietary_type,
+                now=now,
+                expected_revision=expected_revision,
+            )
             tx.set(ref, new.to_dict())
             return new
 
@@ -371,7 +388,8 @@ class FirestoreStore:
     # -- retention ------------------------------------------------------------------------
     def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:
         """Nothing to do here: Firestore's TTL policies on ``expire_at`` delete expired documents
-        (journal after 900 s, dedupe after a day, audit and snapshots after ``retention``)."""
+        (journal after 900 s, dedupe and event leases after a day, audit and snapshots after
+        ``retention``)."""
         return {}
 
     # -- webhook dedupe (DedupeStore) -----------------------------------------------------
@@ -395,6 +413,65 @@ class FirestoreStore:
             return True
 
         return self._transaction("dedupe.claim", body)
+
+    # -- event leases (LeaseStore) --------------------------------------------------------
+    @staticmethod
+    def _lease(snap: Any) -> EventLease | None:
+        if not snap.exists:
+            return None
+        data = snap.to_dict()
+        return EventLease(
+            data["holder"], float(data["lease_until"]), bool(data["done"]), float(data["expire_at_epoch"])
+        )
+
+    def _lease_doc(self, event_id: str, lease: EventLease) -> dict[str, Any]:
+        return {
+            "event_id": event_id,
+            "holder": lease.holder,
+            "lease_until": lease.lease_until,
+            "done": lease.done,
+            "expire_at": _utc(lease.expire_at),
+            "expire_at_epoch": lease.expire_at,
+        }
+
+    def lease_event(
+        self, event_id: str, *, holder: str, now: float, lease: float, ttl: float = DEDUPE_TTL_SECONDS
+    ) -> LeaseOutcome:
+        ref = self._col("event_leases").document(_doc_id(event_id))
+
+        def body(tx: Any) -> LeaseOutcome:
+            current = self._lease(ref.get(transaction=tx, **self._deadline))
+            outcome, new = next_lease(current, holder=holder, now=now, lease=lease, ttl=ttl)
+            if new is not None:
+                tx.set(ref, self._lease_doc(event_id, new))
+            return outcome
+
+        return self._transaction("lease.claim", body)
+
+    def finish_event(
+        self, event_id: str, *, holder: str, now: float, ttl: float = DEDUPE_TTL_SECONDS
+    ) -> bool:
+        ref = self._col("event_leases").document(_doc_id(event_id))
+
+        def body(tx: Any) -> bool:
+            current = self._lease(ref.get(transaction=tx, **self._deadline))
+            new = finished_lease(current, holder=holder, now=now, ttl=ttl)
+            if new is not None:
+                tx.set(ref, self._lease_doc(event_id, new))
+            return new is not None
+
+        return self._transaction("lease.finish", body)
+
+    def release_event(self, event_id: str, *, holder: str) -> bool:
+        ref = self._col("event_leases").document(_doc_id(event_id))
+
+        def body(tx: Any) -> bool:
+            mine = releasable(self._lease(ref.get(transaction=tx, **self._deadline)), holder=holder)
+            if mine:
+                tx.delete(ref)
+            return mine
+
+        return self._transaction("lease.release", body)
 
 
 def open_firestore_store(

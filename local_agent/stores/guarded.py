@@ -50,6 +50,7 @@ from local_agent.stores.ports import (
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
+    LeaseOutcome,
     PreferenceState,
     Store,
     TurnSnapshot,
@@ -379,11 +380,23 @@ class GuardedStore:
         return self.call("preferences.get", lambda: self.inner.get(user_id))
 
     def set_consent(
-        self, user_id: str, *, consent: ConsentDecision, dietary_type: str | None, now: float
+        self,
+        user_id: str,
+        *,
+        consent: ConsentDecision,
+        dietary_type: str | None,
+        now: float,
+        expected_revision: int | None = None,
     ) -> PreferenceState:
         return self.call(
             "preferences.set_consent",
-            lambda: self.inner.set_consent(user_id, consent=consent, dietary_type=dietary_type, now=now),
+            lambda: self.inner.set_consent(
+                user_id,
+                consent=consent,
+                dietary_type=dietary_type,
+                now=now,
+                expected_revision=expected_revision,
+            ),
         )
 
     # -- AuditStore, SnapshotStore --------------------------------------------------------------
@@ -405,6 +418,25 @@ class GuardedStore:
     # -- DedupeStore ----------------------------------------------------------------------------
     def claim_event(self, event_id: str, *, now: float, ttl: float = DEDUPE_TTL_SECONDS) -> bool:
         return self.call("dedupe.claim", lambda: self.inner.claim_event(event_id, now=now, ttl=ttl))
+
+    # -- LeaseStore -----------------------------------------------------------------------------
+    def lease_event(
+        self, event_id: str, *, holder: str, now: float, lease: float, ttl: float = DEDUPE_TTL_SECONDS
+    ) -> LeaseOutcome:
+        return self.call(
+            "lease.claim",
+            lambda: self.inner.lease_event(event_id, holder=holder, now=now, lease=lease, ttl=ttl),
+        )
+
+    def finish_event(
+        self, event_id: str, *, holder: str, now: float, ttl: float = DEDUPE_TTL_SECONDS
+    ) -> bool:
+        return self.call(
+            "lease.finish", lambda: self.inner.finish_event(event_id, holder=holder, now=now, ttl=ttl)
+        )
+
+    def release_event(self, event_id: str, *, holder: str) -> bool:
+        return self.call("lease.release", lambda: self.inner.release_event(event_id, holder=holder))
 
     # -- retention and inspection ---------------------------------------------------------------
     def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, get_args
 
 from local_agent.context.canonical import canonical_json
+from local_agent.context.errors import StaleContextError
 from local_agent.context.journal import JournalStorage
 
 # A user's consent to remembering a dietary preference. "none" = never asked or never answered.
@@ -35,6 +36,9 @@ DEDUPE_TTL_SECONDS = 86400.0
 RECORD_RETENTION_SECONDS = 30 * 86400.0
 # What a forget leaves of a remembered diet in the audit rows that used it.
 FORGOTTEN_MARK = "#forgotten"
+# What a push worker's claim on an event found: it is now this holder's (new, its own, or a
+# lapsed claim taken over), another holder's live claim, or an event already answered.
+LeaseOutcome = Literal["claimed", "held", "done"]
 
 
 def forgotten_arguments(stored: str) -> str | None:
@@ -112,11 +116,20 @@ class PreferenceStore(Protocol):
     def get(self, user_id: str) -> PreferenceState: ...
 
     def set_consent(
-        self, user_id: str, *, consent: ConsentDecision, dietary_type: str | None, now: float
+        self,
+        user_id: str,
+        *,
+        consent: ConsentDecision,
+        dietary_type: str | None,
+        now: float,
+        expected_revision: int | None = None,
     ) -> PreferenceState:
         """Record a consent decision atomically with a revision bump.
 
-        ``granted`` stores ``dietary_type``; ``refused`` and ``forgotten`` store none."""
+        ``granted`` stores ``dietary_type``; ``refused`` and ``forgotten`` store none. With
+        ``expected_revision`` (a consent button's), the decision is recorded only while the
+        revision is still that one, in the same transaction; otherwise ``StaleContextError`` and
+        nothing changes: a button acts at most once, whichever instance sees the tap."""
         ...
 
 
@@ -143,7 +156,65 @@ class DedupeStore(Protocol):
         ...
 
 
-class Store(JournalStorage, PreferenceStore, AuditStore, SnapshotStore, DedupeStore, Protocol):
+@dataclass(frozen=True, slots=True)
+class EventLease:
+    """A claim on one event (``LOCAL_QUEUE=pubsub``): who works on it and until when, or that it
+    was answered. The record itself is kept until ``expire_at`` (a day), then purged."""
+
+    holder: str
+    lease_until: float
+    done: bool
+    expire_at: float
+
+
+class LeaseStore(Protocol):
+    """Dedupe as a lease: a finished event never runs twice; a claim whose holder died (stopped
+    renewing) is taken over once ``lease_until`` has passed. Each call is one transaction."""
+
+    def lease_event(
+        self, event_id: str, *, holder: str, now: float, lease: float, ttl: float = DEDUPE_TTL_SECONDS
+    ) -> LeaseOutcome:
+        """Claim, renew (same holder) or take over (lapsed) the event's lease until ``now + lease``."""
+        ...
+
+    def finish_event(
+        self, event_id: str, *, holder: str, now: float, ttl: float = DEDUPE_TTL_SECONDS
+    ) -> bool:
+        """Mark the event answered, if ``holder`` still holds it (False: taken over or unknown)."""
+        ...
+
+    def release_event(self, event_id: str, *, holder: str) -> bool:
+        """Give up ``holder``'s unfinished claim at once (the next delivery need not wait)."""
+        ...
+
+
+def next_lease(
+    current: EventLease | None, *, holder: str, now: float, lease: float, ttl: float
+) -> tuple[LeaseOutcome, EventLease | None]:
+    """The pure lease transition every adapter applies in its transaction: the outcome and the
+    record to write (None: write nothing)."""
+    if current is not None and current.expire_at <= now:
+        current = None  # purged in all but name
+    if current is not None and current.done:
+        return "done", None
+    if current is not None and current.holder != holder and current.lease_until > now:
+        return "held", None
+    return "claimed", EventLease(holder, now + lease, False, now + ttl)
+
+
+def finished_lease(current: EventLease | None, *, holder: str, now: float, ttl: float) -> EventLease | None:
+    """The record that marks the event answered by ``holder``, or None when it is not theirs."""
+    if current is None or current.done or current.holder != holder:
+        return None
+    return EventLease(holder, current.lease_until, True, now + ttl)
+
+
+def releasable(current: EventLease | None, *, holder: str) -> bool:
+    """Whether ``holder`` may drop this claim (its own, not finished)."""
+    return current is not None and not current.done and current.holder == holder
+
+
+class Store(JournalStorage, PreferenceStore, AuditStore, SnapshotStore, DedupeStore, LeaseStore, Protocol):
     """Every port in one backend, plus its lifecycle and the inspection the demo and replay print."""
 
     backend: str  # "sqlite" | "firestore": named in StoreError and in logs
@@ -161,9 +232,16 @@ class Store(JournalStorage, PreferenceStore, AuditStore, SnapshotStore, DedupeSt
 
 
 def next_preference(
-    state: PreferenceState, *, consent: ConsentDecision, dietary_type: str | None, now: float
+    state: PreferenceState,
+    *,
+    consent: ConsentDecision,
+    dietary_type: str | None,
+    now: float,
+    expected_revision: int | None = None,
 ) -> PreferenceState:
     """The pure transition every adapter applies inside its transaction."""
+    if expected_revision is not None and state.revision != expected_revision:
+        raise StaleContextError(snapshot_revision=expected_revision, current_revision=state.revision)
     if consent not in CONSENT_DECISIONS:  # callers outside mypy's reach (e.g. a bad postback)
         raise ValueError("consent must be granted, refused or forgotten")
     if consent == "granted" and not dietary_type:

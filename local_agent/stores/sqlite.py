@@ -24,10 +24,15 @@ from local_agent.stores.ports import (
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
+    EventLease,
+    LeaseOutcome,
     PreferenceState,
     TurnSnapshot,
+    finished_lease,
     forgotten_arguments,
+    next_lease,
     next_preference,
+    releasable,
 )
 
 CLOSE_WAIT_SECONDS = 5.0  # close() waits at most this long for statements running on other threads
@@ -72,6 +77,14 @@ CREATE TABLE IF NOT EXISTS webhook_events (
     expire_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS webhook_events_expiry ON webhook_events (expire_at);
+CREATE TABLE IF NOT EXISTS event_leases (
+    event_id TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    lease_until REAL NOT NULL,
+    done INTEGER NOT NULL,
+    expire_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS event_leases_expiry ON event_leases (expire_at);
 """
 
 
@@ -249,11 +262,21 @@ class SqliteStore:
             return self._pref_row(db, user_id)
 
     def set_consent(
-        self, user_id: str, *, consent: ConsentDecision, dietary_type: str | None, now: float
+        self,
+        user_id: str,
+        *,
+        consent: ConsentDecision,
+        dietary_type: str | None,
+        now: float,
+        expected_revision: int | None = None,
     ) -> PreferenceState:
         with self._tx("preferences.set_consent") as db:
             new = next_preference(
-                self._pref_row(db, user_id), consent=consent, dietary_type=dietary_type, now=now
+                self._pref_row(db, user_id),
+                consent=consent,
+                dietary_type=dietary_type,
+                now=now,
+                expected_revision=expected_revision,
             )
             db.execute(
                 "INSERT INTO preferences (user_id, dietary_type, consent, revision, updated_at) VALUES (?, ?, ?, ?, ?) "
@@ -370,6 +393,7 @@ class SqliteStore:
                 "webhook_events": db.execute(
                     "DELETE FROM webhook_events WHERE expire_at <= ?", (now,)
                 ).rowcount,
+                "event_leases": db.execute("DELETE FROM event_leases WHERE expire_at <= ?", (now,)).rowcount,
             }
             stale = [
                 scope
@@ -391,3 +415,47 @@ class SqliteStore:
                 (event_id, now + ttl),
             )
             return inserted.rowcount == 1
+
+    # -- event leases (LeaseStore) --------------------------------------------------------
+    @staticmethod
+    def _lease_row(db: sqlite3.Connection, event_id: str) -> EventLease | None:
+        row = db.execute(
+            "SELECT holder, lease_until, done, expire_at FROM event_leases WHERE event_id = ?", (event_id,)
+        ).fetchone()
+        return None if row is None else EventLease(row[0], float(row[1]), bool(row[2]), float(row[3]))
+
+    @staticmethod
+    def _put_lease(db: sqlite3.Connection, event_id: str, lease: EventLease) -> None:
+        db.execute(
+            "INSERT INTO event_leases (event_id, holder, lease_until, done, expire_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(event_id) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until, "
+            "done = excluded.done, expire_at = excluded.expire_at",
+            (event_id, lease.holder, lease.lease_until, int(lease.done), lease.expire_at),
+        )
+
+    def lease_event(
+        self, event_id: str, *, holder: str, now: float, lease: float, ttl: float = DEDUPE_TTL_SECONDS
+    ) -> LeaseOutcome:
+        with self._tx("lease.claim") as db:
+            outcome, new = next_lease(
+                self._lease_row(db, event_id), holder=holder, now=now, lease=lease, ttl=ttl
+            )
+            if new is not None:
+                self._put_lease(db, event_id, new)
+        return outcome
+
+    def finish_event(
+        self, event_id: str, *, holder: str, now: float, ttl: float = DEDUPE_TTL_SECONDS
+    ) -> bool:
+        with self._tx("lease.finish") as db:
+            new = finished_lease(self._lease_row(db, event_id), holder=holder, now=now, ttl=ttl)
+            if new is not None:
+                self._put_lease(db, event_id, new)
+        return new is not None
+
+    def release_event(self, event_id: str, *, holder: str) -> bool:
+        with self._tx("lease.release") as db:
+            mine = releasable(self._lease_row(db, event_id), holder=holder)
+            if mine:
+                db.execute("DELETE FROM event_leases WHERE event_id = ?", (event_id,))
+        return mine

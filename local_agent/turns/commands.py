@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from local_agent.context.errors import StoreError
+from local_agent.context.errors import StaleContextError, StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.listings import catalogue
 from local_agent.replies.render import HELP_TEXT, consent_choices
@@ -241,16 +241,23 @@ class Commands:
         if not check.ok or check.dietary_type not in catalogue.DIETARY_TYPES:
             return CommandResult(Reply(texts=(TAP_REFUSED,)), "consent_tap_refused")
         diet = check.dietary_type
+        try:  # recorded only while the revision is still the button's: one tap wins, anywhere
+            state = self.preferences.set_consent(
+                scope.user_id,
+                consent="granted" if check.agree else "refused",
+                dietary_type=diet if check.agree else None,
+                now=now,
+                expected_revision=revision,
+            )
+        except StaleContextError:
+            return CommandResult(Reply(texts=(TAP_REFUSED,)), "consent_tap_refused")
+        self._clear(scope)
         if check.agree:
-            state = self.preferences.set_consent(scope.user_id, consent="granted", dietary_type=diet, now=now)
-            self._clear(scope)
             text = (
                 f"好的，已記住「{catalogue.dietary_label(diet)}」。之後在這個一對一聊天找店家會先套用；"
                 "說「忘記我的飲食偏好」就會刪除。"
             )
             return CommandResult(Reply(texts=(text,)), "consent_granted", state.revision)
-        state = self.preferences.set_consent(scope.user_id, consent="refused", dietary_type=None, now=now)
-        self._clear(scope)
         return CommandResult(
             Reply(texts=("好的，不會記住。找店家時不會套用任何飲食偏好。",)),
             "consent_refused",
