@@ -1,10 +1,11 @@
-"""Shared fixtures. The Firestore emulator plugin lives in firestore_emulator.py."""
+"""Shared fixtures. The emulator plugins live in firestore_emulator.py and pubsub_emulator.py."""
 
 from __future__ import annotations
 
 import pytest
 from firestore_emulator import *  # noqa: F401,F403  (fixtures: firestore_emulator, firestore_project)
 from hypothesis import HealthCheck, settings
+from pubsub_emulator import pubsub_emulator  # noqa: F401  (the Pub/Sub emulator, session fixture)
 
 # Property tests check behaviour, not speed: no per-example deadline (Hypothesis's default 200 ms
 # fails a correct test when a shared 2-core CI machine stalls), and no "too slow" health check.
