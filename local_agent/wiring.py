@@ -20,6 +20,7 @@ from local_agent.agent.pipeline import ContextPipeline
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal
 from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure, Measure, SessionBudget
+from local_agent.language import townships as language
 from local_agent.listings.loader import ListingsError, listings_from
 from local_agent.settings import Settings
 from local_agent.stores.guarded import GuardedStore, StoreHealth, StorePool
@@ -174,6 +175,7 @@ def build_service(
             "count": len(listings.places) + len(listings.events),
         },
     )
+    language.warm()  # the township vocabulary and pronunciation table, read now rather than in a turn
     store = guard_store(store if store is not None else open_store(settings), settings)
     config: types.GenerateContentConfig | None = None
     if model is None:

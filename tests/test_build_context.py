@@ -283,7 +283,9 @@ def test_the_export_carries_the_listings_snapshot_and_it_loads_from_there(tmp_pa
     exported = load_listings(out / "local_agent" / "listings" / "data")
     assert (exported.places, exported.events) == (shipped_listings().places, shipped_listings().events)
     # only the declared data: no other non-Python file under the package is taken
-    assert all(p.endswith(".py") or p.startswith("local_agent/listings/data/") for p in paths if "/" in p)
+    data = ("local_agent/listings/data/", "local_agent/language/data/")
+    assert all(p.endswith(".py") or p.startswith(data) for p in paths if "/" in p)
+    assert "local_agent/language/data/places.json" in paths
 
 
 def test_package_data_outside_the_globs_stays_behind(tmp_path):

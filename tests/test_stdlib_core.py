@@ -43,13 +43,14 @@ WING_RANK = {
     "settings": 1,
     "stores": 2,
     "listings": 2,
-    "replies": 3,
-    "agent": 4,
-    "turns": 5,
-    "wiring": 6,
-    "line": 7,
-    "app": 8,
-    "testing": 9,
+    "language": 3,
+    "replies": 4,
+    "agent": 5,
+    "turns": 6,
+    "wiring": 7,
+    "line": 8,
+    "app": 9,
+    "testing": 10,
 }
 
 
@@ -85,7 +86,8 @@ def _wing(module: str) -> str:
 
 
 def test_no_import_runs_upward_between_wings():
-    """context <- fingerprint/logs/settings <- stores/listings <- replies <- agent <- turns <- wiring <- line."""
+    """context <- fingerprint/logs/settings <- stores/listings <- language <- replies <- agent <- turns
+    <- wiring <- line."""
     upward = []
     for path in sorted((ROOT / "local_agent").rglob("*.py")):
         rel = path.relative_to(ROOT / "local_agent").with_suffix("")

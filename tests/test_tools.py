@@ -181,7 +181,8 @@ def test_keyword_from_the_catalogue_vocabulary_is_audited_as_is():
 # -- structured errors ---------------------------------------------------------------------------------
 
 ERROR_CASES = [
-    ("unknown township", {"area": "台中市"}, "UNKNOWN_TOWNSHIP"),
+    ("unknown township", {"area": "火星"}, "UNKNOWN_TOWNSHIP"),
+    ("outside the county", {"area": "台中市"}, "OUTSIDE_COUNTY"),
     ("smuggled text in area", {"area": "花壇鄉我的電話0912"}, "UNKNOWN_TOWNSHIP"),
     ("empty area", {"area": ""}, "AREA_REQUIRED"),
     ("blank area", {"area": "   "}, "AREA_REQUIRED"),
@@ -225,7 +226,8 @@ def test_keyword_of_exactly_the_maximum_length_is_accepted(tools):
 @pytest.mark.parametrize(
     "kwargs,code",
     [
-        ({"area": "台北市"}, "UNKNOWN_TOWNSHIP"),
+        ({"area": "台北市"}, "OUTSIDE_COUNTY"),
+        ({"area": "火星"}, "UNKNOWN_TOWNSHIP"),
         ({"area": ""}, "AREA_REQUIRED"),
         ({"area": None}, "AREA_REQUIRED"),
         ({"area": "鹿港鎮", "keyword": 7}, "INVALID_ARGUMENT"),

@@ -29,7 +29,9 @@ Script format (``{"events": [...]}``), one of these shapes per event, no other k
 
 A tap looks for the label in the quick replies of the **last reply delivered in that
 conversation** (1:1 chat of the user, or the group when ``group`` is given) and sends a postback
-event with that item's postback data. (LINE's postback webhook carries only ``data``; the item's
+event with that item's postback data; an item that sends text (是 / 不是 after 「您是說員林市嗎？」)
+sends that text as the user's message (in a group without a mention, as LINE does, so the bot stays
+silent there: a member answers with 「@LOCAL 是」). (LINE's postback webhook carries only ``data``; the item's
 ``displayText`` is what the chat shows as the user's bubble, so it is not part of the webhook.)
 With ``from_reply_of`` it takes the most recent button with that label in any reply to that
 user, even if later replies came. An event the bot ignores (chatter, unfollow) is not waited for.
@@ -400,7 +402,7 @@ class ReplayDriver:
         if last is None or not last.messages:
             raise NoSuchQuickReply(f"no reply in {where} yet to tap {label!r} in")
         for action in last.quick_replies:
-            if action.get("label") == label and action.get("type") == "postback":
+            if action.get("label") == label and action.get("type") in ("postback", "message"):
                 return action
         labels = [a.get("label") for a in last.quick_replies]
         raise NoSuchQuickReply(f"the last reply in {where} has no quick reply {label!r} (has {labels})")
@@ -447,6 +449,10 @@ class ReplayDriver:
         from local_agent.testing import webhooks as W
 
         action = self.find_quick_reply(user, label, group)
+        if action.get("type") == "message":  # the tap sends its text as the user's own message
+            result = await self.send_text(user, str(action.get("text", "")), group)
+            result.display_text = str(action.get("text", ""))
+            return result
         result = await self._post(
             W.postback_event(user, str(action.get("data", "")), group=group), user, group
         )

@@ -48,7 +48,7 @@ class OfflineModel(BaseLlm):
         if proposal == {"text": intent.ASK_TOWNSHIP}:
             # Ask by running the search with no area: the tool's AREA_REQUIRED answer is the
             # question, and the turn projects as pending so the next answer can complete it.
-            proposal = intent.ask_call(contents, tool_names) or proposal
+            proposal = intent.ask_call(contents, tool_names, today) or proposal
         if "function_call" in proposal:
             call = proposal["function_call"]
             part = types.Part(function_call=types.FunctionCall(name=call["name"], args=dict(call["args"])))

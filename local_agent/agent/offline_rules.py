@@ -20,12 +20,21 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from local_agent.context.projection import NO_AREA, PUBLIC_TOPICS, SUMMARY_MARKER, USER_PROJECTION_PREFIX
-from local_agent.context.townships import canonical_township, find_townships
+from local_agent.context.projection import (
+    NO_AREA,
+    PUBLIC_TOPICS,
+    SUMMARY_MARKER,
+    USER_PROJECTION_PREFIX,
+    SafeTurn,
+    parse_user_text,
+)
+from local_agent.context.townships import canonical_township
+from local_agent.language.dates import DateReading, read_dates
+from local_agent.language.townships import PlaceReading, is_no, is_yes, is_zhuyin, read_places
 from local_agent.listings import catalogue
-from local_agent.listings.dates import find_date_window
 
 ASK_TOWNSHIP = "請問是哪個鄉鎮？"
+ZHUYIN_TEXT = "我看不懂注音符號，請用國字打，或用鍵盤的麥克風說，例如「花壇有什麼好吃的？」"
 CAPABILITIES = (
     "我目前可以幫您找彰化縣各鄉鎮的店家和活動（教學快照）。"
     "停車、公車這類資訊還查不到，請見諒。可以說「花壇有什麼好吃的」試試看。"
@@ -142,50 +151,105 @@ def find_keyword(text: str) -> str:
     return next((word for word in _KEYWORDS if word in text), "")
 
 
+def latest_turn(contents: Sequence[Mapping[str, Any]]) -> SafeTurn | None:
+    """The newest projected exchange in the request, parsed back (goal, area, dates, the township
+    asked about), or ``None`` when the request holds none."""
+    for content in reversed(contents[:-1]):
+        if content.get("role") == "user" and (turn := parse_user_text(_text_of(content))) is not None:
+            return turn
+    return None
+
+
+def _goal(
+    current: str, places: PlaceReading, dates: DateReading, contents: Sequence[Mapping[str, Any]]
+) -> str | None:
+    """What to search: the words of the sentence; else an open question it answers (a township, or
+    是/不是 to 「您是說員林市嗎？」); else 「那後天呢」 after an event search; else a festival."""
+    goal = classify(current)
+    if goal is not None or any(w in current for w in UNSUPPORTED_WORDS):
+        return goal
+    latest = latest_turn(contents)
+    asked = latest is not None and latest.confirm_area and (is_yes(current) or is_no(current))
+    if places.kind != "none" or asked:
+        goal = pending_goal(contents)  # 「花壇」 answering 「請問是哪個鄉鎮？」
+    if goal is None and dates.kind != "none" and latest is not None and latest.goal == "events":
+        goal = "events"  # 「那後天呢」 after an event search
+    return goal or ("events" if dates.festival else None)
+
+
+def _area(current: str, places: PlaceReading, contents: Sequence[Mapping[str, Any]]) -> str | None:
+    """The tool's area: what the sentence says (the tool confirms a near miss, asks between two, answers
+    a place outside the county); else the answer to 「您是說…嗎？」; else the request's context."""
+    if places.kind != "none":
+        return places.area_argument()
+    latest = latest_turn(contents)
+    if latest is not None and latest.confirm_area:
+        if is_yes(current):
+            return latest.confirm_area
+        if is_no(current):
+            return None
+    return context_area(contents)
+
+
+def _window(goal: str, dates: DateReading, contents: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The event search's window: the sentence's own, else the one waiting with an open question."""
+    if goal != "events":
+        return {}
+    if dates.window is not None:
+        return dates.window.arguments()
+    latest = latest_turn(contents)
+    if latest is not None and latest.is_pending and latest.date_from:
+        return {"date_from": latest.date_from, "date_to": latest.date_to}
+    return {}
+
+
+def _plan(
+    contents: Sequence[Mapping[str, Any]], today: date | None
+) -> tuple[str | None, dict[str, Any], str | None]:
+    """``(tool, args, text)``: a call (``args["area"]`` empty when the township must be asked) or a text."""
+    current = _text_of(contents[-1])
+    if is_zhuyin(current):
+        return None, {}, ZHUYIN_TEXT
+    places = read_places(current)
+    dates = read_dates(current, today) if today is not None else DateReading()
+    goal = _goal(current, places, dates, contents)
+    if goal is None:
+        return None, {}, CAPABILITIES
+    if goal == "events" and dates.kind not in ("none", "window"):
+        return None, {}, dates.answer  # 2月30日, 13月, a festival outside the calendar's years
+    keyword = find_keyword(current)
+    area = _area(current, places, contents) or ""
+    if goal == "places":
+        diet = catalogue.find_dietary_type(current) or ""
+        return "search_local_places", {"area": area, "dietary_type": diet, "keyword": keyword}, None
+    return "search_local_events", {"area": area, "keyword": keyword, **_window(goal, dates, contents)}, None
+
+
 def propose(
     contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = (), today: date | None = None
 ) -> dict[str, Any]:
     """``{"function_call": {"name", "args"}}`` or ``{"text": ...}`` from the request's contents.
     ``today`` is the date the request's rules carry: with it, a date phrase in the current question
-    (「這週末」「12/5」) becomes the event search's ``date_from``/``date_to``."""
+    (「這週末」「12/5」「端午節」) becomes the event search's ``date_from``/``date_to``."""
     if not contents:
         return {"text": CAPABILITIES}
-    current = _text_of(contents[-1])
-    goal = classify(current)
-    if goal is None and not any(w in current for w in UNSUPPORTED_WORDS) and find_townships(current):
-        goal = pending_goal(contents)  # 「花壇」 answering 「請問是哪個鄉鎮？」
-    if goal is None:
-        return {"text": CAPABILITIES}
-    tool = "search_local_places" if goal == "places" else "search_local_events"
+    tool, args, text = _plan(contents, today)
+    if text is not None or tool is None:
+        return {"text": text or CAPABILITIES}
     if tool_names and tool not in tool_names:
         return {"text": CAPABILITIES}
-    named = find_townships(current)
-    area = named[0] if named else context_area(contents)
-    if area is None:
+    if not args["area"]:
         return {"text": ASK_TOWNSHIP}
-    keyword = find_keyword(current)
-    if goal == "places":
-        diet = catalogue.find_dietary_type(current) or ""
-        args = {"area": area, "dietary_type": diet, "keyword": keyword}
-    else:
-        args = {"area": area, "keyword": keyword}
-        window = find_date_window(current, today) if today is not None else None
-        if window is not None:
-            args.update(window.arguments())
     return {"function_call": {"name": tool, "args": args}}
 
 
-def ask_call(contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = ()) -> dict[str, Any] | None:
+def ask_call(
+    contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = (), today: date | None = None
+) -> dict[str, Any] | None:
     """When ``propose`` asks which township for a search, the same search with no area (the tool
-    answers ``AREA_REQUIRED``, which the app shows as the question and projects as pending)."""
-    if not contents or propose(contents, tool_names) != {"text": ASK_TOWNSHIP}:
+    answers ``AREA_REQUIRED``, which the app shows as the question and projects as pending, with the
+    date window the question was asked with)."""
+    if not contents or propose(contents, tool_names, today) != {"text": ASK_TOWNSHIP}:
         return None
-    current = _text_of(contents[-1])
-    goal = classify(current) or pending_goal(contents)
-    if goal is None:
-        return None
-    tool = "search_local_places" if goal == "places" else "search_local_events"
-    args: dict[str, Any] = {"area": "", "keyword": find_keyword(current)}
-    if goal == "places":
-        args["dietary_type"] = catalogue.find_dietary_type(current) or ""
-    return {"function_call": {"name": tool, "args": args}}
+    tool, args, _ = _plan(contents, today)
+    return {"function_call": {"name": tool, "args": args}} if tool else None

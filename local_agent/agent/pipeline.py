@@ -103,9 +103,15 @@ class ContextPipeline:
         execution = state.last_execution
         if execution is None:
             return SafeTurn()
-        ok = execution.result.get("status") == "ok"
-        area = execution.effective_arguments.get("area")
-        return SafeTurn.from_tool(execution.tool, area, ok=ok, error_code=execution.result.get("code"))
+        result = execution.result
+        return SafeTurn.from_tool(
+            execution.tool,
+            execution.effective_arguments.get("area"),
+            ok=result.get("status") == "ok",
+            error_code=result.get("code"),
+            dates=(result.get("date_from", ""), result.get("date_to", "")),
+            confirm_area=result.get("suggestion", ""),
+        )
 
     def finish(self, state: TurnState) -> SafeTurn:
         """Append the projected turn and store the snapshot. A forget that landed during the

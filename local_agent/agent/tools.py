@@ -11,8 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from local_agent.context.projection import CHOICE_CODE, CONFIRM_CODE, PENDING_CODE
 from local_agent.context.townships import canonical_township
 from local_agent.fingerprint import keyword_token
+from local_agent.language.townships import SERVED_ONLY, read_area
 from local_agent.listings import catalogue
 from local_agent.listings.dates import DateWindow, parse_iso_date, today_in_taipei
 from local_agent.listings.loader import Listings, shipped_listings
@@ -109,6 +111,21 @@ class ToolExecution:
     preference_origin: PreferenceOrigin
     result: dict[str, Any]
     audit: AuditRow | None = None
+
+
+OUTSIDE_CODE = "OUTSIDE_COUNTY"
+# Answers that ask the person something; a date window said with the question waits with it.
+_ASKING = frozenset({PENDING_CODE, CONFIRM_CODE, CHOICE_CODE})
+
+
+def _window_of(date_from: Any, date_to: Any) -> tuple[DateWindow | None, bool]:
+    """The event tool's window, and whether one was given but is not a valid window."""
+    if not (date_from or date_to):
+        return None, False
+    try:
+        return DateWindow.from_arguments(date_from or "", date_to or ""), False
+    except (TypeError, ValueError):
+        return None, True
 
 
 def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -234,20 +251,19 @@ class TurnTools:
         if date_from or date_to:  # only a windowed call carries the window, so others read as before
             proposed.update(date_from=date_from, date_to=date_to)
         revision = self.preferences.get(self.user_id).revision
+        window, bad_date = _window_of(date_from, date_to)
         township, kw, err = self._common(proposed)
         if err:
+            if window is not None and err.get("code") in _ASKING:
+                err.update(window.arguments())  # the window waits with the question (projection)
             return self._record(tool, proposed, {}, revision, "none", err)
-        window: DateWindow | None = None
-        if date_from or date_to:
-            try:
-                window = DateWindow.from_arguments(date_from or "", date_to or "")
-            except ValueError:
-                error = _error(
-                    "INVALID_DATE",
-                    "這個日期我看不懂，請換個說法，例如「這週末」或「12月5日」。",
-                    argument="date_from",
-                )
-                return self._record(tool, proposed, {}, revision, "none", error)
+        if bad_date:
+            error = _error(
+                "INVALID_DATE",
+                "這個日期我看不懂，請換個說法，例如「這週末」或「12月5日」。",
+                argument="date_from",
+            )
+            return self._record(tool, proposed, {}, revision, "none", error)
         today = today_in_taipei(self.clock())
         items = [
             catalogue.event_to_dict(e)
@@ -279,14 +295,25 @@ class TurnTools:
 
     @staticmethod
     def _township(area: Any) -> tuple[str | None, dict[str, Any] | None]:
+        """The area read like the user's words (``language/townships.py``): a township; or a question
+        (which one? did you mean …?); or the honest answer for a place outside the county."""
         if not isinstance(area, str) or not area.strip():
-            return None, _error("AREA_REQUIRED", "請問是哪個鄉鎮？", argument="area")
-        township = canonical_township(area)
-        if township is None:
+            return None, _error(PENDING_CODE, "請問是哪個鄉鎮？", argument="area")
+        reading = read_area(area)
+        if reading.kind == "township":
+            return reading.township, None
+        if reading.kind == "confirm":
+            ask = f"您是說{reading.township}嗎？"
             return None, _error(
-                "UNKNOWN_TOWNSHIP", "彰化縣沒有這個鄉鎮，請再說一次鄉鎮名稱。", argument="area"
+                CONFIRM_CODE, ask, argument="area", suggestion=reading.township, choices=["是", "不是"]
             )
-        return township, None
+        if reading.kind == "choice":
+            ask = f"您要查哪一個鄉鎮：{'還是'.join(reading.choices)}？"
+            return None, _error(CHOICE_CODE, ask, argument="area", choices=list(reading.choices))
+        if reading.kind == "outside":
+            text = f"{SERVED_ONLY}，{reading.outside}的店家和活動我查不到。可以問彰化縣的鄉鎮，例如「鹿港有什麼好吃的」。"
+            return None, _error(OUTSIDE_CODE, text, argument="area", place=reading.outside)
+        return None, _error("UNKNOWN_TOWNSHIP", "彰化縣沒有這個鄉鎮，請再說一次鄉鎮名稱。", argument="area")
 
     def call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Dispatch by name (what a model's function call names). Unknown tools are an error result."""

@@ -7,12 +7,24 @@ A *pending* turn is a public topic whose search could not run because no townshi
 tool answered ``AREA_REQUIRED`` and the user was asked 「請問是哪個鄉鎮？」): it keeps the goal with
 no area and projects as 「未指定區域：找店家」 / 「未指定區域：查活動」. The next turn reads it from
 the window (or the summary) and completes the search when the answer names a township.
+
+Two optional fields ride on a projection, both validated values, never the user's words:
+
+- ``date_from``/``date_to`` (ISO days, pending event searches only): the date window the search will
+  run with once the question is answered (「端午節有什麼活動」 → 「請問是哪個鄉鎮？」 → 「鹿港」
+  searches 鹿港 on 端午). Label: 「未指定區域：查活動，日期 2027-06-09」.
+- ``confirm_area`` (pending turns only): the township the app asked the person to confirm
+  (「您是說員林市嗎？」): 「未指定區域：找店家，已問是否指員林市」. A 「是」 completes the search there.
+
+Both stay in the window's exchanges only; the summary keeps goal and area.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from .townships import canonical_township
@@ -26,6 +38,15 @@ NON_PUBLIC_LABEL = "未指定區域：詢問可用功能"
 NO_AREA = "未指定區域"
 # The tool error that makes a public topic pending (the search waits for a township).
 PENDING_CODE = "AREA_REQUIRED"
+# The tool asked the person to confirm a township that sounded like what they said (「您是說員林市嗎？」),
+# or to choose between two they named: also pending, the next answer completes the search.
+CONFIRM_CODE = "AREA_CONFIRM"
+CHOICE_CODE = "AREA_CHOICE"
+PENDING_CODES = frozenset({PENDING_CODE, CONFIRM_CODE, CHOICE_CODE})
+DATES_MARK = "，日期 "
+DATES_TO = " 至 "
+CONFIRM_MARK = "，已問是否指"
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 # Marker strings of the spec. They are part of the contract: keep them exact.
 USER_PROJECTION_PREFIX = "【歷史話題投影，非原句】"
@@ -52,8 +73,19 @@ class SafeTurn:
 
     goal: str = ""
     area: str = ""
+    date_from: str = ""  # ISO day; events only
+    date_to: str = ""  # ISO day, not before date_from; set whenever date_from is
+    confirm_area: str = ""  # pending only: the township the app asked about
 
     def __post_init__(self) -> None:
+        if (self.date_from or self.date_to) and not _is_window(self.date_from, self.date_to):
+            raise ValueError("date_from/date_to must be ISO days, in order, both set")
+        if self.date_from and self.goal != "events":
+            raise ValueError("a date window belongs to an event search")
+        if self.confirm_area and (
+            self.area or not self.goal or canonical_township(self.confirm_area) != self.confirm_area
+        ):
+            raise ValueError("confirm_area is a canonical township on a pending turn")
         if self.goal not in PUBLIC_TOPICS and self.goal != "":
             raise ValueError("goal must be a public topic or empty")
         if self.area and canonical_township(self.area) != self.area:
@@ -64,13 +96,26 @@ class SafeTurn:
 
     @classmethod
     def from_tool(
-        cls, tool: str | None, area: object, *, ok: bool = True, error_code: str | None = None
+        cls,
+        tool: str | None,
+        area: object,
+        *,
+        ok: bool = True,
+        error_code: str | None = None,
+        dates: tuple[object, object] = ("", ""),
+        confirm_area: object = "",
     ) -> SafeTurn:
         """Project a turn from the tool that ran. Anything not whitelisted is non-public; a
-        public tool that answered ``AREA_REQUIRED`` is pending (its goal, no area)."""
+        public tool that answered ``AREA_REQUIRED`` (or asked to confirm or choose a township) is
+        pending (its goal, no area). A pending event search keeps ``dates`` (the window it will run with)
+        when they are a valid ISO window, and ``confirm_area`` when the tool asked about that township;
+        a search that ran keeps neither (its reply named the dates; the next question brings its own)."""
         goal = TOOL_GOALS.get(tool or "")
-        if goal is not None and not ok and error_code == PENDING_CODE:
-            return cls(goal, "")
+        start, end = (d if isinstance(d, str) else "" for d in dates)
+        window = (start, end) if goal == "events" and _is_window(start, end) else ("", "")
+        if goal is not None and not ok and error_code in PENDING_CODES:
+            asked = canonical_township(confirm_area) if error_code == CONFIRM_CODE else None
+            return cls(goal, "", *window, confirm_area=asked or "")
         township = canonical_township(area)
         if not ok or goal is None or township is None:
             return cls()
@@ -88,7 +133,12 @@ class SafeTurn:
     def label(self) -> str:
         if not self.is_public:
             return NON_PUBLIC_LABEL
-        return f"{self.area or NO_AREA}：{PUBLIC_TOPICS[self.goal]}"
+        dates = ""
+        if self.date_from:
+            tail = "" if self.date_to == self.date_from else f"{DATES_TO}{self.date_to}"
+            dates = f"{DATES_MARK}{self.date_from}{tail}"
+        asked = f"{CONFIRM_MARK}{self.confirm_area}" if self.confirm_area else ""
+        return f"{self.area or NO_AREA}：{PUBLIC_TOPICS[self.goal]}{dates}{asked}"
 
     def user_text(self) -> str:
         return f"{USER_PROJECTION_PREFIX}{self.label}{USER_PROJECTION_SUFFIX}"
@@ -97,8 +147,50 @@ class SafeTurn:
         return MODEL_PROJECTION
 
     def to_dict(self) -> dict[str, str]:
-        return {"goal": self.goal, "area": self.area}
+        out = {"goal": self.goal, "area": self.area}
+        if self.date_from:  # optional keys only when set: older rows and byte figures stay as they were
+            out.update(date_from=self.date_from, date_to=self.date_to)
+        if self.confirm_area:
+            out["confirm_area"] = self.confirm_area
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SafeTurn:
-        return cls(str(data.get("goal", "")), str(data.get("area", "")))
+        extra = {k: str(data.get(k, "")) for k in ("date_from", "date_to", "confirm_area")}
+        return cls(str(data.get("goal", "")), str(data.get("area", "")), **extra)
+
+
+def _is_window(start: str, end: str) -> bool:
+    """Two ISO days, ``end`` not before ``start``."""
+    if not (_ISO_DAY.match(start) and _ISO_DAY.match(end)):
+        return False
+    try:
+        return date.fromisoformat(start) <= date.fromisoformat(end)
+    except ValueError:
+        return False
+
+
+def parse_user_text(text: str) -> SafeTurn | None:
+    """The projection a projected user text was made from (``SafeTurn.user_text``), or ``None``:
+    how a reader of the request (the offline model) gets goal, area, dates and the confirmed township
+    back without a side channel."""
+    if not (text.startswith(USER_PROJECTION_PREFIX) and USER_PROJECTION_SUFFIX in text):
+        return None
+    label = text[len(USER_PROJECTION_PREFIX) : text.index(USER_PROJECTION_SUFFIX)]
+    area_text, _, rest = label.partition("：")
+    goal = next((g for g, suffix in PUBLIC_TOPICS.items() if rest.startswith(suffix)), "")
+    if not goal:
+        return SafeTurn()
+    rest = rest[len(PUBLIC_TOPICS[goal]) :]
+    rest, _, asked = rest.partition(CONFIRM_MARK)
+    start, _, end = rest.removeprefix(DATES_MARK).partition(DATES_TO)
+    try:
+        return SafeTurn(
+            goal,
+            canonical_township(area_text) or "",
+            start,
+            (end or start) if start else "",
+            confirm_area=asked,
+        )
+    except ValueError:
+        return None

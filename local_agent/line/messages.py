@@ -9,7 +9,8 @@ Layout of one turn, within LINE's limits (≤ 5 message objects per request):
 * each text becomes a ``TextMessage`` (≤ 5000 UTF-16 units, already clipped by ``Reply``);
   texts that do not fit in the 5 slots are joined into the last text slot;
 * the cards become one ``FlexMessage`` with a carousel of ≤ 12 bubbles, after the texts;
-* the choices become a ``QuickReply`` (≤ 13 postback items, labels ≤ 20 characters) on the
+* the choices become a ``QuickReply`` (≤ 13 items, labels ≤ 20 characters: postback actions, or
+  message actions for a choice that ``sends_text``, such as 是 / 不是) on the
   **last** message object: LINE only shows the quick reply of the last message it receives, so
   when the turn ends with the carousel, the carousel carries it.
 """
@@ -25,6 +26,7 @@ from linebot.v3.messaging import (
     FlexMessage,
     FlexText,
     Message,
+    MessageAction,
     PostbackAction,
     QuickReply,
     QuickReplyItem,
@@ -63,6 +65,9 @@ def _quick_reply(choices: Iterable[Choice]) -> QuickReply | None:
             # truncating postback data would silently change what the service reads back
             raise ValueError(f"postback data is {len(choice.data)} characters, limit {MAX_POSTBACK_DATA}")
         label = _clip_chars(choice.label, MAX_CHOICE_LABEL) or "…"
+        if choice.sends_text:
+            items.append(QuickReplyItem(action=MessageAction(label=label, text=choice.data)))
+            continue
         display = _clip_chars(choice.display_text or choice.label, MAX_DISPLAY_TEXT) or None
         items.append(
             QuickReplyItem(action=PostbackAction(label=label, data=choice.data, displayText=display))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from local_agent.context.projection import PENDING_CODE
+from local_agent.context.projection import PENDING_CODES
 from local_agent.listings import catalogue
 from local_agent.listings.dates import DateWindow, parse_iso_date
 from local_agent.replies.reply import MAX_CARDS, Card, Choice, Reply
@@ -29,6 +29,8 @@ MEDIA_TEXTS = {
     "location": "我看不出這個位置在哪個鄉鎮。請直接說鄉鎮名稱，例如「花壇有什麼好吃的？」",
 }
 MEDIA_TEXT_OTHER = "我還看不懂圖片、影片或檔案。請用文字告訴我想找什麼，例如「花壇有什麼好吃的？」"
+# Tool results that answer the person rather than fail: the pending questions and 「目前只服務彰化縣…」.
+ANSWER_CODES = PENDING_CODES | {"OUTSIDE_COUNTY"}
 POLITE_FAILURE = "抱歉，系統剛剛忙不過來，這一句沒有處理到。請稍後再說一次。"
 BUDGET_REFUSAL = "這一段話太長了，我沒辦法一次處理。請分成短一點的句子再說一次。"
 
@@ -70,11 +72,14 @@ def _event_card(item: dict[str, Any]) -> Card:
 
 def render_tool_result(result: dict[str, Any]) -> Reply:
     if result.get("status") != "ok":
-        # AREA_REQUIRED is the app asking 「請問是哪個鄉鎮？」 (a pending question), not a failure.
+        # A township question (「請問是哪個鄉鎮？」「您是說員林市嗎？」) and the answer about a place
+        # outside the county are answers, not failures. Their choices are sent back as text.
         code = result.get("code")
+        choices = tuple(Choice(str(c), str(c), str(c), sends_text=True) for c in result.get("choices") or ())
         return Reply(
             texts=(str(result.get("message") or "請再說一次。"),),
-            error_code=None if code == PENDING_CODE else code,
+            choices=choices if code in PENDING_CODES else (),
+            error_code=None if code in ANSWER_CODES else code,
         )
     items = list(result.get("items") or [])
     area = result["area"]

@@ -66,11 +66,13 @@ class Card:
 
 @dataclass(frozen=True)
 class Choice:
-    """A quick-reply choice. ``data`` is the postback data the service reads back."""
+    """A quick-reply choice. ``data`` is the postback data the service reads back; with ``sends_text``
+    it is the text the tap sends as the person's own message (「是」 answering 「您是說員林市嗎？」)."""
 
     label: str
     data: str
     display_text: str = ""
+    sends_text: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,188 @@
+"""Dates as people say them: festivals of the lunar calendar, months, and dates that do not exist.
+
+``read_dates(text, today)`` answers with a :class:`DateReading`:
+
+- ``window``: a :class:`~local_agent.listings.dates.DateWindow` of Taiwan days. Besides everything
+  ``listings/dates.py`` reads (今天, 這週末, 下個月, 12/5, …) it reads
+  the lunar festivals — 過年/春節 (除夕 to 初五), 除夕, 大年初一, 元宵, 端午, 七夕, 中元, 中秋, 重陽 — and
+  初一 / 十五 (the next first or fifteenth of a lunar month; 「初一十五」 is the nearer of the two), and a
+  month on its own (「3月」: the next such month, from today when it is this one). A festival is its next
+  occurrence that has not ended by today, or the one of a year said with it (「2027年中秋」).
+- ``invalid``: a date that does not exist (2月30日, 13月, 0/5): the person is told so, nothing is searched.
+- ``out_of_range``: a festival outside the years the calendar is trusted for (:data:`FIRST_YEAR` to
+  :data:`LAST_YEAR`).
+- ``unavailable``: a festival, but no lunar calendar installed (the bare-``python3`` demo).
+- ``none``: no date at all.
+
+Full-width digits and slashes (「１２／５」) are read as their ASCII forms. The lunar calendar is
+``sxtwl`` (BSD), imported on first use.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date, timedelta
+from types import ModuleType
+from typing import Literal
+
+from local_agent.listings.dates import DateWindow, find_date_window
+
+FIRST_YEAR, LAST_YEAR = 1901, 2100
+DateKind = Literal["none", "window", "invalid", "out_of_range", "unavailable"]
+INVALID_DATE_TEXT = "這個日期不存在（例如 2月30日、13月），請再說一次日期，例如「這週末」或「12月5日」。"
+OUT_OF_RANGE_TEXT = f"農曆節日我只能查 {FIRST_YEAR} 到 {LAST_YEAR} 年的，請直接說日期，例如「12月5日」。"
+UNAVAILABLE_TEXT = "這裡查不到農曆日期，請直接說日期，例如「12月5日」。"
+
+
+@dataclass(frozen=True, slots=True)
+class DateReading:
+    kind: DateKind = "none"
+    window: DateWindow | None = None
+    festival: bool = False  # the window came from a festival or 初一/十五
+
+    @property
+    def answer(self) -> str:
+        """What to tell the person when there is no window to search."""
+        return {"invalid": INVALID_DATE_TEXT, "out_of_range": OUT_OF_RANGE_TEXT}.get(
+            self.kind, UNAVAILABLE_TEXT
+        )
+
+
+# (lunar month, day, days before, days after): 過年 is 除夕 (the day before 正月初一) to 初五.
+FESTIVALS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
+    (re.compile("除夕|年三十|年夜飯"), (1, 1, 1, -1)),
+    (re.compile("大年初一|正月初一"), (1, 1, 0, 0)),
+    (re.compile("過年|春節|農曆年|農曆新年"), (1, 1, 1, 4)),
+    (re.compile("元宵|上元|燈節"), (1, 15, 0, 0)),
+    (re.compile("端午|端陽|五月節"), (5, 5, 0, 0)),
+    (re.compile("七夕|七娘媽生"), (7, 7, 0, 0)),
+    (re.compile("中元|普渡|鬼節"), (7, 15, 0, 0)),
+    (re.compile("中秋|八月節"), (8, 15, 0, 0)),
+    (re.compile("重陽|重九"), (9, 9, 0, 0)),
+)
+_FIRST_AND_FIFTEENTH = re.compile("初一[、，,和跟或與到及]?十五|農曆十五|(?<![國大正])初一(?!年級)")
+_YEAR = re.compile(r"(\d{4})\s*年")
+_MONTH_DAY = re.compile(r"(?<![\d/])(\d{1,2})\s*(?:月\s*(\d{1,2})\s*[日號号]|/(\d{1,2}))(?![\d/])")
+_MONTH = re.compile(r"(?<![\d/])(\d{1,2})\s*月(?!\s*\d)")
+_CHINESE_BAD_MONTH = re.compile("(?:十[三四五六七八九]|二十)月")
+
+
+def normalise(text: str) -> str:
+    """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def _calendar() -> ModuleType | None:
+    try:
+        import sxtwl  # type: ignore[import-untyped]
+    except ImportError:  # the bare demo: no lunar calendar, said so honestly
+        return None
+    return sxtwl
+
+
+def _solar(day: object) -> date:
+    return date(day.getSolarYear(), day.getSolarMonth(), day.getSolarDay())  # type: ignore[attr-defined]
+
+
+def _festival_window(lunar_year: int, rule: tuple[int, int, int, int], calendar: ModuleType) -> DateWindow:
+    month, dom, before, after = rule
+    anchor = _solar(calendar.fromLunar(lunar_year, month, dom))
+    return DateWindow(anchor - timedelta(days=before), anchor + timedelta(days=after))
+
+
+def _next_festival(rule: tuple[int, int, int, int], today: date, year: int | None) -> DateReading:
+    calendar = _calendar()
+    if calendar is None:
+        return DateReading("unavailable", festival=True)
+    years = [year] if year is not None else [today.year - 1, today.year, today.year + 1]
+    if not all(FIRST_YEAR <= y <= LAST_YEAR for y in years):
+        return DateReading("out_of_range", festival=True)
+    for lunar_year in years:
+        window = _festival_window(lunar_year, rule, calendar)
+        if year is not None or window.end >= today:
+            start = window.start if year is not None else max(window.start, today)
+            return DateReading("window", DateWindow(start, window.end), festival=True)
+    return DateReading("out_of_range", festival=True)  # pragma: no cover - the next year always qualifies
+
+
+def _first_or_fifteenth(which: str, today: date) -> DateReading:
+    calendar = _calendar()
+    if calendar is None:
+        return DateReading("unavailable", festival=True)
+    if not FIRST_YEAR <= today.year <= LAST_YEAR:
+        return DateReading("out_of_range", festival=True)
+    wanted = {1, 15} if "初一" in which and "十五" in which else ({15} if "十五" in which else {1})
+    for ahead in range(31):
+        day = today + timedelta(days=ahead)
+        if calendar.fromSolar(day.year, day.month, day.day).getLunarDay() in wanted:
+            return DateReading("window", DateWindow(day, day), festival=True)
+    return DateReading("out_of_range", festival=True)  # pragma: no cover - a lunar month is ≤ 30 days
+
+
+def _exists(year: int, month: int, dom: int) -> bool:
+    try:
+        date(year, month, dom)
+    except ValueError:
+        return False
+    return True
+
+
+def _impossible(text: str) -> bool:
+    """A written date no calendar has: 2月30日, 4/31, 13月, 十三月 (2/29 exists in a leap year)."""
+    for match in _MONTH_DAY.finditer(text):
+        month, dom = int(match.group(1)), int(match.group(2) or match.group(3))
+        if not _exists(2028, month, dom):  # 2028 is a leap year: 2/29 is possible
+            return True
+    if any(not 1 <= int(m.group(1)) <= 12 for m in _MONTH.finditer(text)):
+        return True
+    return bool(_CHINESE_BAD_MONTH.search(text))
+
+
+def _month(text: str, today: date) -> DateReading | None:
+    match = _MONTH.search(text)
+    if match is None:
+        return None
+    month = int(match.group(1))
+    year = today.year if month >= today.month else today.year + 1
+    first = date(year, month, 1)
+    last = (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+    return DateReading("window", DateWindow(max(first, today), last))
+
+
+def _festival(text: str, today: date) -> DateReading | None:
+    year_match = _YEAR.search(text)
+    year = int(year_match.group(1)) if year_match else None
+    for pattern, rule in FESTIVALS:
+        if pattern.search(text):
+            return _next_festival(rule, today, year)
+    if match := _FIRST_AND_FIFTEENTH.search(text):
+        return _first_or_fifteenth(match.group(0), today)
+    return None
+
+
+def read_dates(text: str, today: date) -> DateReading:
+    """The dates ``text`` names, relative to ``today`` (a Taiwan day); see the module docstring."""
+    text = normalise(text)
+    if _impossible(text):
+        return DateReading("invalid")
+    if (festival := _festival(text, today)) is not None:
+        return festival
+    window = find_date_window(text, today)
+    if window is not None:
+        return DateReading("window", window)
+    return _month(text, today) or DateReading()
+
+
+__all__ = [
+    "FESTIVALS",
+    "FIRST_YEAR",
+    "INVALID_DATE_TEXT",
+    "LAST_YEAR",
+    "OUT_OF_RANGE_TEXT",
+    "UNAVAILABLE_TEXT",
+    "DateReading",
+    "normalise",
+    "read_dates",
+]

@@ -1,0 +1,339 @@
+"""Township names as people say and voice-type them: which place a sentence is about.
+
+``read_places(text)`` reads a whole sentence and tells what it can honestly conclude:
+
+- ``township``: one Changhua township. With two, the one the person is going to wins over the one they
+  live in or come from (「我住田中，後天要去二林」 is 二林鎮).
+- ``choice``: two or more townships and nothing says which one (「二林和芳苑有什麼活動」): ask, never
+  drop one silently.
+- ``confirm``: no township by name, but two characters that *sound* like one (a voice keyboard writes
+  「原林」 for 員林). The suggestion is confirmed with the person (「您是說員林市嗎？」), never applied.
+- ``outside``: a place elsewhere in Taiwan (台中, 南投, 西螺, …): the honest answer is that only
+  Changhua's 26 townships are served.
+- ``none``: no place at all.
+
+A township name inside a longer word is not that township (「咖啡和美食」 is not 和美鎮, 「會員林先生」 not
+員林市, 「大城市」 not 大城鄉); those words, the readings of the names, the gazetteer of places outside the
+county and the residence/destination markers are data (``data/places.json``).
+
+Pronunciation comes from pypinyin's character dictionary (each character's usual reading, tones
+included): it is read once, only the characters that sound like a township syllable are kept, and the rest
+is dropped. Without pypinyin (the bare-``python3`` demo) there are no near misses, and everything else works.
+``read_area`` applies the same reading to a tool's ``area`` argument, so a model's proposal is checked the
+same way as the offline rules read a sentence.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canonical_township
+
+DATA = Path(__file__).with_name("data") / "places.json"
+PlaceKind = Literal["none", "township", "choice", "confirm", "outside"]
+SERVED_ONLY = "目前只服務彰化縣的 26 個鄉鎮市"
+MAX_AREA_CHARS = 16  # an ``area`` argument longer than a few names is not read as places
+_SEPARATORS = re.compile(r"[\s、，,/／和與跟或及]+")
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceReading:
+    kind: PlaceKind = "none"
+    township: str = ""  # the township (``township``) or the suggested one (``confirm``)
+    choices: tuple[str, ...] = ()  # ``choice``: the townships named, in order
+    outside: str = ""  # ``outside``: the county or city named, e.g. 臺中市
+    heard: str = ""  # ``confirm``: the characters that sounded like ``township``
+
+    def area_argument(self) -> str:
+        """What a model passes as the tool's ``area`` for this reading (the tool reads it again)."""
+        if self.kind == "township":
+            return self.township
+        if self.kind == "confirm":
+            return self.heard
+        if self.kind == "choice":
+            return "、".join(self.choices)
+        return self.outside
+
+
+@dataclass(frozen=True, slots=True)
+class _Mention:
+    start: int
+    end: int
+    township: str
+    role: Literal["residence", "destination", ""]
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    readings: dict[str, tuple[frozenset[str], ...]]
+    false_hits: dict[str, tuple[tuple[str, int], ...]]  # alias -> (longer word, offset of alias in it)
+    not_misheard: frozenset[str]
+    residence: tuple[str, ...]
+    destination: tuple[str, ...]
+    outside: tuple[tuple[str, str], ...]  # (alias, county or city), longest alias first
+
+
+def _words(section: Any) -> list[str]:
+    return [str(w) for w in (section.get("words", []) if isinstance(section, dict) else section)]
+
+
+@functools.cache
+def vocabulary() -> _Vocabulary:
+    raw = json.loads(DATA.read_text(encoding="utf-8"))
+    readings = {
+        name: tuple(frozenset(pos) for pos in sounds)
+        for name, sounds in raw["readings"].items()
+        if not name.startswith("_")
+    }
+    aliases = [*TOWNSHIPS, *SHORT_NAMES]
+    false_hits: dict[str, list[tuple[str, int]]] = {}
+    for word in _words(raw["false_hits"]):
+        for alias in aliases:
+            if alias in word:
+                false_hits.setdefault(alias, []).append((word, word.index(alias)))
+    outside = [
+        (alias, place)
+        for place, names in raw["outside"].items()
+        if not place.startswith("_")
+        for alias in (place, *names)
+    ]
+    return _Vocabulary(
+        readings=readings,
+        false_hits={k: tuple(v) for k, v in false_hits.items()},
+        not_misheard=frozenset(_words(raw["not_misheard"])),
+        residence=tuple(sorted(raw["residence_markers"], key=len, reverse=True)),
+        destination=tuple(sorted(raw["destination_markers"], key=len, reverse=True)),
+        outside=tuple(sorted(outside, key=lambda a: len(a[0]), reverse=True)),
+    )
+
+
+def _pinyin_dictionary_path() -> Path | None:
+    """pypinyin's character dictionary, found without importing the package (its import also loads the
+    much larger phrase dictionary, which this module does not need)."""
+    spec = importlib.util.find_spec("pypinyin")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "pinyin_dict.json"
+    return path if path.is_file() else None
+
+
+@functools.cache
+def sounds() -> dict[str, frozenset[str]]:
+    """Character → its usual reading, for the characters whose usual reading is a township syllable
+    (empty without pypinyin)."""
+    path = _pinyin_dictionary_path()
+    if path is None:
+        return {}
+    wanted = frozenset(s for positions in vocabulary().readings.values() for pos in positions for s in pos)
+    table: dict[str, frozenset[str]] = {}
+    for code, readings in json.loads(path.read_text(encoding="utf-8")).items():
+        usual = readings.split(",", 1)[0]  # a keyboard writes a character for how it is usually said
+        if usual in wanted:
+            table[chr(int(code))] = frozenset((usual,))
+    return table
+
+
+def warm() -> None:
+    """Load the vocabulary and the pronunciation table now (at service start), not in a user's turn."""
+    vocabulary()
+    sounds()
+
+
+def _role(text: str, start: int, vocab: _Vocabulary) -> Literal["residence", "destination", ""]:
+    before = text[max(0, start - 4) : start].rstrip()
+    if any(before.endswith(m) for m in vocab.residence):
+        return "residence"
+    if any(before.endswith(m) for m in vocab.destination):
+        return "destination"
+    return ""
+
+
+def _is_false_hit(text: str, alias: str, start: int, vocab: _Vocabulary) -> bool:
+    for word, offset in vocab.false_hits.get(alias, ()):
+        begin = start - offset
+        if begin >= 0 and text.startswith(word, begin):
+            return True
+    return False
+
+
+def _aliases() -> tuple[tuple[str, str], ...]:
+    pairs = [(name, name) for name in TOWNSHIPS] + list(SHORT_NAMES.items())
+    return tuple(sorted(pairs, key=lambda p: len(p[0]), reverse=True))
+
+
+def _mentions(text: str, taken: list[bool], vocab: _Vocabulary) -> list[_Mention]:
+    """Townships named in ``text`` (longest names first, no overlaps, no false hits), in order."""
+    found: list[_Mention] = []
+    for alias, township in _aliases():
+        start = text.find(alias)
+        while start != -1:
+            end = start + len(alias)
+            county = alias == "彰化" and text.startswith(COUNTY, start)
+            full = end < len(text) and len(alias) == 2 and text[end] == township[-1]
+            blocked = not full and _is_false_hit(text, alias, start, vocab)
+            if not county and not blocked and not any(taken[start:end]):
+                taken[start:end] = [True] * (end - start)
+                found.append(_Mention(start, end, township, _role(text, start, vocab)))
+            start = text.find(alias, start + 1)
+    return sorted(found, key=lambda m: m.start)
+
+
+def _mask_words(text: str, taken: list[bool], words: list[str]) -> None:
+    for word in words:
+        start = text.find(word)
+        while start != -1:
+            taken[start : start + len(word)] = [True] * len(word)
+            start = text.find(word, start + 1)
+
+
+def _near_miss(text: str, taken: list[bool], vocab: _Vocabulary) -> tuple[str, str] | None:
+    """The first two free characters that sound like a township's short name without being it:
+    ``(heard, township)``."""
+    table = sounds()
+    if not table:
+        return None
+    for i in range(len(text) - 1):
+        pair = text[i : i + 2]
+        if taken[i] or taken[i + 1] or pair in vocab.not_misheard or pair in SHORT_NAMES:
+            continue
+        first, second = table.get(pair[0]), table.get(pair[1])
+        if not first or not second:
+            continue
+        for name, (one, two) in vocab.readings.items():
+            if first & one and second & two:
+                return pair, SHORT_NAMES[name]
+    return None
+
+
+def _outside(text: str, taken: list[bool], vocab: _Vocabulary) -> str:
+    for alias, place in vocab.outside:
+        start = text.find(alias)
+        if start != -1 and not any(taken[start : start + len(alias)]):
+            return place
+    return ""
+
+
+def _unique(townships: list[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(townships))
+
+
+def _decide(mentions: list[_Mention]) -> PlaceReading:
+    named = _unique([m.township for m in mentions])
+    if len(named) == 1:
+        return PlaceReading("township", named[0])
+    going = _unique([m.township for m in mentions if m.role != "residence"])
+    if len(going) == 1:
+        return PlaceReading("township", going[0])
+    marked = _unique([m.township for m in mentions if m.role == "destination"])
+    if len(marked) == 1:
+        return PlaceReading("township", marked[0])
+    return PlaceReading("choice", choices=going or named)
+
+
+def read_places(text: str) -> PlaceReading:
+    """What ``text`` says about a place; see the module docstring."""
+    vocab = vocabulary()
+    taken = [False] * len(text)
+    mentions = _mentions(text, taken, vocab)
+    staying = all(m.role == "residence" for m in mentions)
+    if mentions and not staying:
+        return _decide(mentions)
+    _mask_words(text, taken, [word for pairs in vocab.false_hits.values() for word, _ in pairs])
+    outside = _outside(text, taken, vocab)
+    if outside:
+        _mask_words(text, taken, [alias for alias, _ in vocab.outside])
+    miss = _near_miss(text, taken, vocab)
+    if miss is not None:
+        return PlaceReading("confirm", miss[1], heard=miss[0])
+    if mentions:
+        return _decide(mentions)
+    return PlaceReading("outside", outside=outside) if outside else PlaceReading()
+
+
+def read_area(area: object) -> PlaceReading:
+    """A tool's ``area`` argument read like a sentence: an exact name first (「員林」「彰化縣員林市」),
+    then several names (「二林鎮、芳苑鄉」), a near miss (「原林」) or a place outside the county."""
+    if not isinstance(area, str) or not area.strip():
+        return PlaceReading()
+    exact = canonical_township(area)
+    if exact is not None:
+        return PlaceReading("township", exact)
+    if len(area) > MAX_AREA_CHARS or any(c.isdigit() for c in area):
+        return PlaceReading()  # a sentence or a number in ``area`` is no place name
+    parts = [p for p in _SEPARATORS.split(area.strip()) if p]
+    named = [canonical_township(p) for p in parts]
+    if len(parts) > 1 and all(named):
+        choices = _unique([n for n in named if n])
+        return (
+            PlaceReading("township", choices[0])
+            if len(choices) == 1
+            else PlaceReading("choice", choices=choices)
+        )
+    return read_places(area.strip())
+
+
+_PUNCTUATION = re.compile(r"[\s，。、！？!?.,~～…]+")
+YES = frozenset(
+    {
+        "是",
+        "是的",
+        "是啊",
+        "對",
+        "對啊",
+        "對的",
+        "沒錯",
+        "嗯",
+        "嗯嗯",
+        "好",
+        "好啊",
+        "就是",
+        "就是那裡",
+        "對對對",
+    }
+)
+NO = frozenset({"不是", "不對", "錯了", "都不是", "不是啦", "不是喔", "不要"})
+_ZHUYIN = re.compile("[\u3105-\u312f\u31a0-\u31bf]")
+
+
+def _bare(text: str) -> str:
+    return _PUNCTUATION.sub("", text)
+
+
+def is_yes(text: str) -> bool:
+    """A plain yes (是, 對, 沒錯, …) to 「您是說員林市嗎？」."""
+    return _bare(text) in YES
+
+
+def is_no(text: str) -> bool:
+    """A plain no (不是, 不對, …) to 「您是說員林市嗎？」."""
+    return _bare(text) in NO
+
+
+def is_zhuyin(text: str) -> bool:
+    """Mostly Zhuyin symbols (ㄏㄨㄚ ㄊㄢˊ): phonetic spelling, not a name that can be read."""
+    letters = [c for c in _bare(text) if c not in "ˊˇˋ˙"]
+    return bool(letters) and sum(1 for c in letters if _ZHUYIN.match(c)) * 2 >= len(letters)
+
+
+def find_townships(text: str) -> list[str]:
+    """The townships a sentence names, false hits left out, in order of first appearance."""
+    return list(_unique([m.township for m in _mentions(text, [False] * len(text), vocabulary())]))
+
+
+__all__ = [
+    "SERVED_ONLY",
+    "PlaceReading",
+    "find_townships",
+    "is_no",
+    "is_yes",
+    "is_zhuyin",
+    "read_area",
+    "read_places",
+    "warm",
+]

@@ -1,0 +1,128 @@
+"""The language layer's dates: lunar festivals through the lunar calendar, 初一/十五, months,
+full-width digits, dates that do not exist; and the offline rules carrying a window across a township
+question and into 「那後天呢」."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from local_agent.agent import offline_rules as rules
+from local_agent.context.projection import SafeTurn
+from local_agent.context.session_budget import render_contents
+from local_agent.context.window import ContextWindow
+from local_agent.language.dates import INVALID_DATE_TEXT, OUT_OF_RANGE_TEXT, read_dates
+
+TODAY = date(2026, 12, 1)  # a Tuesday; lunar 10/23
+
+
+def window(text: str, today: date = TODAY) -> tuple[str, str]:
+    reading = read_dates(text, today)
+    assert reading.kind == "window" and reading.window is not None, reading
+    return reading.window.start.isoformat(), reading.window.end.isoformat()
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # Taiwan's published dates for these festivals
+        ("端午節二林有什麼活動", ("2027-06-09", "2027-06-09")),
+        ("中秋節", ("2027-09-15", "2027-09-15")),
+        ("元宵", ("2027-02-20", "2027-02-20")),
+        ("除夕", ("2027-02-05", "2027-02-05")),
+        ("過年有什麼活動", ("2027-02-05", "2027-02-10")),
+        ("春節", ("2027-02-05", "2027-02-10")),
+        ("大年初一", ("2027-02-06", "2027-02-06")),
+        ("七夕", ("2027-08-08", "2027-08-08")),
+        ("中元普渡", ("2027-08-16", "2027-08-16")),
+        ("重陽節", ("2027-10-08", "2027-10-08")),
+        ("初一", ("2026-12-09", "2026-12-09")),
+        ("農曆十五", ("2026-12-23", "2026-12-23")),
+        ("初一十五", ("2026-12-09", "2026-12-09")),
+        ("2027年中秋", ("2027-09-15", "2027-09-15")),
+        ("2026年中秋", ("2026-09-25", "2026-09-25")),
+    ],
+)
+def test_lunar_festivals_resolve_to_taiwan_days(text, expected):
+    assert window(text) == expected
+
+
+def test_a_festival_is_its_next_occurrence_and_one_in_progress_starts_today():
+    assert window("中秋", date(2026, 9, 25)) == ("2026-09-25", "2026-09-25")
+    assert window("中秋", date(2026, 9, 26)) == ("2027-09-15", "2027-09-15")
+    assert window("過年", date(2027, 2, 7)) == ("2027-02-07", "2027-02-10")
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("１２／５", ("2026-12-05", "2026-12-05")),
+        ("１２月５日有什麼活動", ("2026-12-05", "2026-12-05")),
+        ("3月", ("2027-03-01", "2027-03-31")),
+        ("12月", ("2026-12-01", "2026-12-31")),
+        ("那後天呢", ("2026-12-03", "2026-12-03")),
+        ("那下禮拜呢", ("2026-12-07", "2026-12-13")),
+    ],
+)
+def test_other_dates_full_width_digits_and_months(text, expected):
+    assert window(text) == expected
+
+
+@pytest.mark.parametrize("text", ["2月30日有什麼活動", "4/31", "13月有活動嗎", "十三月", "0/5", "２月３０日"])
+def test_a_date_that_does_not_exist_is_invalid(text):
+    reading = read_dates(text, TODAY)
+    assert reading.kind == "invalid" and reading.answer == INVALID_DATE_TEXT
+
+
+@pytest.mark.parametrize(
+    "text,today", [("2200年中秋", TODAY), ("1800年端午", TODAY), ("初一", date(2150, 1, 1))]
+)
+def test_a_festival_outside_the_calendars_years(text, today):
+    reading = read_dates(text, today)
+    assert reading.kind == "out_of_range" and reading.answer == OUT_OF_RANGE_TEXT
+
+
+@pytest.mark.parametrize("text", ["國一學生", "花壇有什麼好吃的", "我十五歲", ""])
+def test_no_date(text):
+    assert read_dates(text, TODAY).kind == "none"
+
+
+# -- the offline rules: a window across the township question, and 「那後天呢」 ------------------------
+
+
+def propose(current: str, *turns: SafeTurn, today: date = TODAY) -> dict:
+    return rules.propose(render_contents(ContextWindow(tuple(turns)), current), (), today)
+
+
+def test_a_festival_question_searches_that_window():
+    call = propose("端午節二林有什麼活動")["function_call"]
+    assert call["args"] == {
+        "area": "二林鎮",
+        "keyword": "",
+        "date_from": "2027-06-09",
+        "date_to": "2027-06-09",
+    }
+
+
+def test_a_window_said_before_the_township_question_survives_it():
+    contents = render_contents(ContextWindow(()), "端午節有什麼活動")
+    asked = rules.ask_call(contents, (), TODAY)
+    assert asked is not None and asked["function_call"]["args"]["date_from"] == "2027-06-09"
+    pending = SafeTurn("events", "", "2027-06-09", "2027-06-09")
+    args = propose("鹿港", pending)["function_call"]["args"]
+    assert (args["area"], args["date_from"], args["date_to"]) == ("鹿港鎮", "2027-06-09", "2027-06-09")
+
+
+def test_that_day_after_tomorrow_reruns_the_event_search_with_the_new_window():
+    args = propose("那後天呢", SafeTurn("events", "鹿港鎮"))["function_call"]["args"]
+    assert (args["area"], args["date_from"]) == ("鹿港鎮", "2026-12-03")
+    args = propose("那下禮拜呢", SafeTurn("events", "鹿港鎮"))["function_call"]["args"]
+    assert (args["date_from"], args["date_to"]) == ("2026-12-07", "2026-12-13")
+    assert propose("那後天呢", SafeTurn("places", "鹿港鎮")) == {"text": rules.CAPABILITIES}
+
+
+def test_bad_dates_and_zhuyin_get_an_answer_not_a_search():
+    assert propose("2月30日鹿港有什麼活動") == {"text": INVALID_DATE_TEXT}
+    assert propose("2200年中秋鹿港有什麼活動") == {"text": OUT_OF_RANGE_TEXT}
+    assert propose("ㄌㄨˋ ㄍㄤˇ ㄏㄠˇ ㄔ") == {"text": rules.ZHUYIN_TEXT}

@@ -1,0 +1,230 @@
+"""The language layer's townships: names in sentences, near misses by sound, places outside the
+county, two townships, destination over residence, false hits inside longer words; and the tool and
+the offline rules reading them the same way."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.agent import offline_rules as rules
+from local_agent.agent.tools import TurnTools
+from local_agent.context.projection import SafeTurn, parse_user_text
+from local_agent.context.session_budget import render_contents
+from local_agent.context.townships import TOWNSHIPS
+from local_agent.context.window import ContextWindow
+from local_agent.language import townships as lang
+from local_agent.language.townships import PlaceReading, read_area, read_places
+from local_agent.stores.sqlite import SqliteStore
+
+
+def reading(text: str) -> tuple[str, str]:
+    r = read_places(text)
+    return r.kind, r.township or "、".join(r.choices) or r.outside
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("花壇有什麼好吃的", ("township", "花壇鄉")),
+        ("彰化縣員林市有市集嗎", ("township", "員林市")),
+        ("阮欲去和美，有啥物好食？", ("township", "和美鎮")),
+        ("我住田中，後天要去二林", ("township", "二林鎮")),
+        ("從鹿港到溪湖要吃什麼", ("township", "溪湖鎮")),
+        ("我家在北斗，想去田尾看花", ("township", "田尾鄉")),
+        ("我阿嬤住員林", ("township", "員林市")),
+        ("二林和芳苑有什麼活動", ("choice", "二林鎮、芳苑鄉")),
+        ("鹿港、溪湖、二林哪裡好吃", ("choice", "鹿港鎮、溪湖鎮、二林鎮")),
+    ],
+)
+def test_townships_named_in_a_sentence(text, expected):
+    assert reading(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "咖啡和美食",
+        "我想吃和美味的東西",
+        "會員林先生推薦的店",
+        "店員林小姐說很好吃",
+        "大城市的餐廳比較貴",
+        "田中央有一間廟",
+        "稻田中有白鷺鷥",
+        "北斗七星很漂亮",
+        "大村莊裡的小吃",
+        "彰化銀行旁邊有什麼吃的",
+        "彰化縣有什麼好吃的",
+    ],
+)
+def test_a_township_name_inside_a_longer_word_is_not_that_township(text):
+    assert read_places(text).kind in ("none",), read_places(text)
+
+
+def test_a_full_name_is_the_township_even_where_the_short_one_would_be_a_false_hit():
+    assert reading("咖啡和美鎮美食") == ("township", "和美鎮")
+
+
+@pytest.mark.parametrize(
+    "text,heard,township",
+    [
+        ("原林有什麼好吃的", "原林", "員林市"),
+        ("路港有什麼活動", "路港", "鹿港鎮"),
+        ("花談有什麼好吃的", "花談", "花壇鄉"),
+        ("西湖有什麼活動", "西湖", "溪湖鎮"),
+        ("溪洲有什麼好吃的", "溪洲", "溪州鄉"),
+        ("我住台北，要去路港玩", "路港", "鹿港鎮"),
+    ],
+)
+def test_a_near_miss_by_sound_is_offered_for_confirmation(text, heard, township):
+    assert read_places(text) == PlaceReading("confirm", township, heard=heard)
+
+
+@pytest.mark.parametrize(
+    "text", ["福星有什麼好吃的", "園林餐廳好吃嗎", "剛才那個鄉鎮有什麼活動", "那邊有什麼小吃"]
+)
+def test_ordinary_words_that_sound_like_a_township_are_not_offered(text):
+    assert read_places(text).kind == "none"
+
+
+@pytest.mark.parametrize(
+    "text,place",
+    [
+        ("台中有什麼好吃的", "臺中市"),
+        ("臺北有什麼活動", "臺北市"),
+        ("南投埔里有什麼好吃的", "南投縣"),
+        ("雲林西螺有市集嗎", "雲林縣"),
+        ("新竹市的活動", "新竹市"),
+        ("花蓮", "花蓮縣"),
+    ],
+)
+def test_a_known_place_outside_the_county(text, place):
+    assert read_places(text) == PlaceReading("outside", outside=place)
+
+
+def test_a_changhua_township_wins_over_a_place_outside():
+    assert reading("我從台中來，鹿港有什麼好吃的") == ("township", "鹿港鎮")
+
+
+def test_every_township_reads_by_full_and_short_name_and_sounds_like_itself():
+    assert lang.sounds(), "pypinyin's character dictionary was not found"
+    for name in TOWNSHIPS:
+        assert reading(f"{name}有什麼") == ("township", name)
+        assert reading(f"{name[:2]}有什麼") == ("township", name)
+        assert set(lang.vocabulary().readings) == {t[:2] for t in TOWNSHIPS}
+
+
+@pytest.mark.parametrize(
+    "area,kind",
+    [
+        ("員林", "township"),
+        ("彰化縣員林市", "township"),
+        ("原林", "confirm"),
+        ("二林鎮、芳苑鄉", "choice"),
+        ("二林 和 芳苑", "choice"),
+        ("臺中市", "outside"),
+        ("火星", "none"),
+        ("花壇鄉我的電話0912", "none"),
+        ("", "none"),
+    ],
+)
+def test_read_area_reads_a_tool_argument(area, kind):
+    assert read_area(area).kind == kind
+
+
+@pytest.mark.parametrize(
+    "text,yes,no",
+    [
+        ("是", True, False),
+        ("對啊！", True, False),
+        ("沒錯", True, False),
+        ("不是", False, True),
+        ("不對喔", False, False),
+    ],
+)
+def test_yes_and_no(text, yes, no):
+    assert (lang.is_yes(text), lang.is_no(text)) == (yes, no)
+
+
+def test_zhuyin_is_recognised():
+    assert lang.is_zhuyin("ㄏㄨㄚ ㄊㄢˊ")
+    assert not lang.is_zhuyin("花壇")
+
+
+# -- the tool validates the area it is given ---------------------------------------------------------
+
+
+@pytest.fixture
+def tools(tmp_path):
+    store = SqliteStore(tmp_path / "t.sqlite3")
+    yield TurnTools(preferences=store, audit=store, clock=lambda: 1_780_000_000.0, user_id="U1", scope_id="s")
+    store.close()
+
+
+def test_the_tool_asks_to_confirm_a_near_miss_and_never_searches_it(tools):
+    result = tools.search_local_places("原林")
+    assert result["code"] == "AREA_CONFIRM" and result["suggestion"] == "員林市"
+    assert result["message"] == "您是說員林市嗎？" and result["choices"] == ["是", "不是"]
+    assert tools.executions[-1].audit.proposed_arguments["area"] == "#unrecognised"
+
+
+def test_the_tool_asks_which_of_two_townships(tools):
+    result = tools.search_local_events("二林鎮、芳苑鄉", "", "2027-06-09", "")
+    assert result["code"] == "AREA_CHOICE" and result["choices"] == ["二林鎮", "芳苑鄉"]
+    assert (result["date_from"], result["date_to"]) == ("2027-06-09", "2027-06-09")  # waits with the question
+
+
+def test_the_tool_answers_honestly_for_a_place_outside_the_county(tools):
+    result = tools.search_local_places("台中")
+    assert result["code"] == "OUTSIDE_COUNTY" and "目前只服務彰化縣的 26 個鄉鎮市" in result["message"]
+
+
+# -- the offline rules --------------------------------------------------------------------------------
+
+
+def proposal(current: str, *turns: SafeTurn) -> dict:
+    return rules.propose(render_contents(ContextWindow(tuple(turns)), current))
+
+
+def test_offline_rules_pass_what_was_heard_to_the_tool():
+    assert proposal("原林有什麼好吃的")["function_call"]["args"]["area"] == "原林"
+    assert proposal("台中有什麼好吃的")["function_call"]["args"]["area"] == "臺中市"
+    assert proposal("二林和芳苑有什麼好吃的")["function_call"]["args"]["area"] == "二林鎮、芳苑鄉"
+    assert proposal("我住田中，後天要去二林吃飯")["function_call"]["args"]["area"] == "二林鎮"
+
+
+def test_yes_completes_the_confirmed_search_and_no_asks_again():
+    asked = SafeTurn("places", "", confirm_area="員林市")
+    assert proposal("是", asked)["function_call"]["args"]["area"] == "員林市"
+    assert proposal("對啊", asked)["function_call"]["args"]["area"] == "員林市"
+    assert proposal("不是", asked) == {"text": rules.ASK_TOWNSHIP}
+    assert proposal("不是，是二林", asked)["function_call"]["args"]["area"] == "二林鎮"
+    assert proposal("是", SafeTurn("places", "花壇鄉")) == {"text": rules.CAPABILITIES}
+
+
+def test_a_projection_round_trips_through_its_text():
+    for turn in (
+        SafeTurn("places", "", confirm_area="員林市"),
+        SafeTurn("events", "", "2027-06-09", "2027-06-09", "鹿港鎮"),
+        SafeTurn("events", "", "2027-02-05", "2027-02-10"),
+    ):
+        assert parse_user_text(turn.user_text()) == turn
+        assert SafeTurn.from_dict(turn.to_dict()) == turn
+    assert SafeTurn("places", "花壇鄉").to_dict() == {"goal": "places", "area": "花壇鄉"}
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"goal": "places", "area": "", "date_from": "2027-06-09", "date_to": "2027-06-09"},
+        {"goal": "events", "area": "", "date_from": "2027-06-09", "date_to": ""},
+        {"goal": "events", "area": "", "date_from": "2027-06-10", "date_to": "2027-06-09"},
+        {"goal": "events", "area": "", "date_from": "端午", "date_to": "端午"},
+        {"goal": "events", "area": "", "date_from": "2027-02-30", "date_to": "2027-02-30"},
+        {"goal": "places", "area": "花壇鄉", "confirm_area": "員林市"},
+        {"goal": "places", "area": "", "confirm_area": "原林"},
+        {"goal": "", "area": "", "confirm_area": "員林市"},
+    ],
+)
+def test_a_projection_refuses_anything_but_validated_dates_and_townships(kwargs):
+    with pytest.raises(ValueError):
+        SafeTurn(**kwargs)
