@@ -433,6 +433,15 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also print the phrasing corpus's test-half failures (not while tuning)",
     )
+    parser.add_argument(
+        "--category",
+        action="append",
+        default=[],
+        help="phrasing corpus: run only this category (repeatable)",
+    )
+    parser.add_argument(
+        "--half", choices=("both", "dev", "test"), default="both", help="phrasing corpus: which half to run"
+    )
     parser.add_argument("--quick", action="store_true", help="2 conversations per category (smoke test)")
     parser.add_argument("--out-dir", default="out/bench", help="where the CSV files are written")
     args = parser.parse_args(argv)
@@ -454,27 +463,33 @@ def main(argv: list[str] | None = None) -> int:
         text, key = report(results, seconds, args.show_failures, model)
         print(text + "\n")
     if args.corpus in ("both", "phrasings"):
-        extra = run_phrasing_corpus(
-            args.quick, args.show_failures, args.show_test_failures, Path(args.out_dir)
-        )
+        extra = run_phrasing_corpus(args, Path(args.out_dir))
         key = f"{key}; {extra}" if key else extra
     print(f"KEY conversations: {key}")
     return 0
 
 
-def run_phrasing_corpus(quick: bool, show: int, show_test: bool, out_dir: Path) -> str:
+def run_phrasing_corpus(args: argparse.Namespace, out_dir: Path) -> str:
     """Run the phrasing corpus (both halves), print its table; returns its KEY figures."""
     from bench import phrasings
 
     items = phrasings.load_corpus()
-    if quick:  # the first item of each category
-        items = [next(i for i in items if i.category == c) for c in phrasings.CATEGORIES]
+    unknown = sorted(set(args.category) - set(phrasings.CATEGORIES))
+    if unknown:
+        raise SystemExit(f"unknown --category {unknown}; the categories are {list(phrasings.CATEGORIES)}")
+    if args.category:
+        items = [i for i in items if i.category in args.category]
+    if args.half != "both":
+        items = [i for i in items if i.half == args.half]
+    if args.quick:  # the first item of each category
+        items = [i for n, i in enumerate(items) if all(j.category != i.category for j in items[:n])]
     started = time.perf_counter()
     results = asyncio.run(phrasings.run_phrasings(items))
-    text, key = phrasings.report(results, time.perf_counter() - started, show, show_test)
+    seconds = time.perf_counter() - started
+    text, key = phrasings.report(results, seconds, args.show_failures, args.show_test_failures)
     out_dir.mkdir(parents=True, exist_ok=True)
     with (out_dir / "phrasings.csv").open("w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows(phrasings.csv_rows(results, show_test))
+        csv.writer(f).writerows(phrasings.csv_rows(results, args.show_test_failures))
     print(text + "\n")
     return key
 

@@ -221,10 +221,15 @@ def _no_search(obs: Observed) -> str | None:
 
 
 def _consent_diet(obs: Observed) -> str | None:
+    """The diet the 同意 button's token carries, else the one diet label the prompt names."""
+    from local_agent.listings import catalogue
     from local_agent.turns.commands import parse_postback
 
     parsed = parse_postback(obs.buttons.get("同意", ""))
-    return parsed[1] if parsed else None
+    if parsed:
+        return parsed[1]
+    named = [code for code, label in catalogue.DIETARY_TYPES.items() if f"「{label}」" in obs.all_text]
+    return named[0] if len(named) == 1 else None
 
 
 def _diet_label(code: str) -> str:
@@ -489,10 +494,11 @@ def report(results: list[ItemResult], seconds: float, show: int, show_test: bool
     )
     lines += _failures(results, show, show_test)
     ok_all, n_all = figures[None]
-    key = (
-        f"phrasings_n={len(results)}; phrasings_dev={sum(dev) / max(len(dev), 1):.3f}; "
-        f"phrasings_test={sum(test) / max(len(test), 1):.3f}; "
-        f"delete_forget_or_confirm={ok_all / max(n_all, 1):.3f}"
+    rates = {"dev": dev, "test": test}
+    key = "; ".join(
+        [f"phrasings_n={len(results)}"]
+        + [f"phrasings_{h}={sum(oks) / len(oks):.3f}" for h, oks in rates.items() if oks]
+        + ([f"delete_forget_or_confirm={ok_all / n_all:.3f}"] if n_all else [])
     )
     return "\n".join(lines), key
 
