@@ -522,10 +522,12 @@ def _failures(results: list[ItemResult], show: int, show_test: bool) -> list[str
 
 
 def csv_rows(results: list[ItemResult], show_test: bool) -> list[list[str]]:
-    rows = [["id", "category", "half", "ok", "failures"]]
+    """One row per conversation; ``delete_requests`` is how many of its delete requests forgot or
+    confirmed, of how many. Test-half failure reasons only with ``show_test``."""
+    rows = [["id", "category", "half", "ok", "delete_requests", "failures"]]
     for r in results:
         shown = r.item.half == "dev" or show_test
-        rows.append(
-            [r.item.id, r.item.category, r.item.half, str(int(r.ok)), " | ".join(r.failures) if shown else ""]
-        )
+        deletes = f"{sum(r.deletes)}/{len(r.deletes)}" if r.deletes else ""
+        reasons = " | ".join(r.failures) if shown else ""
+        rows.append([r.item.id, r.item.category, r.item.half, str(int(r.ok)), deletes, reasons])
     return rows
