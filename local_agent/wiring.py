@@ -27,6 +27,7 @@ from local_agent.stores.guarded import GuardedStore, StoreHealth, StorePool
 from local_agent.stores.ports import Store
 from local_agent.turns.commands import Commands
 from local_agent.turns.consent import ConsentTokens
+from local_agent.turns.preference_desk import CommandDesk
 from local_agent.turns.service import LocalService
 
 BACKEND_SHARE = 0.8  # of the store deadline, for the backend's own timeout and retries
@@ -193,6 +194,8 @@ def build_service(
         clock=clock,
         listings=listings,
     )
+    tokens = ConsentTokens(settings.line_channel_secret)
+    commands = Commands(preferences=store, journal=journal, clock=clock, tokens=tokens, audit=store)
     router = AdkRouter(
         pipeline=pipeline,
         model=model,
@@ -200,8 +203,7 @@ def build_service(
         generate_content_config=config,
         instruction=dated_instruction(clock),
         io=store_io(settings, store),
+        desk=CommandDesk(commands),
     )
-    tokens = ConsentTokens(settings.line_channel_secret)
-    commands = Commands(preferences=store, journal=journal, clock=clock, tokens=tokens, audit=store)
     service = LocalService(router=router, commands=commands, journal=journal, preferences=store, clock=clock)
     return Wiring(store, journal, pipeline, router, service)

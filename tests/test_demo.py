@@ -137,6 +137,17 @@ def test_the_reports_numbers_are_the_outputs_numbers(run):
         summary["checks_failed"],
     )
 
+    # the fixed part: the rules and the three declared tools, as summary.json has them
+    fixed = table_rows(section(report, "The fixed part"))
+    assert [number(r[1]) for r in fixed] == list(summary["fixed_part_bytes"].values())
+    assert list(summary["fixed_part_bytes"]) == [
+        "rules",
+        "search_local_places",
+        "search_local_events",
+        "manage_preference",
+        "envelope",
+    ]
+
     # the five-turn table
     rows = table_rows(section(report, "The five turns"))
     assert [int(r[0]) for r in rows] == [1, 2, 3, 4, 5]

@@ -84,7 +84,7 @@ def test_gemini_turns_count_the_whole_request_in_tokens_then_send_the_budgeted_c
         body = gen.body
         assert body["generationConfig"]["thinkingConfig"] == {"thinking_level": "LOW"}
         names = {d["name"] for t in body["tools"] for d in t["functionDeclarations"]}
-        assert names == {"search_local_places", "search_local_events"}
+        assert names == {"search_local_places", "search_local_events", "manage_preference"}
         assert "LOCAL" in json.dumps(body["systemInstruction"], ensure_ascii=False)
     # Developer API path: countTokens carries the rules and the tool JSON as leading text.
     for count in counts:

@@ -23,7 +23,7 @@ from local_agent.context.session_budget import ByteMeasure, SessionBudget
 from local_agent.stores.sqlite import SqliteStore
 
 SCOPE = ScopeKey.for_user("U1")
-TOOL_NAMES = {"search_local_places", "search_local_events"}
+TOOL_NAMES = {"search_local_places", "search_local_events", "manage_preference"}
 
 
 class RecordingModel(OfflineModel):

@@ -272,8 +272,12 @@ def test_call_with_extra_or_malformed_arguments_returns_an_error(tools, name, ar
     assert tools.executions == []
 
 
-def test_tool_declarations_name_exactly_the_two_tools():
+def test_tool_declarations_name_exactly_the_three_tools():
     assert tuple(d["name"] for d in TOOL_DECLARATIONS) == TOOL_NAMES
+    preference = TOOL_DECLARATIONS[2]["parameters"]
+    assert preference["properties"]["action"]["enum"] == ["remember", "forget", "show"]
+    assert preference["properties"]["dietary_type"]["enum"] == list(catalogue.DIETARY_TYPES)
+    assert preference["required"] == ["action"]
     places = TOOL_DECLARATIONS[0]["parameters"]["properties"]
     assert set(places) == {"area", "dietary_type", "keyword"}
     assert set(TOOL_DECLARATIONS[1]["parameters"]["properties"]) == {
@@ -282,3 +286,58 @@ def test_tool_declarations_name_exactly_the_two_tools():
         "date_from",
         "date_to",
     }
+
+
+# -- manage_preference: checks a proposal, never writes a preference ---------------------------------
+
+
+def preference_tools(store, clock, *, named_diet=None, personal=True) -> TurnTools:
+    return TurnTools(
+        preferences=store,
+        audit=store,
+        clock=clock,
+        user_id="U1",
+        scope_id="scope-1",
+        turn_id="t1",
+        personal=personal,
+        named_diet=named_diet,
+    )
+
+
+@pytest.mark.parametrize("action", ["remember", "forget", "show"])
+def test_manage_preference_never_writes_the_preference(store, clock, action):
+    store.set_consent("U1", consent="granted", dietary_type="vegan", now=clock())
+    before = store.get("U1")
+    tools = preference_tools(store, clock, named_diet="vegetarian")
+    result = tools.call("manage_preference", {"action": action, "dietary_type": "vegetarian"})
+    assert result["status"] == "ok" and result["action"] == action
+    assert store.get("U1") == before
+
+
+def test_remember_offers_the_diet_the_user_named_not_the_one_proposed(store, clock):
+    tools = preference_tools(store, clock, named_diet="vegetarian")
+    result = tools.manage_preference(action="remember", dietary_type="vegan")
+    assert (result["status"], result["dietary_type"]) == ("ok", "vegetarian")
+    (row,) = store.audit_rows()
+    assert row.proposed_arguments == {"action": "remember", "dietary_type": "vegan"}
+    assert row.effective_arguments == {"action": "remember", "dietary_type": "vegetarian"}
+
+
+@pytest.mark.parametrize("proposed", ["vegan", "", "keto", None])
+def test_remember_without_a_diet_in_the_users_words_is_refused(store, clock, proposed):
+    result = preference_tools(store, clock).manage_preference(action="remember", dietary_type=proposed)
+    assert (result["status"], result["code"]) == ("error", "DIET_NOT_NAMED")
+
+
+@pytest.mark.parametrize("action", ["delete_all", "", 7, None, ["forget"]])
+def test_an_unknown_action_is_an_error(store, clock, action):
+    result = preference_tools(store, clock).manage_preference(action=action)
+    assert (result["status"], result["code"]) == ("error", "UNKNOWN_ACTION")
+    (row,) = store.audit_rows()
+    assert row.proposed_arguments == {"action": "#invalid"}
+
+
+def test_in_a_group_every_action_is_passed_on_without_a_diet(store, clock):
+    tools = preference_tools(store, clock, named_diet="vegetarian", personal=False)
+    result = tools.manage_preference(action="remember", dietary_type="vegetarian")
+    assert (result["status"], result["personal"], result["dietary_type"]) == ("ok", False, "")

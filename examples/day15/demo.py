@@ -53,6 +53,7 @@ from local_agent.context import (
     projection,
     render_contents,
 )
+from local_agent.context.canonical import canonical_json
 from local_agent.context.journal import TTL_SECONDS
 from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS
 from local_agent.listings import catalogue
@@ -459,6 +460,16 @@ class Demo:
             budget=SessionBudget(limit=limit),
             clock=self.clock,
         )
+
+    def fixed_part(self) -> dict[str, int]:
+        """UTF-8 bytes of what every request carries before any contents: the rules (with today's
+        line) and each tool declaration as canonical JSON, and the whole envelope as the budget
+        measures it (with the JSON that joins them)."""
+        envelope = self.envelope
+        parts = {"rules": len(canonical_json(envelope["system_instruction"]).encode("utf-8"))}
+        parts.update({d["name"]: len(canonical_json(d).encode("utf-8")) for d in envelope["tools"]})
+        parts["envelope"] = ByteMeasure().sync({**envelope, "contents": []})
+        return parts
 
     def floor_bytes(self, text: str) -> int:
         """Rules + tool contract + the current question: what no budget may cut."""
@@ -1036,10 +1047,26 @@ async def check_forgotten_value(demo: Demo, results: dict[str, Any]) -> str:
     )
 
 
+async def check_fixed_part(demo: Demo, results: dict[str, Any]) -> str:
+    """The fixed part is the rules and the three declared tools, and every floor is it plus the question."""
+    parts = demo.fixed_part()
+    expect(tuple(parts)[1:-1] == TOOL_NAMES, f"declared tools {tuple(parts)[1:-1]} != {TOOL_NAMES}")
+    pieces = sum(v for k, v in parts.items() if k != "envelope")
+    expect(pieces < parts["envelope"] <= pieces + 64, f"envelope {parts['envelope']} vs its parts {pieces}")
+    floor = demo.floor_bytes(FIVE_TURNS[0])
+    expect(floor > parts["envelope"], "the floor is not above the fixed part")
+    return (
+        f"rules {fmt(parts['rules'])} + "
+        + " + ".join(f"{name} {fmt(parts[name])}" for name in TOOL_NAMES)
+        + f" -> envelope {fmt(parts['envelope'])} bytes; turn 1 floor {fmt(floor)}"
+    )
+
+
 # (name, function, phase). Phase 1 checks act (some run turns of their own); phase 2 checks scan
 # everything the run sent and stored, so they run last. The table keeps this order.
 CHECKS = (
     ("seed_markers_exact", check_markers, 1),
+    ("fixed_part_rules_and_three_tools", check_fixed_part, 1),
     ("turn5_contents_match_seed", check_turn5_excerpt, 1),
     ("window_at_most_two_whole_exchanges", check_window, 2),
     ("one_byte_budget_refused", check_one_byte, 1),
@@ -1073,6 +1100,7 @@ async def run_all(demo: Demo) -> dict[str, Any]:
     results["five"] = await demo.five_turns()
     results["sweep"] = await demo.sweep()
     results["drill"] = await demo.drill()
+    results["fixed_part"] = demo.fixed_part()
     done: dict[str, dict[str, Any]] = {}
     for phase in (1, 2):
         for name, fn, when in CHECKS:
@@ -1111,6 +1139,7 @@ def summarize(results: dict[str, Any]) -> dict[str, Any]:
         "cumulative_full_at_50": last["cumulative_full"],
         "cumulative_budget_at_50": last["cumulative_budget"],
         "cumulative_ratio_at_50": round(last["cumulative_full"] / last["cumulative_budget"], 2),
+        "fixed_part_bytes": results["fixed_part"],
         "refusal_code": results["five"]["probes"]["one_byte"].get("code"),
         "checks_total": len(checks),
         "checks_passed": sum(1 for c in checks if c["ok"]),
@@ -1231,6 +1260,26 @@ def _report_five_turns(results: dict[str, Any], summary: dict[str, Any]) -> list
         f"`examples/day15/scripts/five_turns.json` through the real app and checks it, and with the project "
         f"installed this demo does the same (the webhook section at the end)."
     )
+    add("")
+    return out
+
+
+def _report_fixed_part(results: dict[str, Any], summary: dict[str, Any]) -> list[str]:
+    """The rules and each tool declaration: what every request carries before any contents."""
+    out: list[str] = []
+    add = out.append
+    add("## The fixed part")
+    add("")
+    add(
+        "The fixed part of every request (UTF-8 bytes of canonical JSON; the envelope adds the JSON that "
+        "joins them). The preference tool is declared and counted like the two searches:"
+    )
+    add("")
+    add("| part | bytes |")
+    add("|---|---|")
+    for name, size in summary["fixed_part_bytes"].items():
+        label = "rules (system instruction, with today's line)" if name == "rules" else f"`{name}`"
+        add(f"| {'**whole envelope**' if name == 'envelope' else label} | {fmt(size)} |")
     add("")
     return out
 
@@ -1387,6 +1436,7 @@ def _report_files(results: dict[str, Any], summary: dict[str, Any]) -> list[str]
 REPORT_SECTIONS = (
     _report_checks,
     _report_five_turns,
+    _report_fixed_part,
     _report_turn5,
     _report_sweep,
     _report_refusal,

@@ -7,6 +7,11 @@ alone (the gate sets them, replacing the identity line ADK appends). The tools a
 behind ``adk_tools.ContractTool``, declared by ``TOOL_DECLARATIONS`` (the same declarations the
 demo and the benchmarks measure) and setting ``skip_summarization``, so the model is called once
 per turn and the reply is rendered by code from the tool result.
+
+The model proposes, the code decides: ``manage_preference`` results are answered by the
+``PreferenceDesk`` (the commands' bound consent prompt, forget confirmation or "what is kept"
+answer; nothing is written), and a text the model wrote reaches the chat only through
+``text_gate`` (refused texts are replaced, their code logged and counted in the snapshot).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from google.adk.agents import LlmAgent
 from google.adk.agents.callback_context import CallbackContext
@@ -29,13 +34,16 @@ from google.adk.sessions import InMemorySessionService
 from google.adk.tools import ToolContext
 from google.genai import types
 
+from local_agent.agent import text_gate
 from local_agent.agent.adk_imports import skip_missing_a2a
 from local_agent.agent.adk_tools import contract_tools, declaration_dict
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
-from local_agent.agent.pipeline import ContextPipeline, TurnState, flat_contents
+from local_agent.agent.pipeline import ContextPipeline, TurnState, flat_contents, spoken
+from local_agent.agent.tools import PREFERENCE_CHOICES_TEXT, PREFERENCE_TOOL, TOOL_NAMES
 from local_agent.context.errors import BudgetError, BudgetExceeded, LocalError, StoreError
 from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import Measure
+from local_agent.listings import catalogue
 from local_agent.replies.render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
 from local_agent.replies.reply import CommandName, Reply
 
@@ -59,6 +67,7 @@ class TurnOutcome:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     projection: str | None = None  # the projected turn's label, when the journal was written
     command: CommandName | None = None
+    gate_code: str | None = None  # the text gate's refusal code, when a model-written text was refused
 
 
 class TurnSessions(InMemorySessionService):
@@ -122,15 +131,36 @@ def to_genai_contents(
     return out
 
 
-def _reply_from(part: types.Part, author: str | None, reply: Reply | None) -> Reply | None:
-    """The reply after one event part: a tool result renders it; model text counts only if
-    nothing came before it."""
-    response = part.function_response
-    if response is not None and isinstance(response.response, dict):
-        return render_tool_result(response.response)
-    if part.text and not part.thought and author != "user":
-        return reply or Reply(texts=(part.text,))
-    return reply
+class PreferenceDesk(Protocol):
+    """Answers a checked preference proposal with the commands' own bound replies (the consent
+    prompt with signed buttons, the forget confirmation, the "what is kept" answer; in a group or
+    room the 1:1-only pointer). Built in ``wiring`` from ``turns``; reads the store, never writes."""
+
+    def offer(self, scope: ScopeKey, action: str, dietary_type: str) -> tuple[Reply, CommandName | None]: ...
+
+
+class _NoDesk:
+    """The answer when no desk was wired (benchmarks, bare routers): what LOCAL can do, no buttons."""
+
+    def offer(self, scope: ScopeKey, action: str, dietary_type: str) -> tuple[Reply, CommandName | None]:
+        return Reply(texts=(PREFERENCE_CHOICES_TEXT,)), None
+
+
+@dataclass
+class _Heard:
+    """What one ADK run produced: the model's text parts and our tools' results, in order."""
+
+    texts: list[str] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, part: types.Part, author: str | None) -> None:
+        response = part.function_response
+        if response is not None:
+            result = response.response
+            if isinstance(result, dict) and response.name in TOOL_NAMES and "status" in result:
+                self.results.append(result)
+        elif part.text is not None and not part.thought and author != "user":
+            self.texts.append(part.text)
 
 
 class AdkRouter:
@@ -145,8 +175,10 @@ class AdkRouter:
         generate_content_config: types.GenerateContentConfig | None = None,
         instruction: str | Callable[[ReadonlyContext], str] = SYSTEM_INSTRUCTION,
         io: Callable[..., Awaitable[Any]] | None = None,
+        desk: PreferenceDesk | None = None,
     ) -> None:
         self.pipeline, self.model, self.measure = pipeline, model, measure
+        self.desk: PreferenceDesk = desk or _NoDesk()
         self.instruction = instruction
         self._turns: dict[str, TurnState] = {}
         self._io = io or asyncio.to_thread
@@ -181,6 +213,8 @@ class AdkRouter:
             # the model again; the budgeted contents would hide ADK's error and the model would
             # repeat itself. One model call per turn: answer with a fixed question instead.
             state.gave_up = True
+            state.app_text = ASK_AGAIN
+            self._refused(state, "GATE_SECOND_CALL")
             return LlmResponse(
                 content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]), turn_complete=True
             )
@@ -196,6 +230,7 @@ class AdkRouter:
         except BudgetError as exc:
             state.error_code = exc.code
             text = BUDGET_REFUSAL if isinstance(exc, BudgetExceeded) else POLITE_FAILURE
+            state.app_text = text
             return LlmResponse(
                 content=types.Content(role="model", parts=[types.Part(text=text)]), turn_complete=True
             )
@@ -211,46 +246,83 @@ class AdkRouter:
             log.warning("turn not started", extra={"code": exc.code})
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
         try:
-            reply = await self._run_agent(state, text)
+            heard = await self._run_agent(state, text)
+            reply, command = await self._decide(state, heard)
         except LocalError as exc:
             return await self._failure(state, exc.code)
         except Exception:  # the model or its transport failed: answer politely, no journal write
             log.warning("model call failed", extra={"code": MODEL_UNAVAILABLE})
             return await self._failure(state, MODEL_UNAVAILABLE, record=True)
-        if state.gave_up and reply is None:
-            reply = Reply(texts=(ASK_AGAIN,))
         if state.error_code is not None:
             # Refused by the budget: nothing was sent, nothing is written to the journal; the
             # snapshot still records what was measured and why it was refused.
-            refusal = reply or Reply(texts=(BUDGET_REFUSAL,))
-            return await self._failure(state, state.error_code, refusal, record=True)
+            return await self._failure(state, state.error_code, reply, record=True)
         try:
             turn = await self._io(self.pipeline.finish, state)
         except StoreError as exc:
             return await self._failure(state, exc.code)
-        reply = reply or Reply(texts=("請再說一次好嗎？",))
-        return self._outcome(state, reply, reply.error_code or None, projection=turn.label)
+        outcome = self._outcome(state, reply, reply.error_code or None, projection=turn.label)
+        outcome.command = command
+        return outcome
 
-    async def _run_agent(self, state: TurnState, text: str) -> Reply | None:
-        """One pass of the ADK Runner over a throwaway session; the reply it produced, if any."""
+    async def _decide(self, state: TurnState, heard: _Heard) -> tuple[Reply, CommandName | None]:
+        """The reply, decided by code: a tool result of this turn (the preference tool's through the
+        desk), else the app's own fixed text, else the model's text if the text gate lets it pass."""
+        if heard.results:
+            if "".join(heard.texts).strip():
+                self._refused(state, "GATE_BESIDE_TOOL")  # its words are dropped: the result answers
+            result = heard.results[-1]
+            if result.get("tool") == PREFERENCE_TOOL and result.get("status") == "ok":
+                return await self._offer(state, str(result["action"]), str(result.get("dietary_type") or ""))
+            return render_tool_result(result), None
+        if state.app_text is not None:
+            return Reply(texts=(state.app_text,)), None
+        text = "".join(heard.texts)
+        verdict = text_gate.check(text)
+        if verdict.code is None:
+            return Reply(texts=(text.strip(),)), None
+        self._refused(state, verdict.code)
+        if verdict.about == "forget":
+            return await self._offer(state, "forget", "")
+        if verdict.about == "remember":
+            return await self._offer(
+                state, "remember", catalogue.find_dietary_type(spoken(state.current)) or ""
+            )
+        return Reply(texts=(text_gate.FALLBACK_TEXT,)), None
+
+    async def _offer(self, state: TurnState, action: str, diet: str) -> tuple[Reply, CommandName | None]:
+        reply, command = await self._io(self.desk.offer, state.scope, action, diet)
+        return reply, command
+
+    @staticmethod
+    def _refused(state: TurnState, code: str) -> None:
+        """A model-written text not sent: its code logged and counted, never its words."""
+        state.gate_codes.append(code)
+        log.warning("model text refused", extra={"code": code})
+
+    async def _run_agent(self, state: TurnState, text: str) -> _Heard:
+        """One pass of the ADK Runner over a throwaway session: what the model wrote and our tools
+        returned."""
         # Throwaway sessions share one fixed ADK user id: ADK's in-memory service keeps a dict per
         # user id even after the session is deleted, so per-scope ids would grow without bound.
         session = await self.sessions.create_session(
             app_name=APP_NAME, user_id=ADK_USER, state={TURN_KEY: state.turn_id}
         )
         self._turns[state.turn_id] = state
-        reply: Reply | None = None
+        heard = _Heard()
         try:
             message = types.Content(role="user", parts=[types.Part(text=text)])
             async for event in self.runner.run_async(
                 user_id=ADK_USER, session_id=session.id, new_message=message
             ):
+                if event.author == "user":
+                    continue
                 for part in (event.content.parts if event.content else None) or []:
-                    reply = _reply_from(part, event.author, reply)
+                    heard.add(part, event.author)
         finally:
             self._turns.pop(state.turn_id, None)
             await self.sessions.delete_session(app_name=APP_NAME, user_id=ADK_USER, session_id=session.id)
-        return reply
+        return heard
 
     async def _failure(
         self, state: TurnState, code: str, reply: Reply | None = None, *, record: bool = False
@@ -271,6 +343,7 @@ class AdkRouter:
             model_requests=self._model_requests(state),
             tool_calls=self._tool_calls(state),
             projection=projection,
+            gate_code=state.gate_codes[-1] if state.gate_codes else None,
         )
 
     async def _record_failed_turn(self, state: TurnState) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from local_agent.agent.tools import ToolExecution, TurnTools
@@ -22,8 +22,14 @@ from local_agent.context.journal import ContextJournal, JournalSnapshot, ScopeKe
 from local_agent.context.projection import SafeTurn
 from local_agent.context.session_budget import BudgetResult, Measure, SessionBudget
 from local_agent.fingerprint import text_fingerprint
+from local_agent.listings import catalogue
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
+
+
+def spoken(text: str) -> str:
+    """A message without ASCII or full-width spaces (voice input adds them), as diets are read."""
+    return text.strip().replace(" ", "").replace("\u3000", "")
 
 
 def flat_contents(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -54,6 +60,9 @@ class TurnState:
     error_code: str | None = None
     model_calls: int = 0  # model requests the budget gate has seen this turn
     gave_up: bool = False  # the gate answered a second model call with a fixed question
+    app_text: str | None = None  # a fixed text the budget gate answered with instead of the model
+    # Codes of the model-written texts the text gate refused this turn (``text_gate``); never the text.
+    gate_codes: list[str] = field(default_factory=list)
 
     @property
     def last_execution(self) -> ToolExecution | None:
@@ -95,6 +104,7 @@ class ContextPipeline:
                 scope_id=state.scope.storage_id,
                 turn_id=state.turn_id,
                 personal=state.scope.source_type == "user",
+                named_diet=catalogue.find_dietary_type(spoken(state.current)),
                 listings=self.listings,
             )
         return state.tools
@@ -137,6 +147,8 @@ class ContextPipeline:
             "tool": execution.tool if execution else None,
             "preference_origin": execution.preference_origin if execution else None,
             "error_code": state.error_code,
+            "gate_refusals": len(state.gate_codes),
+            "gate_codes": list(state.gate_codes),
         }
         if state.budget is not None:
             data.update(

@@ -1,8 +1,14 @@
-"""TurnTools: the two search tools, with consented memory injected at execution time.
+"""TurnTools: the two search tools, with consented memory injected at execution time, and the
+preference tool, which only proposes.
 
 Effective arguments: an explicit value in the call > the consented preference read from the
 store at this moment (1:1 chats only) > ``any``. Every execution writes an audit row. Bad input returns a
 structured error the caller can show; these functions do not raise for it.
+
+``manage_preference`` never writes a preference: it checks what the model proposed (an action, and
+for ``remember`` a diet the user named in this very message) and returns it; the router then
+answers with the same consent prompt, forget confirmation or "what is kept" answer as the
+code-matched commands (docs/design.md §9).
 """
 
 from __future__ import annotations
@@ -20,9 +26,19 @@ from local_agent.listings.dates import DateWindow, parse_iso_date, today_in_taip
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditRow, AuditStore, PreferenceOrigin, PreferenceStore
 
-TOOL_NAMES = ("search_local_places", "search_local_events")
+SEARCH_TOOLS = ("search_local_places", "search_local_events")
+PREFERENCE_TOOL = "manage_preference"
+TOOL_NAMES = (*SEARCH_TOOLS, PREFERENCE_TOOL)
+PREFERENCE_ACTIONS = ("remember", "forget", "show")
 MAX_KEYWORD_CHARS = 30
 RESULT_LIMIT = 10
+# The preference tool's answers to a proposal it cannot take (fixed texts, shown as they are).
+PREFERENCE_CHOICES_TEXT = (
+    "飲食偏好我只能幫您記住、刪除或查看，而且都要您在一對一聊天按鈕確認。請直接說，例如「記住我吃素」。"
+)
+WHICH_DIET_TEXT = (
+    "想讓我記住哪一種飲食偏好呢？請直接說，例如「記住我吃素」或「記住我吃全素」，我會先問您同意才記住。"
+)
 
 # What the model is told about the tools (the canonical declarations the bytes measure counts,
 # and what the offline demo sends). The ADK tools are built from these (``adk_tools.py``), so
@@ -56,6 +72,21 @@ TOOL_DECLARATIONS: list[dict[str, Any]] = [
                 "date_to": {"type": "string", "description": "YYYY-MM-DD，只查一天時留空"},
             },
             "required": ["area"],
+        },
+    },
+    {
+        "name": PREFERENCE_TOOL,
+        "description": (
+            "要記住、刪除或查看使用者的飲食偏好時呼叫；只會請本人按鈕確認，不會直接存或刪。"
+            "dietary_type 填本句明說的素別。"
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": list(PREFERENCE_ACTIONS)},
+                "dietary_type": {"type": "string", "enum": list(catalogue.DIETARY_TYPES)},
+            },
+            "required": ["action"],
         },
     },
 ]
@@ -97,6 +128,8 @@ def _redact(arguments: dict[str, Any], vocabulary: frozenset[str] | None = None)
             out[key] = value if ok else "#invalid"
         elif key in ("date_from", "date_to"):
             out[key] = value if _iso_or_empty(value) else "#invalid"
+        elif key == "action":
+            out[key] = value if value in PREFERENCE_ACTIONS else "#invalid"
         else:
             out[key] = "#unexpected"
     return out
@@ -145,6 +178,9 @@ class TurnTools:
     # False in a group or room: consented memory is personal and is applied (and named) only in
     # its owner's 1:1 chat; there a search uses only what the message itself says.
     personal: bool = True
+    # The diet the user's current message names (``catalogue.find_dietary_type``), or None: the only
+    # diet ``manage_preference`` may offer to remember, whatever the model proposed.
+    named_diet: str | None = None
     executions: list[ToolExecution] = field(default_factory=list)
     listings: Listings = field(default_factory=shipped_listings)
 
@@ -291,6 +327,38 @@ class TurnTools:
         }
         if window is not None:
             result.update(window.arguments(), dates_label=window.label())
+        return self._record(tool, proposed, effective, revision, "none", result)
+
+    def manage_preference(self, action: Any = "", dietary_type: Any = "") -> dict[str, Any]:
+        """What the model asks for about the person's dietary preference, checked; never a write.
+
+        ``remember`` offers only the diet the user's own message names (``named_diet``); forget and
+        show take no diet. In a group or room the answer is the 1:1-only pointer, whatever was asked
+        (``personal`` False). The caller renders the result with the commands' bound replies."""
+        tool = PREFERENCE_TOOL
+        proposed: dict[str, Any] = {"action": action}
+        if dietary_type not in ("", None):
+            proposed["dietary_type"] = dietary_type
+        revision = self.preferences.get(self.user_id).revision
+        if not isinstance(action, str) or action not in PREFERENCE_ACTIONS:
+            error = _error("UNKNOWN_ACTION", PREFERENCE_CHOICES_TEXT, argument="action")
+            return self._record(tool, proposed, {}, revision, "none", error)
+        diet = ""
+        if action == "remember" and self.personal:
+            if self.named_diet not in catalogue.DIETARY_TYPES:
+                error = _error("DIET_NOT_NAMED", WHICH_DIET_TEXT, argument="dietary_type")
+                return self._record(tool, proposed, {}, revision, "none", error)
+            diet = str(self.named_diet)
+        effective = {"action": action, **({"dietary_type": diet} if diet else {})}
+        result = {
+            "status": "ok",
+            "tool": tool,
+            "action": action,
+            "dietary_type": diet,
+            "personal": self.personal,
+            "preference_origin": "none",
+            "memory_revision": revision,
+        }
         return self._record(tool, proposed, effective, revision, "none", result)
 
     @staticmethod

@@ -21,6 +21,7 @@ CommandName = Literal[
     "forget",
     "forget_confirm",
     "forget_declined",
+    "kept",
     "private_only",
     "help",
     "greeting",

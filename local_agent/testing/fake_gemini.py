@@ -101,18 +101,33 @@ class RecordedRequest:
     response: Any = field(default=None)  # the JSON answered (error JSON on a fault)
 
 
-def _check_item(item: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(item, Mapping):
-        raise TypeError(f"script item must be a mapping, got {type(item).__name__}")
+def _check_part(item: Mapping[str, Any]) -> None:
     keys = set(item) & {"function_call", "text"}
     if len(keys) != 1:
-        raise ValueError(f"script item needs exactly one of 'function_call' or 'text': {item!r}")
+        raise ValueError(f"a part needs exactly one of 'function_call' or 'text': {item!r}")
     if "function_call" in item:
         call = item["function_call"]
         if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
             raise ValueError(f"function_call needs a name: {item!r}")
     elif not isinstance(item["text"], str):
         raise ValueError(f"text must be a str: {item!r}")
+    if not isinstance(item.get("thought", False), bool):
+        raise ValueError(f"thought must be a bool: {item!r}")
+
+
+def _check_item(item: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(item, Mapping):
+        raise TypeError(f"script item must be a mapping, got {type(item).__name__}")
+    if "parts" in item:
+        parts = item["parts"]
+        if set(item) - {"parts"} or not isinstance(parts, list) or not parts:
+            raise ValueError(f"'parts' needs a non-empty list and nothing beside it: {item!r}")
+        for part in parts:
+            if not isinstance(part, Mapping):
+                raise TypeError(f"a part must be a mapping: {part!r}")
+            _check_part(part)
+        return {"parts": [dict(p) for p in parts]}
+    _check_part(item)
     return dict(item)
 
 
@@ -123,14 +138,22 @@ def _part(item: Mapping[str, Any]) -> dict[str, Any]:
         if call.get("id"):
             wire["id"] = call["id"]
         return {"functionCall": wire}
+    if item.get("thought"):
+        return {"text": item["text"], "thought": True}
     return {"text": item["text"]}
+
+
+def _parts(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [_part(p) for p in item["parts"]] if "parts" in item else [_part(item)]
 
 
 class FakeGemini(LoopbackServer):
     """A scripted Gemini endpoint on ``127.0.0.1`` (free port), served from a daemon thread.
 
     ``script``: items answered in order by generateContent / streamGenerateContent, each either
-    ``{"function_call": {"name": ..., "args": {...}}}`` or ``{"text": "..."}``. When the script is
+    ``{"function_call": {"name": ..., "args": {...}}}`` or ``{"text": "..."}`` (with
+    ``"thought": True``, a thought part), or ``{"parts": [...]}``: several such parts in one
+    response (text beside a tool call, thoughts only, two calls). When the script is
     used up, ``responder(body)`` (if given) returns the next item, else the text ``DEFAULT_TEXT``.
     ``token_counter(body)`` answers ``countTokens`` (default ``fake_token_count``).
     """
@@ -243,16 +266,16 @@ class FakeGemini(LoopbackServer):
             self._records.append(rec)
 
     def _generate_response(self, model: str, body: Any) -> dict[str, Any]:
-        part = _part(self._next_item(body))
+        parts = _parts(self._next_item(body))
         with self._lock:
             self._served += 1
             n = self._served
         prompt = fake_token_count(body)
-        out = fake_token_count(part)
+        out = fake_token_count(parts[0] if len(parts) == 1 else parts)
         return {
             "candidates": [
                 {
-                    "content": {"role": "model", "parts": [part]},
+                    "content": {"role": "model", "parts": parts},
                     "finishReason": "STOP",
                     "index": 0,
                 }
