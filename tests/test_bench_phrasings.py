@@ -176,3 +176,17 @@ def test_every_delete_request_in_the_corpus_forgets_or_confirms() -> None:
     results = asyncio.run(P.run_phrasings(_delete_items()))
     missed = [(r.item.id, r.item.name) for r in results for ok in r.deletes if not ok]
     assert missed == [], json.dumps(missed, ensure_ascii=False)
+
+
+def test_the_report_lists_only_development_half_failures_unless_asked() -> None:
+    pair = [Item(f"x-00{n}", "small talk", ({"text": "謝謝"},)) for n in (1, 2)]  # a pair: one per half
+    dev, test = sorted(pair, key=lambda i: i.half)
+    assert (dev.half, test.half) == ("dev", "test")
+    results = [P.ItemResult(dev, ["dev reason"]), P.ItemResult(test, ["test reason"])]
+    text, _ = P.report(results, 1.0, show=10, show_test=False)
+    assert "dev reason" in text and "test reason" not in text
+    assert "1 test-half failures not shown" in text
+    text, _ = P.report(results, 1.0, show=10, show_test=True)
+    assert "dev reason" in text and "test reason" in text
+    rows = P.csv_rows(results, show_test=False)
+    assert {r[2]: r[5] for r in rows[1:]} == {"dev": "dev reason", "test": ""}
