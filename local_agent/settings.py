@@ -7,9 +7,11 @@ names the variable and does not echo the value."""
 from __future__ import annotations
 
 import re
-from typing import Literal
+import sys
+from dataclasses import dataclass
+from typing import IO, Any, Literal, NoReturn
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PLACEHOLDERS = {  # compared in lower case
@@ -184,3 +186,78 @@ class Settings(BaseSettings):
         if self.local_input_budget is not None:
             return self.local_input_budget
         return 8192 if self.counts_tokens else 16384
+
+
+# Where every variable is described, named in each error line.
+DOCUMENTED_IN = 'README.md, "Run the LINE service" (the settings table), and .env.example'
+_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
+_PYDANTIC_WORDS = (
+    ("Value error, ", ""),
+    ("Input should be", "should be"),
+    ("Field required", "required, not set"),
+)
+
+
+@dataclass(frozen=True)
+class SettingProblem:
+    """One setting the service cannot start with: the variable, what is wrong (never its value)."""
+
+    variable: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.variable}: {self.problem}"
+
+
+class SettingsError(ValueError):
+    """The environment does not make valid :class:`Settings`; ``problems`` has one entry per problem."""
+
+    code = "SETTINGS_INVALID"
+
+    def __init__(self, problems: tuple[SettingProblem, ...]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(str(p) for p in problems))
+
+    def lines(self, command: str = "LOCAL") -> list[str]:
+        """The one-screen report: a header, one line per problem, where the settings are documented."""
+        count = len(self.problems)
+        head = f"{command}: cannot start, {count} setting{'s are' if count != 1 else ' is'} not valid"
+        return [head, *(f"  {p}" for p in self.problems), f"Settings are documented in {DOCUMENTED_IN}."]
+
+
+def _variable(error: Any) -> str:
+    loc = error.get("loc") or ()
+    if loc:
+        name = str(loc[0])
+        field = Settings.model_fields.get(name)
+        return field.alias if field is not None and field.alias else name.upper()
+    found = _VARIABLE.search(str(error.get("msg", "")))  # a cross-field rule names its variable first
+    return found.group(1) if found else "(settings)"
+
+
+def _problem(error: Any) -> str:
+    text = str(error.get("msg", "not valid"))
+    for old, new in _PYDANTIC_WORDS:
+        if text.startswith(old):
+            text = new + text[len(old) :]
+    return text
+
+
+def problems_of(exc: ValidationError) -> tuple[SettingProblem, ...]:
+    """pydantic's errors as :class:`SettingProblem` records (variable names, never the values)."""
+    return tuple(SettingProblem(_variable(e), _problem(e)) for e in exc.errors(include_input=False))
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """:class:`Settings` from the environment (and ``.env``), ``overrides`` by variable name;
+    :class:`SettingsError` listing every problem instead of pydantic's traceback."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise SettingsError(problems_of(exc)) from None
+
+
+def exit_on_settings_error(exc: SettingsError, command: str, stream: IO[str] | None = None) -> NoReturn:
+    """Print the one-screen report on stderr and exit with status 2 (no traceback)."""
+    print("\n".join(exc.lines(command)), file=stream or sys.stderr, flush=True)
+    raise SystemExit(2)

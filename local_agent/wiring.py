@@ -21,7 +21,8 @@ from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal
 from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure, Measure, SessionBudget
 from local_agent.language import townships as language
-from local_agent.listings.loader import ListingsError, listings_from
+from local_agent.listings.loader import Listings, ListingsError, listings_from
+from local_agent.replies.render import help_text
 from local_agent.settings import Settings
 from local_agent.stores.guarded import GuardedStore, StoreHealth, StorePool
 from local_agent.stores.ports import Store
@@ -153,6 +154,27 @@ class Wiring:
     service: LocalService
 
 
+def load_listings_or_stop(settings: Settings) -> Listings:
+    """The listings, validated in full before anything opens: a bad folder stops the start
+    (``ListingsError`` names every problem) instead of serving half of it."""
+    try:
+        listings = listings_from(settings.local_listings_dir)
+    except ListingsError as exc:
+        log.error(
+            "listings refused; not starting",
+            extra={"code": exc.code, "listings_problems": len(exc.problems)},
+        )
+        raise
+    log.info(
+        "listings loaded",
+        extra={
+            "listings_source": listings.source,
+            "listings_rows": len(listings.places) + len(listings.events),
+        },
+    )
+    return listings
+
+
 def build_service(
     settings: Settings,
     *,
@@ -162,20 +184,7 @@ def build_service(
     measure: Measure | None = None,
 ) -> Wiring:
     fingerprint.configure_key(settings.line_channel_secret)
-    # Validated in full before anything opens: a bad file stops the start (ListingsError names
-    # file, row and column) instead of serving half of it.
-    try:
-        listings = listings_from(settings.local_listings_dir)
-    except ListingsError as exc:
-        log.error("listings refused; not starting", extra={"code": exc.code})
-        raise
-    log.info(
-        "listings loaded",
-        extra={
-            "kind": "folder" if settings.local_listings_dir else "shipped",
-            "count": len(listings.places) + len(listings.events),
-        },
-    )
+    listings = load_listings_or_stop(settings)
     language.warm()  # the township vocabulary and pronunciation table, read now rather than in a turn
     store = guard_store(store if store is not None else open_store(settings), settings)
     config: types.GenerateContentConfig | None = None
@@ -195,7 +204,14 @@ def build_service(
         listings=listings,
     )
     tokens = ConsentTokens(settings.line_channel_secret)
-    commands = Commands(preferences=store, journal=journal, clock=clock, tokens=tokens, audit=store)
+    commands = Commands(
+        preferences=store,
+        journal=journal,
+        clock=clock,
+        tokens=tokens,
+        audit=store,
+        help_text=help_text(listings.meta.help_line),
+    )
     router = AdkRouter(
         pipeline=pipeline,
         model=model,

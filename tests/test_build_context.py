@@ -304,8 +304,11 @@ def test_a_missing_listings_file_fails_the_export(tmp_path):
         bc.collect(root)
 
 
-def test_the_wheel_declares_the_listings_csvs_as_package_data():
+def test_the_wheel_declares_the_listings_csvs_and_their_notice_as_package_data():
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert project["tool"]["setuptools"]["package-data"]["local_agent.listings"] == ["data/*.csv"]
+    declared = project["tool"]["setuptools"]["package-data"]["local_agent.listings"]
+    assert declared == ["data/*.csv", "data/listings.toml"]
+    data = ROOT / "local_agent" / "listings" / "data"
+    assert {p.name for p in data.iterdir() if p.is_file()} == {"places.csv", "events.csv", "listings.toml"}

@@ -86,7 +86,7 @@ class ProductionServer(ServerProcess):
     def lost_at_shutdown(self) -> int:
         rows = [r for r in self.logs() if r.get("message") == "shutdown accounting"]
         assert rows, self.stdout()[-3000:]
-        return int(rows[-1]["count"])
+        return int(rows[-1]["events_lost"])
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from local_agent.logs import SAFE_FIELDS, JsonFormatter, configure_logging
+from local_agent.logs import SAFE_FIELDS, UVICORN_LOGGERS, JsonFormatter, configure_logging
 
 
 def record(
@@ -51,7 +51,7 @@ def test_whitelisted_extra_fields_are_kept_and_others_dropped():
             "turn",
             extra={
                 "code": "STORE_UNAVAILABLE",
-                "count": 3,
+                "events_lost": 3,
                 "unit": "bytes",
                 "dropped_turns": 1,
                 "text": "我的電話0912345678",
@@ -61,9 +61,9 @@ def test_whitelisted_extra_fields_are_kept_and_others_dropped():
             },
         )
     )
-    assert {k: entry[k] for k in ("code", "count", "unit", "dropped_turns")} == {
+    assert {k: entry[k] for k in ("code", "events_lost", "unit", "dropped_turns")} == {
         "code": "STORE_UNAVAILABLE",
-        "count": 3,
+        "events_lost": 3,
         "unit": "bytes",
         "dropped_turns": 1,
     }
@@ -128,3 +128,69 @@ def test_configure_logging_routes_everything_through_one_json_handler(restore_lo
     ]
     assert lines[0]["code"] == "X" and "phone" not in lines[0]
     assert "0912345678" not in stream.getvalue()
+
+
+def test_uvicorn_access_lines_keep_method_path_and_status_without_query_or_client():
+    rec = record(
+        "uvicorn.access",
+        logging.INFO,
+        '%s - "%s %s HTTP/%s" %d',
+        "203.0.113.9:5123",
+        "POST",
+        "/callback?token=0912345678",
+        "1.1",
+        200,
+    )
+    entry = fmt(rec)
+    assert entry["message"] == "request" and entry["severity"] == "INFO"
+    assert (entry["http_method"], entry["http_path"], entry["http_status"], entry["http_version"]) == (
+        "POST",
+        "/callback",
+        200,
+        "1.1",
+    )
+    assert "0912345678" not in json.dumps(entry) and "203.0.113.9" not in json.dumps(entry)
+
+
+def test_uvicorn_server_lines_keep_their_text_and_exceptions_only_their_type():
+    assert fmt(record("uvicorn.error", logging.INFO, "Started server process [%d]", 42))["message"] == (
+        "Started server process [42]"
+    )
+    try:
+        raise RuntimeError("body said 0912345678")
+    except RuntimeError:
+        info = sys.exc_info()
+    entry = fmt(record("uvicorn.error", logging.ERROR, "Exception in ASGI application", exc_info=info))
+    assert entry["exception"] == "RuntimeError" and "0912345678" not in json.dumps(entry)
+
+
+def test_configure_logging_takes_over_uvicorns_own_handlers(restore_logging):
+    saved = {
+        n: (list(logging.getLogger(n).handlers), logging.getLogger(n).propagate) for n in UVICORN_LOGGERS
+    }
+    try:
+        plain = io.StringIO()
+        for name in UVICORN_LOGGERS:  # what uvicorn's default dictConfig leaves: own handler, no propagation
+            logging.getLogger(name).addHandler(logging.StreamHandler(plain))
+            logging.getLogger(name).propagate = name == "uvicorn.error"
+        stream = io.StringIO()
+        configure_logging("INFO", stream=stream)
+        logging.getLogger("uvicorn.error").info("Uvicorn running on %s", "http://127.0.0.1:8080")
+        logging.getLogger("uvicorn.access").info(
+            '%s - "%s %s HTTP/%s" %d', "127.0.0.1:1", "GET", "/livez?x=1", "1.1", 200
+        )
+        lines = [json.loads(x) for x in stream.getvalue().splitlines()]
+        assert plain.getvalue() == ""
+        assert [(e["logger"], e["message"]) for e in lines] == [
+            ("uvicorn.error", "Uvicorn running on http://127.0.0.1:8080"),
+            ("uvicorn.access", "request"),
+        ]
+        assert lines[1]["http_path"] == "/livez"
+    finally:
+        for name, (handlers, propagate) in saved.items():
+            logging.getLogger(name).handlers[:] = handlers
+            logging.getLogger(name).propagate = propagate
+
+
+def test_every_whitelisted_field_name_says_what_it_holds():
+    assert not {"count", "status", "kind", "accepted"} & set(SAFE_FIELDS)

@@ -6,6 +6,7 @@ import pytest
 
 from local_agent.context.journal import ScopeKey
 from local_agent.listings import catalogue
+from local_agent.listings.meta import NO_DATE_LINE
 from local_agent.replies.render import consent_choices, render_tool_result
 from local_agent.replies.reply import (
     MAX_CARDS,
@@ -149,9 +150,10 @@ def test_a_places_result_with_many_items_renders_at_most_twelve_cards_and_the_no
         },
     ],
 )
-def test_every_successful_result_shows_the_snapshot_notice_even_without_items(result):
+def test_every_successful_result_ends_with_its_notice_once_even_without_items(result):
     reply = render_tool_result(result)
-    assert catalogue.SNAPSHOT_NOTICE in reply.texts[0]
+    notice = result.get("notice") or NO_DATE_LINE  # a result without one: the neutral line, never 教學快照
+    assert reply.texts[0].endswith("\n" + notice) and reply.texts[0].count(notice) == 1
     if not result["items"]:
         assert reply.cards == () and reply.alt_text == ""
 

@@ -74,4 +74,4 @@ def test_startup_warns_when_drain_plus_store_deadline_cannot_fit_cloud_runs_grac
         grace = [e for e in lines if "Cloud Run's 10 s grace" in e["message"]]
         assert len(grace) == int(warned), lines
         if warned:
-            assert grace[0]["severity"] == "WARNING" and grace[0]["duration_ms"] == 11_000
+            assert grace[0]["severity"] == "WARNING" and grace[0]["exit_ms"] == 11_000

@@ -36,7 +36,12 @@ WHITELIST_FILES: tuple[str, ...] = (
 )
 WHITELIST_PACKAGES: tuple[str, ...] = ("local_agent",)
 # Non-Python files a package needs at run time (the shipped listings snapshot), as globs under it.
-PACKAGE_DATA: tuple[str, ...] = ("*.py", "listings/data/*.csv", "language/data/*.json")
+PACKAGE_DATA: tuple[str, ...] = (
+    "*.py",
+    "listings/data/*.csv",
+    "listings/data/listings.toml",
+    "language/data/*.json",
+)
 # Fakes for tests, the replay and the chat stay out of the image.
 EXCLUDED_PACKAGES: tuple[str, ...] = ("local_agent/testing",)
 REQUIRED_IN_PACKAGES: tuple[str, ...] = (
@@ -48,6 +53,7 @@ REQUIRED_IN_PACKAGES: tuple[str, ...] = (
     "local_agent/listings/data/places.csv",
     "local_agent/listings/data/events.csv",
     "local_agent/language/data/places.json",
+    "local_agent/listings/data/listings.toml",
 )
 FORBIDDEN_PATTERNS: tuple[str, ...] = (
     ".git",

@@ -26,7 +26,14 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
-from examples.day15.replay import EventResult, ReplayDriver, StartupError, positive_int, quiet_broken_pipe
+from examples.day15.replay import (
+    EventResult,
+    ReplayDriver,
+    StartupError,
+    iso_instant,
+    positive_int,
+    quiet_broken_pipe,
+)
 
 BOT = "LOCAL"
 COMMANDS_HELP = (
@@ -179,13 +186,15 @@ async def chat(
     group: str | None,
     *,
     budget_bytes: int | None = None,
+    now: float | None = None,
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
 ) -> int:
     interactive = stdin.isatty()
     where = f"群組 {group}（{user}，要找我請先打 @{BOT}）" if group else f"{user} 的一對一聊天"
-    _say(stdout, f"LOCAL 終端機聊天：{where}。離線模型是 Gemini 的替身；資料是教學快照。輸入 /help 看指令。")
-    async with ReplayDriver.open(budget_bytes=budget_bytes) as driver:
+    async with ReplayDriver.open(budget_bytes=budget_bytes, start_at=now) as driver:
+        data = driver.app.state.wiring.pipeline.listings.meta.help_line
+        _say(stdout, f"LOCAL 終端機聊天：{where}。離線模型是 Gemini 的替身。{data}輸入 /help 看指令。")
         session = _Session(driver, user, group, interactive, stdout)
         while (text := await _next_line(stdin, stdout, interactive)) is not None:
             if text == "/quit":
@@ -197,6 +206,8 @@ async def chat(
 
 
 def main(argv: list[str] | None = None) -> int:
+    from local_agent.settings import SettingsError
+
     parser = argparse.ArgumentParser(
         prog="python -m examples.day15.chat",
         description="Chat with the LOCAL app in the terminal (no LINE channel needed).",
@@ -210,9 +221,19 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="override the input budget (UTF-8 bytes of the whole model request)",
     )
+    parser.add_argument(
+        "--now",
+        type=iso_instant,
+        default=None,
+        metavar="ISO",
+        help="fix the service clock at this instant, e.g. 2026-11-30T12:00:00+08:00 (offset required)",
+    )
     args = parser.parse_args(argv)
     try:
-        return asyncio.run(chat(args.user, args.group, budget_bytes=args.budget_bytes))
+        return asyncio.run(chat(args.user, args.group, budget_bytes=args.budget_bytes, now=args.now))
+    except SettingsError as exc:
+        print("\n".join(exc.lines("chat")), file=sys.stderr)
+        return 2
     except StartupError as exc:
         print(f"chat: cannot start the app: {exc}", file=sys.stderr)
         return 1

@@ -1,6 +1,6 @@
 """Replay a scripted conversation through the real LOCAL app, offline, one JSON line per event.
 
-    python -m examples.day15.replay examples/day15/scripts/five_turns.json [--budget-bytes N]
+    python -m examples.day15.replay examples/day15/scripts/five_turns.json [--now ISO] [--budget-bytes N]
 
 No LINE channel and no key are needed. The replay starts a fake LINE Messaging API on 127.0.0.1
 (``local_agent.testing.fake_line_api``), builds the real FastAPI app with ``create_app`` and posts
@@ -9,68 +9,10 @@ background turn, then prints what the user would have seen (the reply/push bodie
 recorded), what the model was sent (captured live from the ``TurnOutcome``, not read back from
 the store), the tool calls, and the scope's journal after the event.
 
-Script format (``{"events": [...]}``), one of these shapes per event, no other keys:
-
-    {"user": "U1", "text": "花壇有什麼好吃的？"}              a text message in the 1:1 chat
-    {"user": "U2", "group": "G1", "text": "..."}            group chatter: it does not mention the
-                                                            bot, so the bot stays silent
-    {"user": "U2", "group": "G1", "text": "...", "mention": true}
-                                                            sent as "@LOCAL ..." with a self mention
-    {"group": "G1", "text": "...", "mention": true}         the same from a member without userId
-    {"user": "U1", "event": "follow"}                       follow (greeting) / "unfollow" (forgets)
-    {"group": "G1", "event": "join"}                        the bot is added to group G1
-    {"user": "U1", "tap": "同意"}                            tap the quick-reply item labelled 同意
-    {"user": "U1", "group": "G1", "tap": "同意"}             ... in the last reply of that group chat
-    {"user": "U3", "tap": "同意", "from_reply_of": "U1"}     U3 sends (in its 1:1 chat, or in the
-                                                            group given) the data of the most recent
-                                                            同意 button the bot showed U1: a foreign
-                                                            tap, or with U3 = U1 a stale one
-    {"advance_seconds": 901}                                move the service clock forward
-
-A tap looks for the label in the quick replies of the **last reply delivered in that
-conversation** (1:1 chat of the user, or the group when ``group`` is given) and sends a postback
-event with that item's postback data; an item that sends text (是 / 不是 after 「您是說員林市嗎？」)
-sends that text as the user's message (in a group without a mention, as LINE does, so the bot stays
-silent there: a member answers with 「@LOCAL 是」). (LINE's postback webhook carries only ``data``; the item's
-``displayText`` is what the chat shows as the user's bubble, so it is not part of the webhook.)
-With ``from_reply_of`` it takes the most recent button with that label in any reply to that
-user, even if later replies came. An event the bot ignores (chatter, unfollow) is not waited for.
-
-Output, one object per event (``ensure_ascii=False``). For a text or tap::
-
-    {"index": 0, "user": "U1", "input": {...},
-     "replies": [{"type": "text", "text": "...", "quick_replies": ["同意", "不同意"]},
-                 {"type": "flex", "alt_text": "...", "titles": ["..."]}],
-     "model_requests": [{"contents": [{"role": "user", "text": "..."}], "count": 812, "unit": "bytes",
-                         "measured_by": "bytes", "dropped_turns": 0, "summary_dropped": false}],
-     "tool_calls": [{"tool": "...", "proposed_arguments": {...}, "effective_arguments": {...},
-                     "memory_revision": 1, "preference_origin": "consented_memory"}],
-     "journal": {"turns": ["花壇鄉：找店家"], "summary": {"goal": "places", "area": "花壇鄉"},
-                 "preference_revision": 1},
-     "error_code": null}
-
-``measured_by`` says how ``count`` was obtained: ``bytes`` (offline), or on the Gemini path with
-countTokens approved ``bytes-bound`` (the byte length, an upper bound in tokens: no countTokens
-call) or ``countTokens``.
-
-For ``advance_seconds`` the same keys are present, empty where they mean nothing, plus
-``advanced_seconds``::
-
-    {"index": 3, "user": null, "input": {"advance_seconds": 901}, "replies": [], "model_requests": [],
-     "tool_calls": [], "journal": null, "error_code": null, "advanced_seconds": 901}
-
-Settings come from the environment like the app's (``LOCAL_STORE``, ``LOCAL_MODEL``,
-``LOCAL_INPUT_BUDGET``, ...), except that the replay supplies ``LINE_CHANNEL_SECRET``,
-``LINE_CHANNEL_ACCESS_TOKEN`` (random) and ``LINE_API_HOST`` (the fake) itself, and uses a fresh
-temporary SQLite file unless ``LOCAL_SQLITE_PATH`` is set in the environment. ``LOCAL_LISTINGS_DIR``
-chooses the listings folder as it does for the app (default: the shipped snapshot), so a script can ask
-about a township only your own ``places.csv``/``events.csv`` cover. ``--budget-bytes N``
-overrides the input budget. The webhook destination is fixed, so scope keys are stable.
-
-Exit status: 0 done; 2 malformed script (the message on stderr names the event index; lines for
-the events before it have already been printed); 1 the app could not start (bad settings, or a
-listings file that does not validate: the message names file, row and column).
-A top-level ``"description"`` string is allowed (and ignored) for notes.
+The service clock is an explicit parameter of the app (``create_app(clock=...)``): with ``--now`` or the
+script's ``"now"`` it starts at that instant and moves only when the script moves it, so the same
+script prints the same lines on any day. The script format, the output and the exit codes are in
+:data:`SCRIPT_FORMAT` (``--help`` prints it).
 """
 
 from __future__ import annotations
@@ -88,6 +30,7 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -96,6 +39,54 @@ if TYPE_CHECKING:  # the app is imported when a driver starts, not when this mod
     from local_agent.context.journal import ScopeKey
     from local_agent.settings import Settings
 
+SCRIPT_FORMAT = """\
+Script format: a JSON object {"now": "...", "description": "...", "events": [...]}.
+  "now"          optional: the instant the service clock starts at, ISO-8601 with its UTC offset
+                 ("2026-11-30T12:00:00+08:00"); --now overrides it; without either the machine's
+                 clock runs (and date questions answer differently from day to day)
+  "description"  optional text, ignored
+  "events"       the events, in order; each one of these shapes, no other keys:
+  {"user": "U1", "text": "花壇有什麼好吃的？"}
+        a text in U1's 1:1 chat
+  {"user": "U2", "group": "G1", "text": "..."}
+        group chatter: it does not mention the bot, so the bot stays silent
+  {"user": "U2", "group": "G1", "text": "...", "mention": true}
+        sent as "@LOCAL ..." with a self mention
+  {"group": "G1", "text": "...", "mention": true}
+        the same from a member without userId
+  {"user": "U1", "event": "follow"}
+        follow (greeting); "unfollow" forgets the person
+  {"group": "G1", "event": "join"}
+        the bot is added to group G1
+  {"user": "U1", "tap": "同意"}
+        tap the quick-reply item labelled 同意 in the last reply of U1's 1:1 chat: a postback item
+        sends its data; an item that sends text (是 / 不是 after 「您是說員林市嗎？」) sends that text
+        as U1's message (in a group without a mention, as LINE does, so the bot stays silent there)
+  {"user": "U1", "group": "G1", "tap": "同意"}
+        ... in the last reply of that group chat
+  {"user": "U3", "tap": "同意", "from_reply_of": "U1"}
+        U3 sends (in its 1:1 chat, or in the group given) the data of the most recent 同意 button
+        the bot showed U1: a foreign tap, or with U3 = U1 a stale one
+  {"advance_seconds": 901}
+        move the service clock forward (seconds, >= 0)
+  {"now": "2026-12-05T09:00:00+08:00"}
+        move the service clock to this instant (never backwards)
+
+Output: one JSON object per event, with the keys index, user, input, replies (text, quick
+replies, card titles), model_requests (the exact contents sent, count, unit, measured_by,
+dropped_turns, summary_dropped), tool_calls (tool, proposed_arguments, effective_arguments,
+memory_revision, preference_origin), journal (turns, summary, preference_revision) and
+error_code. An advance_seconds or now event has the same keys, empty, plus advanced_seconds
+(for advance_seconds) and clock (the service clock after it, when the clock is fixed).
+
+Settings come from the environment like the app's (LOCAL_MODEL, LOCAL_INPUT_BUDGET,
+LOCAL_LISTINGS_DIR, ...); the replay supplies its own LINE channel and fake LINE API, and a
+temporary SQLite file unless LOCAL_SQLITE_PATH is set.
+
+Exit status: 0 done; 2 a malformed script (the message names the event index; lines for the
+events before it are printed already), a bad --now, or a setting that is not valid (one line per
+problem); 1 the app could not start (e.g. a listings file that does not validate).
+"""
 CONTRACT_TOOL_KEYS = (
     "tool",
     "proposed_arguments",
@@ -108,10 +99,12 @@ EVENT_KEYS = {
     "tap": ({"user", "tap"}, {"group", "from_reply_of"}),
     "event": ({"event"}, {"user", "group"}),
     "advance_seconds": ({"advance_seconds"}, set()),
+    "now": ({"now"}, set()),
 }
 LIFECYCLE = {"follow": "user", "unfollow": "user", "join": "group"}
 MAX_TEXT_CHARS = 5000
 TURN_TIMEOUT = 30.0
+TAIPEI = timezone(timedelta(hours=8), "Asia/Taipei")
 
 
 class ScriptError(ValueError):
@@ -147,6 +140,17 @@ def _validate_advance(event: dict, index: int) -> dict:
     return event
 
 
+def _validate_now(event: dict, index: int) -> dict:
+    _script_now(event["now"], index)
+    return event
+
+
+CLOCK_EVENTS: dict[str, Callable[[dict, int], dict]] = {
+    "advance_seconds": _validate_advance,
+    "now": _validate_now,
+}
+
+
 def _validate_lifecycle(event: dict, index: int) -> dict:
     needs = LIFECYCLE.get(event["event"]) if isinstance(event["event"], str) else None
     if needs is None:
@@ -168,7 +172,9 @@ def validate_event(event: Any, index: int) -> dict:
         raise ScriptError("an event must be a JSON object", index)
     kinds = [k for k in EVENT_KEYS if k in event]
     if len(kinds) != 1:
-        raise ScriptError('an event needs exactly one of "text", "tap", "event" or "advance_seconds"', index)
+        raise ScriptError(
+            'an event needs exactly one of "text", "tap", "event", "advance_seconds" or "now"', index
+        )
     kind = kinds[0]
     required, optional = EVENT_KEYS[kind]
     missing = sorted(required - event.keys())
@@ -177,8 +183,8 @@ def validate_event(event: Any, index: int) -> dict:
     unknown = sorted(event.keys() - required - optional)
     if unknown:
         raise ScriptError(f"unknown key(s) {', '.join(map(repr, unknown))}", index)
-    if kind == "advance_seconds":
-        return _validate_advance(event, index)
+    if kind in CLOCK_EVENTS:
+        return CLOCK_EVENTS[kind](event, index)
     for key in ("user", "group", "from_reply_of"):
         if key in event:
             _check_id(event, key, index)
@@ -194,17 +200,42 @@ def validate_event(event: Any, index: int) -> dict:
     return event
 
 
-def parse_script(raw: str) -> list[dict]:
+def _script_now(value: Any, index: int | None) -> float:
     try:
-        data = json.loads(raw)
+        if not isinstance(value, str):
+            raise ValueError('must be a string such as "2026-11-30T12:00:00+08:00"')
+        return parse_now(value)
     except ValueError as exc:
-        raise ScriptError(f"not JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("events"), list):
-        raise ScriptError('the script must be an object with an "events" list')
-    unknown = sorted(set(data) - {"events", "description"})
-    if unknown:
-        raise ScriptError(f"unknown top-level key(s) {', '.join(map(repr, unknown))}")
-    events = [validate_event(e, i) for i, e in enumerate(data["events"])]
+        raise ScriptError(f'"now" {exc}', index) from None
+
+
+@dataclass
+class Script:
+    """A validated script: its events, and the instant its service clock starts at (None: wall time)."""
+
+    events: list[dict]
+    now: float | None = None
+
+    def check_clock(self, start: float | None) -> None:
+        """A ``now`` event must not move the clock back (from ``start``, after every advance before it);
+        without a start the replay checks against the wall clock as it runs."""
+        if start is None:
+            return
+        at = start
+        for index, event in enumerate(self.events):
+            if "advance_seconds" in event:
+                at += event["advance_seconds"]
+            elif "now" in event:
+                moment = parse_now(event["now"])
+                if moment < at:
+                    raise ScriptError(
+                        f'"now" goes backwards ({event["now"]} is before the service clock\'s {_iso(at)})',
+                        index,
+                    )
+                at = moment
+
+
+def _check_taps(events: list[dict]) -> None:
     spoken: set[tuple[Any, Any]] = set()  # (user, group) as the script names them
     speakers: set[str] = set()
     for i, event in enumerate(events):
@@ -218,32 +249,89 @@ def parse_script(raw: str) -> list[dict]:
         elif "tap" in event and conversation not in spoken:
             where = f"group {event.get('group')}" if event.get("group") else f"the chat with {event['user']}"
             raise ScriptError(f"tap {event['tap']!r} comes before any message in {where}", i)
-    return events
 
 
-def load_script(path: str | Path) -> list[dict]:
+def parse_script_with_clock(raw: str) -> Script:
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise ScriptError(f"not JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("events"), list):
+        raise ScriptError('the script must be an object with an "events" list')
+    unknown = sorted(set(data) - {"events", "description", "now"})
+    if unknown:
+        raise ScriptError(f"unknown top-level key(s) {', '.join(map(repr, unknown))}")
+    if "description" in data and not isinstance(data["description"], str):
+        raise ScriptError('"description" must be a string')
+    now = _script_now(data["now"], None) if "now" in data else None
+    events = [validate_event(e, i) for i, e in enumerate(data["events"])]
+    _check_taps(events)
+    script = Script(events, now)
+    script.check_clock(now)
+    return script
+
+
+def parse_script(raw: str) -> list[dict]:
+    return parse_script_with_clock(raw).events
+
+
+def read_script(path: str | Path) -> Script:
     try:
         raw = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ScriptError(f"cannot read {path}: {exc}") from None
-    return parse_script(raw)
+    return parse_script_with_clock(raw)
+
+
+def load_script(path: str | Path) -> list[dict]:
+    return read_script(path).events
 
 
 # -- the driver ----------------------------------------------------------------------------------
 
 
 class ShiftableClock:
-    """The service clock: wall time plus an offset the script can move forward."""
+    """The service clock: wall time plus an offset the script can move forward, or — with ``start``
+    (epoch seconds) — a fixed instant that moves only when the script moves it, so the same script
+    gives the same output on any day."""
 
-    def __init__(self, base: Callable[[], float] = time.time) -> None:
-        self._base = base
+    def __init__(self, base: Callable[[], float] = time.time, *, start: float | None = None) -> None:
+        self._base = base if start is None else (lambda: start)
         self.offset = 0.0
+        self.fixed = start is not None
 
     def __call__(self) -> float:
         return self._base() + self.offset
 
     def advance(self, seconds: float) -> None:
         self.offset += seconds
+
+    def move_to(self, epoch_seconds: float) -> None:
+        """Set the clock to ``epoch_seconds``; ValueError when that is earlier than now."""
+        now = self()
+        if epoch_seconds < now:
+            raise ValueError(
+                f"goes backwards ({_iso(epoch_seconds)} is before the service clock's {_iso(now)})"
+            )
+        self.offset += epoch_seconds - now
+
+
+def _iso(epoch_seconds: float) -> str:
+    return datetime.fromtimestamp(epoch_seconds, TAIPEI).isoformat()
+
+
+def parse_now(value: str) -> float:
+    """An ISO-8601 date and time with its UTC offset (``2026-11-30T12:00:00+08:00``) as epoch seconds;
+    ValueError naming what is missing."""
+    try:
+        moment = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{value!r} is not an ISO-8601 date and time (write e.g. 2026-11-30T12:00:00+08:00)"
+        ) from None
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{value!r} has no UTC offset (add one, e.g. +08:00 for Taiwan time)")
+    return moment.timestamp()
 
 
 @dataclass
@@ -307,9 +395,9 @@ class ReplayDriver:
 
     def __init__(self, start_at: float | None = None) -> None:
         self._stack = AsyncExitStack()
-        # ``start_at``: a fixed service clock (epoch seconds) that moves only by ``advance``, so a
-        # script's dates (「明天」, 「這週末」) mean the same days on every run; default wall time.
-        self.clock = ShiftableClock() if start_at is None else ShiftableClock(lambda: start_at)
+        # ``start_at``: a fixed service clock (epoch seconds) that moves only when the script moves it,
+        # so a script's dates (「明天」, 「這週末」) mean the same days on every run; default wall time.
+        self.clock = ShiftableClock(start=start_at)
         self.app: Any = None
         self.line: Any = None
         self.client: Any = None
@@ -328,7 +416,8 @@ class ReplayDriver:
         env: dict[str, str] | None = None,
         start_at: float | None = None,
     ) -> AsyncIterator[ReplayDriver]:
-        """``async with ReplayDriver.open(...) as driver``: starts, and always closes once started."""
+        """``async with ReplayDriver.open(...) as driver``: starts, and always closes once started.
+        ``start_at`` (epoch seconds) fixes the service clock at that instant (see :class:`ShiftableClock`)."""
         driver = await cls(start_at).start(budget_bytes, env)
         try:
             yield driver
@@ -336,7 +425,9 @@ class ReplayDriver:
             await driver.close()
 
     def settings(self, budget_bytes: int | None, env: Mapping[str, str] | None) -> Settings:
-        from local_agent.settings import Settings
+        """The app's settings from the environment, with the replay's own LINE channel and fake API
+        (``SettingsError`` lists every setting that does not validate)."""
+        from local_agent.settings import load_settings
 
         env = os.environ if env is None else env
         overrides: dict[str, Any] = {
@@ -353,7 +444,7 @@ class ReplayDriver:
             overrides["LOCAL_LISTINGS_DIR"] = env["LOCAL_LISTINGS_DIR"]
         if budget_bytes is not None:
             overrides["LOCAL_INPUT_BUDGET"] = budget_bytes
-        return Settings(**overrides)
+        return load_settings(**overrides)
 
     async def start(self, budget_bytes: int | None = None, env: dict[str, str] | None = None) -> ReplayDriver:
         import httpx
@@ -365,10 +456,7 @@ class ReplayDriver:
         warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")
         try:
             self.line = self._stack.enter_context(FakeLineApi(access_token=self.token).start())
-            try:
-                settings = self.settings(budget_bytes, env)
-            except ValueError as exc:  # pydantic's ValidationError
-                raise StartupError(f"bad settings: {exc}") from None
+            settings = self.settings(budget_bytes, env)
             if budget_bytes is not None and settings.budget_unit != "bytes":
                 raise StartupError("--budget-bytes needs a byte budget (this configuration counts tokens)")
             self.app = create_app(settings, clock=self.clock, configure_logs=False)
@@ -512,8 +600,10 @@ def record_for(index: int, event: dict, result: EventResult) -> dict:
     }
 
 
-def advance_record(index: int, event: dict) -> dict:
-    return {
+def advance_record(index: int, event: dict, clock: ShiftableClock) -> dict:
+    """The record of an ``advance_seconds`` or ``now`` event: the keys of every record, empty, and
+    where the service clock stands now."""
+    record: dict[str, Any] = {
         "index": index,
         "user": None,
         "input": event,
@@ -522,40 +612,54 @@ def advance_record(index: int, event: dict) -> dict:
         "tool_calls": [],
         "journal": None,
         "error_code": None,
-        "advanced_seconds": event["advance_seconds"],
     }
+    if "advance_seconds" in event:
+        record["advanced_seconds"] = event["advance_seconds"]
+    if clock.fixed:  # on the wall clock the instant would differ from run to run
+        record["clock"] = _iso(clock())
+    return record
 
 
 def emit(record: dict) -> None:
     print(json.dumps(record, ensure_ascii=False), flush=True)
 
 
+async def _run_event(driver: ReplayDriver, index: int, event: dict) -> EventResult:
+    group = event.get("group")
+    if "event" in event:
+        return await driver.lifecycle(event["event"], user=event.get("user"), group=group)
+    if "tap" in event:
+        try:
+            if "from_reply_of" in event:
+                return await driver.tap_from(event["user"], event["tap"], event["from_reply_of"], group)
+            return await driver.tap(event["user"], event["tap"], group)
+        except NoSuchQuickReply as exc:
+            raise ScriptError(str(exc), index) from None
+    mention = bool(event.get("mention"))
+    return await driver.send_text(event.get("user"), event["text"], group, mention=mention)
+
+
 async def replay(
-    events: list[dict], *, budget_bytes: int | None = None, out: Callable[[dict], None] = emit
+    events: list[dict],
+    *,
+    budget_bytes: int | None = None,
+    out: Callable[[dict], None] = emit,
+    now: float | None = None,
 ) -> None:
-    async with ReplayDriver.open(budget_bytes=budget_bytes) as driver:
+    """Run ``events`` through the app; ``now`` (epoch seconds) fixes the service clock's start."""
+    async with ReplayDriver.open(budget_bytes=budget_bytes, start_at=now) as driver:
         for index, event in enumerate(events):
             if "advance_seconds" in event:
                 driver.advance(event["advance_seconds"])
-                out(advance_record(index, event))
-                continue
-            group = event.get("group")
-            if "event" in event:
-                result = await driver.lifecycle(event["event"], user=event.get("user"), group=group)
-            elif "tap" in event:
+                out(advance_record(index, event, driver.clock))
+            elif "now" in event:
                 try:
-                    if "from_reply_of" in event:
-                        result = await driver.tap_from(
-                            event["user"], event["tap"], event["from_reply_of"], group
-                        )
-                    else:
-                        result = await driver.tap(event["user"], event["tap"], group)
-                except NoSuchQuickReply as exc:
-                    raise ScriptError(str(exc), index) from None
+                    driver.clock.move_to(parse_now(event["now"]))
+                except ValueError as exc:
+                    raise ScriptError(f'"now" {exc}', index) from None
+                out(advance_record(index, event, driver.clock))
             else:
-                mention = bool(event.get("mention"))
-                result = await driver.send_text(event.get("user"), event["text"], group, mention=mention)
-            out(record_for(index, event, result))
+                out(record_for(index, event, await _run_event(driver, index, event)))
 
 
 def positive_int(value: str) -> int:
@@ -568,12 +672,21 @@ def positive_int(value: str) -> int:
     return n
 
 
-def main(argv: list[str] | None = None) -> int:
+def iso_instant(value: str) -> float:
+    try:
+        return parse_now(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m examples.day15.replay",
-        description="Replay a scripted conversation through the LOCAL app, offline.",
+        description="Replay a scripted conversation through the LOCAL app, offline: one JSON line per event.",
+        epilog=SCRIPT_FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("script", help='a JSON file: {"events": [...]}')
+    parser.add_argument("script", help='a JSON file: {"now": "...", "events": [...]} (format below)')
     parser.add_argument(
         "--budget-bytes",
         type=positive_int,
@@ -581,11 +694,31 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="override the input budget (UTF-8 bytes of the whole model request)",
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--now",
+        type=iso_instant,
+        default=None,
+        metavar="ISO",
+        help="start the service clock at this instant, e.g. 2026-11-30T12:00:00+08:00 (the offset is "
+        "required); overrides the script's \"now\"; without either, the machine's clock",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from local_agent.settings import SettingsError
+
+    args = _parser().parse_args(argv)
     try:
-        asyncio.run(replay(load_script(args.script), budget_bytes=args.budget_bytes))
+        script = read_script(args.script)
+        start = args.now if args.now is not None else script.now
+        script.check_clock(start)
+        asyncio.run(replay(script.events, budget_bytes=args.budget_bytes, now=start))
     except ScriptError as exc:
         print(f"replay: malformed script: {exc}", file=sys.stderr)
+        return 2
+    except SettingsError as exc:
+        print("\n".join(exc.lines("replay")), file=sys.stderr)
         return 2
     except StartupError as exc:
         print(f"replay: cannot start the app: {exc}", file=sys.stderr)

@@ -272,7 +272,7 @@ class TurnTools:
             "preference_origin": origin,
             "memory_revision": revision,
             "items": items,
-            "notice": catalogue.SNAPSHOT_NOTICE,
+            "notice": self.listings.notice,
         }
         return self._record(tool, proposed, effective, revision, origin, result)
 
@@ -323,7 +323,7 @@ class TurnTools:
             "preference_origin": "none",
             "memory_revision": revision,
             "items": items,
-            "notice": catalogue.SNAPSHOT_NOTICE,
+            "notice": self.listings.notice,
         }
         if window is not None:
             result.update(window.arguments(), dates_label=window.label())

@@ -115,5 +115,5 @@ class ScopeDispatcher:
             for task in list(self._workers.values()):
                 task.cancel()
             await asyncio.gather(*self._workers.values(), return_exceptions=True)
-            log.warning("shutdown dropped unfinished turns", extra={"count": unfinished})
+            log.warning("shutdown dropped unfinished turns", extra={"turns_dropped": unfinished})
         return done

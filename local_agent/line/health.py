@@ -42,7 +42,7 @@ async def probe_store(store: GuardedStore, *, idle: float = PROBE_IDLE_SECONDS) 
                 pass  # recorded by the store's health
         state = health.state
         if state != last_state:
-            log.warning("store health changed", extra={"status": state})
+            log.warning("store health changed", extra={"store_health": state})
             last_state = state
         await asyncio.sleep(PROBE_TICK_SECONDS)
 

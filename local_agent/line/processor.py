@@ -131,7 +131,7 @@ class EventProcessor:
                     return await self.turn(event)
                 return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
             if not first:
-                log.info("duplicate event dropped", extra={"kind": event.kind})
+                log.info("duplicate event dropped", extra={"event_kind": event.kind})
                 return None
         return await self.turn(event)
 
@@ -155,13 +155,13 @@ class EventProcessor:
         if event.kind == "postback":
             outcome = await self.service.handle_postback(event.scope, event.data)
             if outcome is None:
-                log.info("postback not ours ignored", extra={"kind": "postback"})
+                log.info("postback not ours ignored", extra={"event_kind": "postback"})
             return outcome
         if event.scope.source_type == "user":  # LINE shows the loading animation in 1:1 chats only
             try:
                 await self.gateway.show_loading(event.scope.user_id)
             except LineDeliveryError as exc:
-                log.info("loading animation not shown", extra={"status": exc.status})
+                log.info("loading animation not shown", extra={"http_status": exc.status})
         return await self.service.handle_text(event.scope, event.text, turn_id=event.event_id)
 
     async def deliver(self, event: InboundEvent, outcome: TurnOutcome, started: float) -> bool:
@@ -176,12 +176,12 @@ class EventProcessor:
                 event.reply_token, event.reply_to, messages, retry_key, token_received_at=event.received_at
             )
         except LineDeliveryError as exc:
-            log.warning("reply not delivered", extra={"status": exc.status, "code": exc.code})
+            log.warning("reply not delivered", extra={"http_status": exc.status, "code": exc.code})
             return False
         log.info(
             "turn done",
             extra={
-                "kind": event.kind,
+                "event_kind": event.kind,
                 "source_type": event.scope.source_type,
                 "delivery": how,
                 "code": outcome.error_code,

@@ -237,7 +237,9 @@ class LeasedTurn:
         else:
             outcome = await self._turn(event)
             if lost.is_set() or await self._renew_failed(event.event_id, holder):
-                log.warning("lease lost before delivery; the new holder answers", extra={"kind": event.kind})
+                log.warning(
+                    "lease lost before delivery; the new holder answers", extra={"event_kind": event.kind}
+                )
                 return "lost"
             done = await self._deliver(event, outcome)
         if not done:

@@ -59,10 +59,10 @@ from local_agent.line.queue import PubsubPublisher, QueueStats, use_emulator_hos
 from local_agent.line.shutdown import ShutdownClock
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
 from local_agent.logs import configure_logging
-from local_agent.settings import Settings
+from local_agent.settings import Settings, load_settings
 from local_agent.stores.guarded import GuardedStore
 from local_agent.stores.ports import Store
-from local_agent.wiring import build_service
+from local_agent.wiring import Wiring, build_service
 
 log = logging.getLogger("local_agent.webhook")
 CLOUD_RUN_GRACE_SECONDS = 10.0  # Cloud Run's time from SIGTERM to SIGKILL
@@ -204,11 +204,13 @@ def _admit(events: list[InboundEvent], store: GuardedStore, admission: Admission
     anything of it is claimed or run: LINE redelivers it later (with webhook redelivery turned on
     in the LINE console, see the deploy guide)."""
     if store.health.state == "unavailable":
-        log.warning("store unavailable, asking LINE to redeliver", extra={"count": len(events)})
+        log.warning("store unavailable, asking LINE to redeliver", extra={"events_refused": len(events)})
         raise _Refused(503, "store unavailable")
     refused = admission.admit([event.scope.storage_id for event in events])
     if refused is not None:
-        log.warning("not accepted, asking LINE to redeliver", extra={"code": refused, "count": len(events)})
+        log.warning(
+            "not accepted, asking LINE to redeliver", extra={"code": refused, "events_refused": len(events)}
+        )
         raise _Refused(503, refused)
 
 
@@ -287,7 +289,7 @@ async def _purge_periodically(store: Store, clock: Callable[[], float]) -> None:
     while True:
         try:
             counts = await asyncio.to_thread(store.purge_expired, clock())
-            log.info("retention purge", extra={"count": sum(counts.values())})
+            log.info("retention purge", extra={"rows_purged": sum(counts.values())})
         except StoreError as exc:
             log.warning("retention purge failed", extra={"code": exc.code})
         await asyncio.sleep(PURGE_INTERVAL_SECONDS)
@@ -347,10 +349,7 @@ class _Lifespan:
             asyncio.create_task(probe_store(wiring.store)),
         ]
         frozen = freeze_startup_heap()
-        log.info(
-            "service started",
-            extra={"kind": settings.local_model, "status": settings.local_store, "count": frozen},
-        )
+        _log_started(settings, wiring, frozen)
         try:
             yield
         finally:
@@ -364,7 +363,7 @@ class _Lifespan:
             _account(admission)
             self._close_store(wiring.store)
             gc.unfreeze()  # last: the drain above still runs without full collections
-            log.info("service stopped", extra={"count": side.dispatcher.completed})
+            log.info("service stopped", extra={"turns_completed": side.dispatcher.completed})
 
     def _close_store(self, store: GuardedStore) -> None:
         if self.store is None:  # a store passed in belongs to the caller
@@ -423,9 +422,30 @@ def _stop_queue(publisher: PubsubPublisher | None, leased: LeasedTurn | None) ->
     the next instance need not wait for them to lapse."""
     if leased is not None:
         released = leased.release_all()
-        log.log(logging.WARNING if released else logging.INFO, "leases given back", extra={"count": released})
+        log.log(
+            logging.WARNING if released else logging.INFO,
+            "leases given back",
+            extra={"leases_released": released},
+        )
     if publisher is not None:
         publisher.close()
+
+
+def _log_started(settings: Settings, wiring: Wiring, frozen: int) -> None:
+    """The startup line: which model, store and listings serve, the request budget, the frozen heap."""
+    listings = wiring.pipeline.listings
+    log.info(
+        "service started",
+        extra={
+            "model": settings.local_model,
+            "store": settings.local_store,
+            "listings_source": listings.source,
+            "listings_rows": len(listings.places) + len(listings.events),
+            "budget": settings.input_budget,
+            "budget_unit": settings.budget_unit,
+            "heap_objects_frozen": frozen,
+        },
+    )
 
 
 def warn_if_exit_outlasts_grace(settings: Settings) -> bool:
@@ -438,7 +458,7 @@ def warn_if_exit_outlasts_grace(settings: Settings) -> bool:
         return False
     log.warning(
         "LOCAL_DRAIN_SECONDS + LOCAL_STORE_DEADLINE_SECONDS is not under Cloud Run's 10 s grace",
-        extra={"duration_ms": round(exit_seconds * 1000)},
+        extra={"exit_ms": round(exit_seconds * 1000)},
     )
     return True
 
@@ -462,7 +482,7 @@ def _account(admission: Admission) -> None:
     log.log(
         logging.WARNING if admission.lost else logging.INFO,
         "shutdown accounting",
-        extra={"count": admission.lost, "accepted": admission.accepted},
+        extra={"events_lost": admission.lost, "events_accepted": admission.accepted},
     )
 
 
@@ -503,8 +523,11 @@ def create_app(
 
     ``turn_timeout`` bounds one turn (commands, model, tools; not the LINE delivery, which the
     gateway bounds): a hung model call must not block its scope's queue forever. It is kept in
-    ``app.state.processor.turn_timeout`` once the app has started."""
-    settings = settings or Settings()
+    ``app.state.processor.turn_timeout`` once the app has started. Settings that do not validate
+    raise ``SettingsError`` naming every problem."""
+    settings = settings or load_settings()
+    if configure_logs:  # here, before uvicorn's first server line, so every line is JSON
+        configure_logging(settings.local_log_level)
     lifespan = _Lifespan(settings, clock or time.time, store, model, measure, configure_logs, turn_timeout)
     app = FastAPI(title="LOCAL Day 15", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.observers = []

@@ -27,14 +27,17 @@ import io
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import TypeVar
 
 from local_agent.context.townships import TOWNSHIPS, canonical_township
 from local_agent.listings.catalogue import DIETARY_TYPES, Event, Place
 from local_agent.listings.dates import MAX_WINDOW_DAYS, parse_iso_date
+from local_agent.listings.meta import META_FILE, ListingsMeta, read_meta
+from local_agent.listings.problems import ListingsError, Problem, Problems
 
 PLACES_FILE = "places.csv"
 EVENTS_FILE = "events.csv"
@@ -52,19 +55,7 @@ _HTML_TAG = re.compile(r"<\s*/?\s*[A-Za-z!?][^>]*>")
 _BOM = b"\xef\xbb\xbf"
 
 
-class ListingsError(ValueError):
-    """A listings file the service will not serve. ``str()`` names file, row and column."""
-
-    code = "LISTINGS_INVALID"
-
-    def __init__(self, file: str, message: str, *, row: int | None = None, column: str | None = None) -> None:
-        self.file, self.row, self.column, self.message = file, row, column, message
-        where = file
-        if row is not None:
-            where += f" row {row}"
-        if column is not None:
-            where += f" column {column}"
-        super().__init__(f"{where}: {message}")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -74,6 +65,12 @@ class Listings:
     places: tuple[Place, ...]
     events: tuple[Event, ...]
     source: str
+    meta: ListingsMeta = field(default_factory=ListingsMeta)
+
+    @property
+    def notice(self) -> str:
+        """The line every search reply ends with (``listings.toml``'s notice, else a neutral as-of line)."""
+        return self.meta.notice_line
 
     @functools.cached_property
     def covered_townships(self) -> tuple[str, ...]:
@@ -113,6 +110,7 @@ class Listings:
         order = {name: i for i, name in enumerate(TOWNSHIPS)}
         return {
             "source": self.source,
+            "meta": self.meta.as_dict(),
             "places": len(self.places),
             "events": len(self.events),
             "dated_events": sum(not e.standing for e in self.events),
@@ -124,7 +122,7 @@ class Listings:
 def _read_text(path: Path) -> str:
     name = path.name
     if not path.is_file():
-        raise ListingsError(name, "file not found (the folder needs places.csv and events.csv)")
+        raise ListingsError(name, "file not found", allowed="the folder holds places.csv and events.csv")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise ListingsError(name, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,} (not read)")
@@ -150,44 +148,65 @@ def _read_text(path: Path) -> str:
         raise ListingsError(name, f"bytes that are not UTF-8; {hint}", row=row, column=f"#{cell}") from None
 
 
-def _rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
-    """``(row number, cells by column)`` for each non-blank row after the header."""
+def _header(name: str, header: list[str] | None, columns: tuple[str, ...]) -> list[str]:
+    """The header's column names; :class:`ListingsError` with every header problem."""
+    if not header or not any(h.strip() for h in header):
+        raise ListingsError(name, "empty file", row=1, allowed=f"a first row of: {','.join(columns)}")
+    header = [h.strip() for h in header]
+    problems = Problems()
+    expected = f"the columns {','.join(columns)}, in any order"
+    for column in columns:
+        if column not in header:
+            problems.add(
+                name, "required column is missing from the header", row=1, column=column, allowed=expected
+            )
+    for column in header:
+        if column not in columns:
+            problems.add(name, "unknown column", row=1, column=column or "(empty)", allowed=expected)
+    for column, n in Counter(header).items():
+        if n > 1:
+            problems.add(name, "column appears twice in the header", row=1, column=column, allowed=expected)
+    if problems:
+        raise ListingsError(problems.items)
+    return header
+
+
+def _rows(path: Path, columns: tuple[str, ...], problems: Problems) -> Iterator[tuple[int, dict[str, str]]]:
+    """``(row number, cells by column)`` for each non-blank row after the header. A cell that fails its
+    check is recorded in ``problems`` and left out of the dict (the row builder then builds nothing);
+    a problem that makes the rest of the file unreadable (encoding, header, quotes) ends the file."""
     name = path.name
-    text = _read_text(path)
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
-        header = next(reader, None)
-        if not header or not any(h.strip() for h in header):
-            raise ListingsError(name, f"empty file; the first row must be: {','.join(columns)}", row=1)
-        header = [h.strip() for h in header]
-        for column in columns:
-            if column not in header:
-                raise ListingsError(name, "required column is missing from the header", row=1, column=column)
-        for column in header:
-            if column not in columns:
-                raise ListingsError(
-                    name, f"unknown column (expected: {','.join(columns)})", row=1, column=column or "(empty)"
-                )
-        if len(set(header)) != len(header):
-            twice = next(c for c, n in Counter(header).items() if n > 1)
-            raise ListingsError(name, "column appears twice in the header", row=1, column=twice)
+        text = _read_text(path)
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        header = _header(name, next(reader, None), columns)
+    except ListingsError as exc:
+        problems.record(exc)
+        return
+    try:
         for cells in reader:
             row = reader.line_num
             if not cells or all(not c.strip() for c in cells):
                 continue
             if len(cells) != len(header):
-                raise ListingsError(name, f"{len(cells)} cells, but the header has {len(header)}", row=row)
-            yield (
-                row,
-                {
-                    column: _cell(name, row, column, value)
-                    for column, value in zip(header, cells, strict=True)
-                },
-            )
+                problems.add(
+                    name,
+                    f"{len(cells)} cells, but the header has {len(header)}",
+                    row=row,
+                    allowed="one cell per column; quote a cell that holds a comma",
+                )
+                continue
+            checked = {
+                c: problems.attempt(_cell, name, row, c, v) for c, v in zip(header, cells, strict=True)
+            }
+            yield row, {c: v for c, v in checked.items() if v is not None}
     except csv.Error as exc:
-        raise ListingsError(
-            name, f"malformed CSV ({exc}); check for an unbalanced quote", row=reader.line_num
-        ) from None
+        problems.add(
+            name,
+            f"malformed CSV ({exc}); check for an unbalanced quote",
+            row=reader.line_num,
+            allowed='a cell with a comma or quote is written in double quotes, its quotes doubled ("")',
+        )
 
 
 def _cell(file: str, row: int, column: str, value: str) -> str:
@@ -195,15 +214,27 @@ def _cell(file: str, row: int, column: str, value: str) -> str:
     for ch in value:
         if unicodedata.category(ch) == "Cc":
             raise ListingsError(
-                file, f"control character U+{ord(ch):04X} in the cell", row=row, column=column
+                file,
+                f"control character U+{ord(ch):04X} in the cell",
+                row=row,
+                column=column,
+                allowed="one line of plain text",
             )
     if _HTML_TAG.search(value):
-        raise ListingsError(file, "an HTML tag in the cell; write plain text", row=row, column=column)
+        raise ListingsError(
+            file, "an HTML tag in the cell; write plain text", row=row, column=column, allowed="plain text"
+        )
     limit = MAX_CHARS.get(column)
     if limit is not None and len(value) > limit:
-        raise ListingsError(file, f"{len(value)} characters; at most {limit}", row=row, column=column)
+        raise ListingsError(
+            file,
+            f"{len(value)} characters; at most {limit}",
+            row=row,
+            column=column,
+            allowed=f"at most {limit} characters",
+        )
     if column in _REQUIRED and not value:
-        raise ListingsError(file, "required cell is empty", row=row, column=column)
+        raise ListingsError(file, "required cell is empty", row=row, column=column, allowed="any text")
     return value
 
 
@@ -215,9 +246,21 @@ class _Ids:
 
     def add(self, file: str, row: int, value: str) -> str:
         if not _ID.match(value):
-            raise ListingsError(file, "id may hold only letters, digits, _ and -", row=row, column="id")
+            raise ListingsError(
+                file,
+                "id may hold only letters, digits, _ and -",
+                row=row,
+                column="id",
+                allowed="letters, digits, _ and -, at most 32",
+            )
         if value in self.seen:
-            raise ListingsError(file, f"duplicate id (first at {self.seen[value]})", row=row, column="id")
+            raise ListingsError(
+                file,
+                f"duplicate id (first at {self.seen[value]})",
+                row=row,
+                column="id",
+                allowed="an id used once across places.csv and events.csv",
+            )
         self.seen[value] = f"{file} row {row}"
         return value
 
@@ -226,7 +269,11 @@ def _township(file: str, row: int, value: str) -> str:
     full = canonical_township(value)
     if full is None:
         raise ListingsError(
-            file, f"{value!r} is not one of Changhua County's 26 townships", row=row, column="township"
+            file,
+            f"{value!r} is not one of Changhua County's 26 townships",
+            row=row,
+            column="township",
+            allowed="a township's full or short name, e.g. 花壇鄉 or 花壇",
         )
     return full
 
@@ -240,6 +287,7 @@ def _dietary(file: str, row: int, value: str) -> frozenset[str]:
                 f"unknown diet code {code!r} (use {';'.join(DIETARY_TYPES)})",
                 row=row,
                 column="dietary",
+                allowed=f"empty, or ;-separated codes from {';'.join(DIETARY_TYPES)}",
             )
     return frozenset(codes)
 
@@ -251,65 +299,148 @@ def _date(file: str, row: int, column: str, value: str) -> date | None:
         return parse_iso_date(value)
     except ValueError:
         raise ListingsError(
-            file, f"{value!r} is not a date that exists (write YYYY-MM-DD)", row=row, column=column
+            file,
+            f"{value!r} is not a date that exists (write YYYY-MM-DD)",
+            row=row,
+            column=column,
+            allowed="YYYY-MM-DD, a day that exists, or empty",
         ) from None
 
 
-def _place(row: int, cells: dict[str, str], ids: _Ids) -> Place:
+class _Row:
+    """One row's checks: each runs on a cell that passed :func:`_cell`; a failure is recorded and
+    leaves ``ok`` False, so the row builds nothing."""
+
+    def __init__(self, file: str, row: int, cells: dict[str, str], problems: Problems) -> None:
+        self.file, self.row, self.cells, self.problems = file, row, cells, problems
+        self.ok = True
+
+    def get(self, column: str, check: Callable[[str, int, str], T]) -> T | None:
+        """``check(file, row, cell)``, or None when the cell failed before or fails now."""
+        if column not in self.cells:
+            self.ok = False
+            return None
+        try:
+            return check(self.file, self.row, self.cells[column])
+        except ListingsError as exc:
+            self.problems.record(exc)
+            self.ok = False
+            return None
+
+    def date(self, column: str) -> date | None:
+        return self.get(column, lambda file, row, value: _date(file, row, column, value))
+
+    def text(self, column: str) -> str:
+        self.ok = self.ok and column in self.cells
+        return self.cells.get(column, "")
+
+    def fail(self, message: str, *, column: str, allowed: str) -> None:
+        self.problems.add(self.file, message, row=self.row, column=column, allowed=allowed)
+        self.ok = False
+
+
+def _place(row: int, cells: dict[str, str], ids: _Ids, problems: Problems) -> Place | None:
+    r = _Row(PLACES_FILE, row, cells, problems)
+    place_id, township = r.get("id", ids.add), r.get("township", _township)
+    dietary = r.get("dietary", _dietary)
+    name, category, address, note = r.text("name"), r.text("category"), r.text("address"), r.text("note")
+    if not r.ok or place_id is None or township is None or dietary is None:
+        return None
     return Place(
-        id=ids.add(PLACES_FILE, row, cells["id"]),
-        name=cells["name"],
-        township=_township(PLACES_FILE, row, cells["township"]),
-        category=cells["category"],
-        dietary=_dietary(PLACES_FILE, row, cells["dietary"]),
-        address_hint=cells["address"],
-        note=cells["note"],
+        id=place_id,
+        name=name,
+        township=township,
+        category=category,
+        dietary=dietary,
+        address_hint=address,
+        note=note,
     )
 
 
-def _event(row: int, cells: dict[str, str], ids: _Ids) -> Event:
-    file = EVENTS_FILE
-    start = _date(file, row, "start_date", cells["start_date"])
-    end = _date(file, row, "end_date", cells["end_date"])
-    if end is not None and start is None:
-        raise ListingsError(file, "end_date without start_date", row=row, column="start_date")
-    if start is not None and end is not None:
-        if end < start:
-            raise ListingsError(
-                file, f"end_date {end} is before start_date {start}", row=row, column="end_date"
-            )
-        if (end - start).days + 1 > MAX_WINDOW_DAYS:
-            raise ListingsError(
-                file, f"longer than {MAX_WINDOW_DAYS} days; leave the dates empty", row=row, column="end_date"
-            )
-    if start is None and not cells["when"]:
-        raise ListingsError(file, "a standing event (no dates) needs its when", row=row, column="when")
+def _event_dates(r: _Row) -> tuple[date | None, date | None]:
+    """The event's first and last day, with the checks that need both (and ``when`` without them)."""
+    first, last = r.date("start_date"), r.date("end_date")
+    if not r.ok:
+        return None, None
+    if last is not None and first is None:
+        r.fail("end_date without start_date", column="start_date", allowed="a start_date, or no end_date")
+    elif first is not None and last is not None and last < first:
+        r.fail(
+            f"end_date {last} is before start_date {first}",
+            column="end_date",
+            allowed=f"empty (one day), or a day from {first} on",
+        )
+    elif first is not None and last is not None and (last - first).days + 1 > MAX_WINDOW_DAYS:
+        r.fail(
+            f"longer than {MAX_WINDOW_DAYS} days; leave the dates empty",
+            column="end_date",
+            allowed=f"at most {MAX_WINDOW_DAYS} days, or both dates empty for a standing event",
+        )
+    elif first is None and r.cells.get("when") == "":
+        r.fail(
+            "a standing event (no dates) needs its when",
+            column="when",
+            allowed="a rhythm such as 每月第一個週六上午, or a start_date",
+        )
+    return first, last
+
+
+def _event(row: int, cells: dict[str, str], ids: _Ids, problems: Problems) -> Event | None:
+    r = _Row(EVENTS_FILE, row, cells, problems)
+    start, end = _event_dates(r)
+    event_id, township = r.get("id", ids.add), r.get("township", _township)
+    name, venue, when = r.text("name"), r.text("venue"), r.text("when")
+    category, note = r.text("category"), r.text("note")
+    if not r.ok or event_id is None or township is None:
+        return None
     return Event(
-        id=ids.add(file, row, cells["id"]),
-        name=cells["name"],
-        township=_township(file, row, cells["township"]),
-        venue=cells["venue"],
-        when=cells["when"],
-        category=cells["category"],
-        note=cells["note"],
+        id=event_id,
+        name=name,
+        township=township,
+        venue=venue,
+        when=when,
+        category=category,
+        note=note,
         start_date=start,
         end_date=end if end != start else None,
     )
 
 
-def load_listings(folder: str | Path) -> Listings:
-    """Read and validate ``places.csv`` and ``events.csv`` in ``folder``; :class:`ListingsError` on the
-    first problem. Nothing is returned unless both files are valid throughout."""
+def check_listings(folder: str | Path) -> tuple[Listings | None, tuple[Problem, ...]]:
+    """Read and validate ``places.csv``, ``events.csv`` and ``listings.toml`` (when there is one) in
+    ``folder``: the listings when nothing is wrong, and every problem found, in file and row order."""
     path = Path(folder)
+    problems = Problems()
     if not path.is_dir():
-        raise ListingsError(str(folder), "not a folder (LOCAL_LISTINGS_DIR must name a folder)")
+        problems.add(str(folder), "not a folder", allowed="LOCAL_LISTINGS_DIR names a folder")
+        return None, tuple(problems.items)
+    meta = read_meta(path, problems)
     ids = _Ids()
-    places = tuple(_place(row, cells, ids) for row, cells in _rows(path / PLACES_FILE, PLACE_COLUMNS))
-    events = tuple(_event(row, cells, ids) for row, cells in _rows(path / EVENTS_FILE, EVENT_COLUMNS))
-    if not places and not events:
-        raise ListingsError(PLACES_FILE, "both files are empty; there is nothing to serve")
+    places = [
+        _place(row, cells, ids, problems) for row, cells in _rows(path / PLACES_FILE, PLACE_COLUMNS, problems)
+    ]
+    events = [
+        _event(row, cells, ids, problems) for row, cells in _rows(path / EVENTS_FILE, EVENT_COLUMNS, problems)
+    ]
+    if not problems and not places and not events:
+        problems.add(
+            PLACES_FILE, "both files are empty; there is nothing to serve", allowed="at least one row"
+        )
+    if problems:
+        return None, tuple(problems.items)
     source = "shipped teaching snapshot" if path.resolve() == SHIPPED_DIR else path.name
-    return Listings(places, events, source)
+    kept_places = tuple(p for p in places if p is not None)
+    kept_events = tuple(e for e in events if e is not None)
+    return Listings(kept_places, kept_events, source, meta), ()
+
+
+def load_listings(folder: str | Path) -> Listings:
+    """The folder's listings; :class:`ListingsError` carrying every problem when anything is wrong.
+    Nothing is returned unless every file is valid throughout."""
+    listings, problems = check_listings(folder)
+    if listings is None:
+        raise ListingsError(problems)
+    return listings
 
 
 @functools.cache
@@ -325,6 +456,7 @@ def listings_from(folder: str | Path | None) -> Listings:
 
 __all__ = [
     "EVENTS_FILE",
+    "META_FILE",
     "EVENT_COLUMNS",
     "MAX_FILE_BYTES",
     "PLACES_FILE",
@@ -332,6 +464,9 @@ __all__ = [
     "SHIPPED_DIR",
     "Listings",
     "ListingsError",
+    "ListingsMeta",
+    "Problem",
+    "check_listings",
     "listings_from",
     "load_listings",
     "shipped_listings",

@@ -7,16 +7,27 @@ from typing import Any
 from local_agent.context.projection import PENDING_CODES
 from local_agent.listings import catalogue
 from local_agent.listings.dates import DateWindow, parse_iso_date
+from local_agent.listings.meta import NO_DATE_LINE
 from local_agent.replies.reply import MAX_CARDS, Card, Choice, Reply
 
-HELP_TEXT = (
+HELP_INTRO = (
     "您好，我是 LOCAL 彰化在地小幫手。\n"
     "・問「花壇有什麼好吃的？」找店家\n"
     "・問「鹿港這週有什麼活動？」查活動\n"
     "・說「記住我吃素」，同意後找店家會先套用\n"
-    "・說「忘記我的飲食偏好」就會刪除\n"
-    "資料是教學快照，出發前請再確認。"
+    "・說「忘記我的飲食偏好」就會刪除"
 )
+# The help text's last line comes from the listings' own ``listings.toml`` (``ListingsMeta.help_line``);
+# this is the shipped snapshot's (tests/test_listings_meta.py holds the two equal).
+SHIPPED_HELP_LINE = "資料：LOCAL 教學範例（虛構資料），2026-11-30 更新。" + catalogue.SNAPSHOT_NOTICE
+
+
+def help_text(data_line: str = SHIPPED_HELP_LINE) -> str:
+    """The help text, ending with the line that says whose listings these are and how current."""
+    return f"{HELP_INTRO}\n{data_line}"
+
+
+HELP_TEXT = help_text()
 JOIN_TEXT = (
     "大家好，我是 LOCAL 彰化在地小幫手。\n"
     "要找我，請先 @LOCAL 再說，例如「@LOCAL 花壇有什麼好吃的？」；沒有 @ 我的訊息，我不會回。\n"
@@ -89,11 +100,7 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
         if result.get("preference_origin") == "consented_memory" and cond:
             cond = f"（{catalogue.dietary_label(diet)}，已套用您同意記住的偏好）"
         if not items:
-            text = (
-                f"{area}{cond}：目前的教學快照裡沒有找到符合的店家。"
-                if cond
-                else f"{area}目前的教學快照裡沒有找到符合的店家。"
-            )
+            text = f"{area}{cond}：沒有找到符合的店家。" if cond else f"{area}沒有找到符合的店家。"
         else:
             text = f"{area}{cond}找到 {len(items)} 家店家："
         cards = tuple(_place_card(i) for i in items[:MAX_CARDS])
@@ -102,7 +109,8 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
         text = _events_text(result, items)
         cards = tuple(_event_card(i) for i in items[:MAX_CARDS])
         alt = f"{area}活動：" + "、".join(c.title for c in cards)
-    text += "\n" + str(result.get("notice") or catalogue.SNAPSHOT_NOTICE)
+    # The listings' notice, once: the line above never repeats it, even when nothing was found.
+    text += "\n" + str(result.get("notice") or NO_DATE_LINE)
     return Reply(texts=(text,), cards=cards, alt_text=alt[:400] if cards else "")
 
 
@@ -111,13 +119,13 @@ def _events_text(result: dict[str, Any], items: list[dict[str, Any]]) -> str:
     area, label = result["area"], result.get("dates_label")
     if not label:
         if not items:
-            return f"{area}目前的教學快照裡沒有找到對應的活動。"
+            return f"{area}沒有找到對應的活動。"
         return f"{area}找到 {len(items)} 個活動："
     standing = sum(1 for i in items if i.get("standing"))
     dated = len(items) - standing
     searched = f"{area}（查詢日期：{label}）"
     if not items:
-        return f"{searched}：目前的教學快照裡沒有找到對應的活動。"
+        return f"{searched}：沒有找到對應的活動。"
     if not standing:
         return f"{searched}找到 {dated} 個活動："
     if not dated:

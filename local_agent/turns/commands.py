@@ -177,8 +177,10 @@ class Commands:
         clock: Callable[[], float],
         tokens: ConsentTokens | None = None,
         audit: AuditStore | None = None,
+        help_text: str = HELP_TEXT,
     ) -> None:
         self.preferences, self.journal, self.clock = preferences, journal, clock
+        self.help_text = help_text  # ends with the listings' own data line (``listings.toml``)
         self.tokens = tokens or ConsentTokens()
         self.audit = audit  # when given, a forget also scrubs the remembered diet from its audit rows
 
@@ -189,7 +191,7 @@ class Commands:
         Personal commands in a group or room are answered with a pointer to the 1:1 chat."""
         kind = kind or match_text_command(text)
         if kind == "help":
-            return CommandResult(Reply(texts=(HELP_TEXT,)), "help")
+            return CommandResult(Reply(texts=(self.help_text,)), "help")
         if kind == "forget_declined":
             return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
         if kind in ("consent_prompt", "forget", "forget_confirm") and scope.source_type != "user":

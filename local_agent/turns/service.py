@@ -13,7 +13,7 @@ from typing import Any
 from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
-from local_agent.replies.render import HELP_TEXT, JOIN_TEXT, MEDIA_TEXT_OTHER, MEDIA_TEXTS, POLITE_FAILURE
+from local_agent.replies.render import JOIN_TEXT, MEDIA_TEXT_OTHER, MEDIA_TEXTS, POLITE_FAILURE
 from local_agent.replies.reply import Reply
 from local_agent.stores.ports import PreferenceStore
 from local_agent.turns.commands import NOT_DELETED, Commands, match_text_command
@@ -46,7 +46,7 @@ class LocalService:
         if kind is None:  # most messages: straight to the router, no thread hop
             return await self.router.run_turn(scope, text, turn_id=turn_id)
         if kind == "help":  # touches no store
-            return TurnOutcome(Reply(texts=(HELP_TEXT,)), command="help")
+            return TurnOutcome(Reply(texts=(self.commands.help_text,)), command="help")
         if kind == "forget_declined":  # touches no store either
             return TurnOutcome(Reply(texts=(NOT_DELETED,)), command=kind)
         try:
@@ -67,7 +67,7 @@ class LocalService:
         return TurnOutcome(result.reply, command=result.command)
 
     def greeting(self) -> TurnOutcome:
-        return TurnOutcome(Reply(texts=(HELP_TEXT,)), command="greeting")
+        return TurnOutcome(Reply(texts=(self.commands.help_text,)), command="greeting")
 
     def introduction(self) -> TurnOutcome:
         """What the bot says once when it joins a group or room: how to call it, what it keeps."""
