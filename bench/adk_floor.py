@@ -109,10 +109,26 @@ def as_installed() -> Iterator[None]:
 # -- the Gemini path over loopback ---------------------------------------------------------------
 
 
+# Preference turns for the Gemini path: what a model following the rules answers (the preference
+# tool), and one that does not (a false deletion claim, which the text gate refuses).
+PREFERENCE_ANSWERS: dict[str, dict[str, Any]] = {
+    "把我吃素的資料刪掉": {"function_call": {"name": "manage_preference", "args": {"action": "forget"}}},
+    "我吃素，幫我記著": {
+        "function_call": {
+            "name": "manage_preference",
+            "args": {"action": "remember", "dietary_type": "vegetarian"},
+        }
+    },
+    "你存了我哪些資料？": {"function_call": {"name": "manage_preference", "args": {"action": "show"}}},
+    "我的偏好幫我清一清": {"text": "好的，已經幫您刪除了。"},
+}
+
+
 def _propose(body: dict[str, Any]) -> dict[str, Any]:
-    """The fake's answer: what the offline rules would propose for the request Gemini received."""
+    """The fake's answer: what the offline rules would propose for the request Gemini received
+    (for a preference turn, ``PREFERENCE_ANSWERS``)."""
     from local_agent.agent import offline_rules
-    from local_agent.agent.tools import TOOL_NAMES
+    from local_agent.agent.tools import SEARCH_TOOLS
 
     contents = [
         {
@@ -121,7 +137,10 @@ def _propose(body: dict[str, Any]) -> dict[str, Any]:
         }
         for c in body.get("contents") or []
     ]
-    return offline_rules.propose(contents, TOOL_NAMES)
+    current = contents[-1]["parts"][0]["text"] if contents else ""
+    if current in PREFERENCE_ANSWERS:
+        return PREFERENCE_ANSWERS[current]
+    return offline_rules.propose(contents, SEARCH_TOOLS)
 
 
 def gemini_path(
@@ -172,6 +191,7 @@ def gemini_path(
                                 for r in generates
                             ),
                             "error_code": outcome.error_code,
+                            "gate_code": outcome.gate_code,
                         }
                     )
             finally:

@@ -21,10 +21,12 @@
 (iv)  the Gemini path per turn against FakeGemini over loopback (real google-genai + ADK):
       model round trips (generateContent + countTokens), request bytes and reported tokens, for
       the five-turn script and a 50-turn sweep, with the byte bound (factor 1.0) and without it
-      (factor 0: countTokens before every send, as before the bound).
+      (factor 0: countTokens before every send, as before the bound), and four preference turns
+      (three manage_preference calls, one false deletion claim the text gate refuses).
 
   python -m bench.turn_overhead [--scopes 1000] [--iterations 2000] [--adk-turns 300]
-                                [--webhook-turns 200] [--sweep-turns 50] [--quick] [--out-dir out/bench]
+                                [--webhook-turns 200] [--sweep-turns 50] [--quick] [--gemini-only]
+                                [--out-dir out/bench]
 """
 
 from __future__ import annotations
@@ -207,11 +209,17 @@ async def measure_adk(
 
 
 def gemini_rows(sweep_turns: int) -> dict[str, list[dict[str, Any]]]:
-    """(iv): per-turn rows for the five-turn script and the sweep, with and without the bound."""
-    from bench.adk_floor import gemini_path
+    """(iv): per-turn rows for the five-turn script, the sweep and the preference turns, with and
+    without the bound."""
+    from bench.adk_floor import PREFERENCE_ANSWERS, gemini_path
 
     runs: dict[str, list[dict[str, Any]]] = {}
-    for label, texts in (("five", list(FIVE_TURNS)), ("sweep", conversation(sweep_turns))):
+    turns = (
+        ("five", list(FIVE_TURNS)),
+        ("sweep", conversation(sweep_turns)),
+        ("preference", list(PREFERENCE_ANSWERS)),
+    )
+    for label, texts in turns:
         for factor in (1.0, 0.0):
             runs[f"{label}/{factor:g}"] = gemini_path(texts, factor=factor)
     return runs
@@ -232,6 +240,7 @@ def gemini_summary(label: str, rows: list[dict[str, Any]]) -> list[Any]:
         max(r["reported_prompt_tokens"] for r in rows),
         ",".join(sorted({str(r["measured_by"]) for r in rows})),
         errors,
+        sum(r["gate_code"] is not None for r in rows),
     ]
 
 
@@ -281,6 +290,57 @@ def stats_row(name: str, values: list[float]) -> list[Any]:
     ]
 
 
+def report_gemini(gemini: dict[str, list[dict[str, Any]]], out_dir: str | None) -> list[list[Any]]:
+    """(iv): print the Gemini-path table and write its CSV; the table's rows."""
+    gemini_headers = [
+        "gemini path (fake over loopback)",
+        "turns",
+        "generate/turn",
+        "countTokens/turn",
+        "round trips/turn",
+        "body B med",
+        "body B max",
+        "prompt tok med",
+        "prompt tok max",
+        "measured_by",
+        "errors",
+        "gate refusals",
+    ]
+    gemini_table = [
+        gemini_summary(
+            f"{label} turns, {'byte bound (factor 1.0)' if factor == '1' else 'count every send (factor 0)'}",
+            rows,
+        )
+        for key, rows in gemini.items()
+        for label, factor in [key.split("/")]
+    ]
+    print(format_table(gemini_headers, gemini_table))
+    print(
+        "  body B = generateContent HTTP body bytes as google-genai sent them; prompt tok = the fake's "
+        "usageMetadata (bytes // 4 of the body: a stand-in, not Gemini's tokenizer)"
+    )
+    gemini_csv = write_csv(
+        out_path(f"{NAME}_gemini.csv", out_dir),
+        ["run", *gemini.get("five/1", [{}])[0].keys()],
+        [[key, *row.values()] for key, rows in gemini.items() for row in rows],
+    )
+    print(f"  wrote {gemini_csv}")
+
+    return gemini_table
+
+
+def gemini_keys(table: list[list[Any]]) -> dict[str, Any]:
+    return {
+        "gemini_round_trips_per_turn_five": table[0][4],
+        "gemini_count_tokens_per_turn_five": table[0][3],
+        "gemini_body_bytes_median_five": table[0][5],
+        "gemini_round_trips_per_turn_sweep": table[2][4],
+        "gemini_round_trips_per_turn_sweep_count_every_send": table[3][4],
+        "gemini_round_trips_per_turn_preference": table[4][4],
+        "gemini_gate_refusals_preference": table[4][11],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scopes", type=int, default=1000, help="active scopes pre-populated (default 1000)")
@@ -295,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         help="switch Nagle back on in the FakeLineApi (its ~40 ms delayed-ACK stall per call included)",
     )
     parser.add_argument("--quick", action="store_true", help="smoke-test size")
+    parser.add_argument("--gemini-only", action="store_true", help="only (iv), the Gemini path over loopback")
     parser.add_argument("--out-dir", default=None, help="where CSV/PNG go (default out/bench)")
     args = parser.parse_args(argv)
     if args.quick:
@@ -303,6 +364,9 @@ def main(argv: list[str] | None = None) -> int:
     if min(args.scopes, args.iterations, args.adk_turns, args.webhook_turns, args.sweep_turns) < 1:
         parser.error("sizes must be >= 1")
     warnings.filterwarnings("ignore", message=r".*EXPERIMENTAL.*")
+    if args.gemini_only:
+        print(key_line(NAME, gemini_keys(report_gemini(gemini_rows(args.sweep_turns), args.out_dir))))
+        return 0
 
     from local_agent.stores.sqlite import SqliteStore
     from local_agent.wiring import store_io
@@ -427,38 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"  wrote {csv_file} and {samples}")
     print()
-    gemini_headers = [
-        "gemini path (fake over loopback)",
-        "turns",
-        "generate/turn",
-        "countTokens/turn",
-        "round trips/turn",
-        "body B med",
-        "body B max",
-        "prompt tok med",
-        "prompt tok max",
-        "measured_by",
-        "errors",
-    ]
-    gemini_table = [
-        gemini_summary(
-            f"{label} turns, {'byte bound (factor 1.0)' if factor == '1' else 'count every send (factor 0)'}",
-            rows,
-        )
-        for key, rows in gemini.items()
-        for label, factor in [key.split("/")]
-    ]
-    print(format_table(gemini_headers, gemini_table))
-    print(
-        "  body B = generateContent HTTP body bytes as google-genai sent them; prompt tok = the fake's "
-        "usageMetadata (bytes // 4 of the body: a stand-in, not Gemini's tokenizer)"
-    )
-    gemini_csv = write_csv(
-        out_path(f"{NAME}_gemini.csv", args.out_dir),
-        ["run", *gemini.get("five/1", [{}])[0].keys()],
-        [[key, *row.values()] for key, rows in gemini.items() for row in rows],
-    )
-    print(f"  wrote {gemini_csv}")
+    gemini_table = report_gemini(gemini, args.out_dir)
 
     png = out_path(f"{NAME}.png", args.out_dir)
     plt = pyplot()
@@ -496,10 +529,7 @@ def main(argv: list[str] | None = None) -> int:
                 "adk_floor_as_installed_ratio": f"{installed_ratio:.2f}",
                 "adk_turn_unguarded_median_ms": f"{u_med:.2f}",
                 "adk_floor_ratio_unguarded": f"{u_med / f_med:.2f}",
-                "gemini_round_trips_per_turn_five": gemini_table[0][4],
-                "gemini_count_tokens_per_turn_five": gemini_table[0][3],
-                "gemini_round_trips_per_turn_sweep": gemini_table[2][4],
-                "gemini_round_trips_per_turn_sweep_count_every_send": gemini_table[3][4],
+                **gemini_keys(gemini_table),
             },
         )
     )
