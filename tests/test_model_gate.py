@@ -80,6 +80,7 @@ class GateApp:
     def _turn(self, event: dict[str, Any]) -> Seen:
         before = len(self.app.line.replies())
         response = self.app.turn(event)
+        assert response.status_code == 200, "never a 5xx"
         replies = self.app.line.replies()
         assert len(replies) == before + 1, "every turn is answered once"
         message = replies[-1].body["messages"][0]
