@@ -295,3 +295,26 @@ def test_inprocess_mode_has_no_push_endpoint(tmp_path: Path) -> None:
         response = harness.client.post(f"/pubsub/push?token={PUSH_TOKEN}", content=push_envelope(b"{}"))
         assert response.status_code in (404, 405)
         assert harness.client.get("/healthz").json()["queue"]["mode"] == "inprocess"
+
+
+def test_after_sigterm_no_push_is_started(app: AppHarness) -> None:
+    app.app.state.shutdown.begin()  # what SIGTERM does first
+    response = push(app, inbound("U" + "7" * 32, "花壇有什麼好吃的店？"))
+    assert (response.status_code, response.json()) == (503, {"error": "not serving"})
+    assert app.line.requests == [] and app.store.audit_rows() == []
+    assert app.client is not None and app.client.get("/healthz").json()["status"] == "stopping"
+
+
+def test_callback_answers_503_when_pubsub_does_not_confirm_in_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PUBSUB_EMULATOR_HOST", EMULATOR)  # nothing listens there
+    settings = {**PUBSUB, "LOCAL_PUBSUB_PUBLISH_DEADLINE_SECONDS": "0.5"}
+    with AppHarness(tmp_path / "local.sqlite3", settings=settings) as harness:
+        started = __import__("time").monotonic()
+        response = harness.send(W.text_event("U" + "8" * 32, "花壇有什麼好吃的店？"))
+        assert (response.status_code, response.json()) == (503, {"error": "not queued"})  # LINE redelivers
+        assert __import__("time").monotonic() - started < 5
+        queue = harness.client.get("/healthz").json()["queue"]
+        assert (queue["published"], queue["publish_failures"]) == (0, 1)
+        assert harness.line.requests == [] and harness.store.audit_rows() == []

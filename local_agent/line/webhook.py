@@ -499,9 +499,16 @@ async def _healthz(request: Request) -> JSONResponse:
         pending=dispatcher.pending if dispatcher else 0,
         backend=settings.local_store,
         model=settings.local_model,
-        queue={"mode": settings.local_queue, **state.queue_stats.report()},
+        queue=_queue_report(settings, state.queue_stats, state.push_endpoint),
     )
     return JSONResponse(body, status_code=code)
+
+
+def _queue_report(settings: Settings, stats: QueueStats, endpoint: PushEndpoint | None) -> dict[str, Any]:
+    """The queue's side of ``/healthz``: its mode, and in pubsub mode what was published and
+    pushed, the redeliveries seen and the pushes being worked on here now."""
+    in_flight = endpoint.in_flight if endpoint is not None else 0
+    return {"mode": settings.local_queue, **stats.report(), "in_flight": in_flight}
 
 
 async def _livez() -> JSONResponse:

@@ -196,6 +196,12 @@ class _FrontHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         return
 
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError):
+            pass  # the client (the emulator, a test) went away: nothing to answer
+
     def _forward(self) -> None:
         backends: _Backends = self.server.backends  # type: ignore[attr-defined]
         length = int(self.headers.get("Content-Length") or 0)
