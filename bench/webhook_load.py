@@ -421,6 +421,36 @@ def final_drain(target: Target, expected: int, timeout: float) -> int:
     return int(wait_for_answers(target, expected, timeout).get("answers", 0))
 
 
+# -- the queue modes (target "pubsub") --------------------------------------------------------
+
+
+def queue_section(args: argparse.Namespace) -> dict[str, Any]:
+    """LOCAL_QUEUE=inprocess (one instance, SQLite) beside LOCAL_QUEUE=pubsub (two instances,
+    Pub/Sub and Firestore emulators, a round-robin front): see ``bench/queue_modes.py``."""
+    from bench import queue_modes
+
+    rates = [float(x) for x in args.queue_rates.split(",") if x]
+    rows = queue_modes.run(rates, args.queue_seconds, max(args.drain_timeout, 60.0))
+    print(
+        "Queue modes: inprocess = one instance on SQLite; pubsub = two instances on the Firestore emulator "
+        "behind a round-robin front, the Pub/Sub emulator pushing to /pubsub/push (at most two pushes at "
+        "once: the emulator's limit, not Cloud Run's). One message per new person, open loop; times from "
+        "the scheduled send; lost = acknowledged, never answered; twice = answered more than once."
+    )
+    table = [row.cells() for row in rows]
+    print(format_table(queue_modes.HEADERS, table))
+    csv_file = write_csv(out_path(f"{NAME}_queues.csv", args.out_dir), queue_modes.HEADERS, table)
+    print(f"  wrote {csv_file}")
+    key: dict[str, Any] = {}
+    for row in rows:
+        tag = f"{row.mode}{row.rate:g}"
+        key[f"{tag}_ack_p99_ms"] = f"{percentile(row.ack_ms, 99):.1f}"
+        key[f"{tag}_reply_p99_ms"] = f"{percentile(row.reply_ms, 99):.0f}"
+        key[f"{tag}_lost"] = str(row.lost)
+        key[f"{tag}_twice"] = str(row.twice)
+    return key
+
+
 # -- main -------------------------------------------------------------------------------------
 
 
@@ -451,7 +481,13 @@ def main(argv: list[str] | None = None) -> int:
         "--overload-rate", type=float, default=400.0, help="fault phases' offered rate, req/s"
     )
     parser.add_argument("--overload-seconds", type=float, default=3.0, help="fault phases' duration (s)")
-    parser.add_argument("--targets", default="local,echo", help="which servers (default local,echo)")
+    parser.add_argument(
+        "--targets",
+        default="local,echo",
+        help="which servers (default local,echo); add pubsub for the queue modes side by side on the emulators",
+    )
+    parser.add_argument("--queue-rates", default="25,50", help="pubsub target: offered rates, req/s")
+    parser.add_argument("--queue-seconds", type=float, default=4.0, help="pubsub target: seconds per rate")
     parser.add_argument("--quick", action="store_true", help="smoke-test size")
     parser.add_argument("--out-dir", default=None, help="where CSV/PNG go (default out/bench)")
     args = parser.parse_args(argv)
@@ -468,8 +504,13 @@ def main(argv: list[str] | None = None) -> int:
     if len(caps) != len(levels) or min(levels + caps) < 1:
         parser.error("--messages needs one positive count per --concurrency level")
     names = [n for n in args.targets.split(",") if n]
-    if not set(names) <= {"local", "echo"} or not names:
-        parser.error("--targets is a subset of local,echo")
+    if not set(names) <= {"local", "echo", "pubsub"} or not names:
+        parser.error("--targets is a subset of local,echo,pubsub")
+    queues = "pubsub" in names
+    names = [n for n in names if n != "pubsub"]
+    if not names:  # the queue modes alone
+        print(key_line(NAME, queue_section(args)))
+        return 0
 
     started = time.perf_counter()
     phases: list[Phase] = []
@@ -778,6 +819,9 @@ def main(argv: list[str] | None = None) -> int:
     fig.savefig(png, dpi=100)
     plt.close(fig)
     print(f"  wrote {png}  ({elapsed:.1f} s)")
+    if queues:
+        print()
+        key.update(queue_section(args))
     print(key_line(NAME, key))
     return 0
 

@@ -5,6 +5,8 @@ API behind it): leases, answers, failures, duplicates and the emulator token."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,7 @@ def inbound(
         reply_to=user,
         event_id=event_id or event["webhookEventId"],
         reply_token=None if kind == "unfollow" else event["replyToken"],
-        received_at=kw.pop("received_at", 0.0) or __import__("time").time(),
+        received_at=kw.pop("received_at", 0.0) or time.time(),
         text=text,
         data=kw.pop("data", ""),
     )
@@ -237,8 +239,6 @@ def test_an_expired_reply_token_falls_back_to_push(app: AppHarness) -> None:
 
 
 def test_an_event_another_instance_holds_waits_for_its_lease(app: AppHarness) -> None:
-    import time
-
     user = "U" + "4" * 32
     event = inbound(user, "溪湖有什麼好吃的店？")
     assert event.event_id is not None
@@ -311,10 +311,31 @@ def test_callback_answers_503_when_pubsub_does_not_confirm_in_time(
     monkeypatch.setenv("PUBSUB_EMULATOR_HOST", EMULATOR)  # nothing listens there
     settings = {**PUBSUB, "LOCAL_PUBSUB_PUBLISH_DEADLINE_SECONDS": "0.5"}
     with AppHarness(tmp_path / "local.sqlite3", settings=settings) as harness:
-        started = __import__("time").monotonic()
+        started = time.monotonic()
         response = harness.send(W.text_event("U" + "8" * 32, "花壇有什麼好吃的店？"))
         assert (response.status_code, response.json()) == (503, {"error": "not queued"})  # LINE redelivers
-        assert __import__("time").monotonic() - started < 5
+        assert time.monotonic() - started < 5
         queue = harness.client.get("/healthz").json()["queue"]
         assert (queue["published"], queue["publish_failures"]) == (0, 1)
         assert harness.line.requests == [] and harness.store.audit_rows() == []
+
+
+def test_a_worker_whose_lease_was_taken_over_delivers_nothing(app: AppHarness) -> None:
+    """A worker that stalled past its lease (frozen, or its clock behind) while another instance
+    took the event over: the renewal finds the lease gone and it sends nothing."""
+    user = "U" + "9" * 32
+    event = inbound(user, "花壇有什麼好吃的店？")
+    assert event.event_id is not None
+    app.line.delay_next("/chat/loading/start", 2.0)  # the turn is slow to start
+    result: list[Any] = []
+    worker = threading.Thread(target=lambda: result.append(push(app, event)))
+    worker.start()
+    time.sleep(0.5)
+    # another instance, seeing this lease lapse on its clock, takes the event over
+    assert (
+        app.store.lease_event(event.event_id, holder="other/1", now=time.time() + 100, lease=60) == "claimed"
+    )
+    worker.join(30)
+    (response,) = result
+    assert (response.status_code, response.json()) == (503, {"status": "lost"})
+    assert app.line.replies() == [] and app.line.pushes() == []

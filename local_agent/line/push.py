@@ -183,6 +183,16 @@ async def read_envelope(request: Request) -> tuple[str, bytes]:
 
 
 @dataclass
+class _Claim:
+    """This worker's lease on one event: when it was last renewed (monotonic), whether lost."""
+
+    event_id: str
+    holder: str
+    renewed_at: float = 0.0
+    lost: bool = False
+
+
+@dataclass
 class LeasedTurn:
     """One pushed event, from its lease to its answer (runs where the turns run)."""
 
@@ -196,56 +206,58 @@ class LeasedTurn:
     async def run(self, event: InboundEvent) -> PushResult:
         if not event.event_id:  # LINE always sends one; without it there is nothing to lease
             return "answered" if await self._answer(event) else "failed"
-        event_id, holder = event.event_id, f"{self.instance}/{uuid.uuid4().hex[:12]}"
+        claim = _Claim(event.event_id, f"{self.instance}/{uuid.uuid4().hex[:12]}")
         try:
-            found = await self._lease(event_id, holder)
+            found = await self._lease(claim)
         except StoreError as exc:
             log.warning("lease unavailable", extra={"code": exc.code})
             return "unavailable"
         if found != "claimed":
             return "duplicate" if found == "done" else "held"
-        self.holding[event_id] = holder
-        lost = asyncio.Event()
-        keeper = asyncio.create_task(self._keep(event_id, holder, lost))
+        self.holding[claim.event_id] = claim.holder
+        keeper = asyncio.create_task(self._keep(claim))
         try:
-            return await self._work(event, holder, lost)
+            return await self._work(event, claim)
         finally:
             keeper.cancel()
-            self.holding.pop(event_id, None)
+            self.holding.pop(claim.event_id, None)
 
-    async def _lease(self, event_id: str, holder: str) -> str:
-        return await asyncio.to_thread(
-            self.store.lease_event, event_id, holder=holder, now=self.clock(), lease=self.lease
+    async def _lease(self, claim: _Claim) -> str:
+        asked = time.monotonic()
+        found = await asyncio.to_thread(
+            self.store.lease_event, claim.event_id, holder=claim.holder, now=self.clock(), lease=self.lease
         )
+        if found == "claimed":
+            claim.renewed_at = asked  # the lease runs until at least ``asked + lease``
+        else:
+            claim.lost = True
+        return found
 
-    async def _keep(self, event_id: str, holder: str, lost: asyncio.Event) -> None:
+    async def _keep(self, claim: _Claim) -> None:
         """Renew the lease every third of it while the turn runs; a renewal that finds it taken
-        over sets ``lost``. A failed renewal is tried again at the next tick."""
-        while True:
+        over marks the claim lost. A failed renewal is tried again at the next tick."""
+        while not claim.lost:
             await asyncio.sleep(self.lease / 3)
             try:
-                if await self._lease(event_id, holder) != "claimed":
-                    lost.set()
-                    return
+                await self._lease(claim)
             except StoreError:
                 continue
 
-    async def _work(self, event: InboundEvent, holder: str, lost: asyncio.Event) -> PushResult:
-        assert event.event_id is not None
+    async def _work(self, event: InboundEvent, claim: _Claim) -> PushResult:
         if event.kind == "unfollow":  # no answer; forgetting must happen, so a failure is retried
             done = await self.processor.service.unfollow(event.scope) is not None
         else:
             outcome = await self._turn(event)
-            if lost.is_set() or await self._renew_failed(event.event_id, holder):
+            if not await self._still_held(claim):
                 log.warning(
                     "lease lost before delivery; the new holder answers", extra={"event_kind": event.kind}
                 )
                 return "lost"
             done = await self._deliver(event, outcome)
         if not done:
-            await self._release(event.event_id, holder)
+            await self._release(claim.event_id, claim.holder)
             return "failed"
-        await self._finish(event.event_id, holder)
+        await self._finish(claim.event_id, claim.holder)
         return "answered"
 
     async def _turn(self, event: InboundEvent) -> TurnOutcome | None:
@@ -255,11 +267,17 @@ class LeasedTurn:
             log.warning("turn failed, apologising", extra={"code": type(exc).__name__})
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=INTERNAL_ERROR)
 
-    async def _renew_failed(self, event_id: str, holder: str) -> bool:
+    async def _still_held(self, claim: _Claim) -> bool:
+        """Before delivering: the lease is provably ours when renewed less than half a lease ago
+        (no one can take it before it lapses); otherwise renew it now (the fence)."""
+        if claim.lost:
+            return False
+        if time.monotonic() - claim.renewed_at < self.lease / 2:
+            return True
         try:
-            return await self._lease(event_id, holder) != "claimed"
-        except StoreError:
-            return False  # unknown: the keeper saw no takeover, and the lease runs a while yet
+            return await self._lease(claim) == "claimed"
+        except StoreError:  # unknown: ours while the last renewal has not lapsed
+            return time.monotonic() - claim.renewed_at < self.lease
 
     async def _deliver(self, event: InboundEvent, outcome: TurnOutcome | None) -> bool:
         if outcome is None:
