@@ -252,7 +252,7 @@ def test_a_measure_in_the_wrong_unit_refuses_before_the_model(tmp_path, clock):
 # -- consent and forget, end to end (seed §7 evidence) -------------------------------------------------
 
 
-def test_consent_then_forget_changes_the_effective_arguments_and_empties_the_window(tmp_path, clock):
+def test_consent_then_forget_changes_the_effective_arguments_and_keeps_the_township(tmp_path, clock):
     router, _, store = build(tmp_path, clock)
     commands = Commands(preferences=store, journal=router.pipeline.journal, clock=clock)
     commands.handle_postback(SCOPE, commands.handle_text(SCOPE, "記住我吃素").reply.choices[0].data)
@@ -263,7 +263,9 @@ def test_consent_then_forget_changes_the_effective_arguments_and_empties_the_win
         granted["memory_revision"],
     ) == ("vegetarian", "consented_memory", 1)
     commands.handle_text(SCOPE, "忘記我的飲食偏好")
-    assert turn(router, "剛才那個鄉鎮，再找一家吃的。").reply.texts == ("請問是哪個鄉鎮？",)
+    # the window was projected again under the new revision: the township is still there
+    again = turn(router, "剛才那個鄉鎮，再找一家吃的。").tool_calls[0]
+    assert again["effective_arguments"]["area"] == "花壇鄉" and again["memory_revision"] == 2
     after = turn(router, "花壇有什麼店推薦吃吃看？").tool_calls[0]
     assert (
         after["effective_arguments"]["dietary_type"],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from local_agent.context.errors import StoreError
@@ -47,7 +49,8 @@ def seed_window(journal: ContextJournal, store: SqliteStore, scope: ScopeKey = S
 
 
 class ClearFailsJournal:
-    """A journal whose clear() fails like an unavailable store; everything else is delegated."""
+    """A journal whose writes (clear, carry_over, offer) fail like an unavailable store; reads are
+    delegated."""
 
     def __init__(self, inner: ContextJournal) -> None:
         self.inner = inner
@@ -56,6 +59,13 @@ class ClearFailsJournal:
     def clear(self, scope: ScopeKey) -> None:
         self.clear_calls += 1
         raise StoreError(operation="journal.delete", backend="test")
+
+    def carry_over(self, scope: ScopeKey, old: int, new: int) -> None:
+        self.clear_calls += 1
+        raise StoreError(operation="journal.update", backend="test")
+
+    def offer(self, scope: ScopeKey, revision: int, token: str) -> None:
+        raise StoreError(operation="journal.update", backend="test")
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
@@ -81,7 +91,7 @@ def test_remember_vegetarian_asks_for_consent_with_agree_and_decline_choices(com
     "text,diet",
     [
         ("幫我記住我吃全素", "vegan"),
-        ("記得我 不吃牛肉", "no_beef"),
+        ("記得我 吃五辛素", "five_pungent"),
         ("記住　我吃蛋奶素", "lacto_ovo"),
         ("記住我吃全　素", "vegan"),
     ],
@@ -92,7 +102,7 @@ def test_consent_prompt_carries_the_dietary_type_that_was_said(commands, text, d
     assert parse_postback(result.reply.choices[0].data) == (True, diet)
 
 
-@pytest.mark.parametrize("text", ["記住我的電話0912345678", "記住我不吃素", "花壇有什麼好吃的", "我吃素"])
+@pytest.mark.parametrize("text", ["記住我的電話0912345678", "花壇有什麼好吃的", "我吃素"])
 def test_texts_without_a_remember_request_and_a_dietary_word_are_not_commands(commands, text):
     assert commands.handle_text(SCOPE, text) is None
 
@@ -100,13 +110,21 @@ def test_texts_without_a_remember_request_and_a_dietary_word_are_not_commands(co
 # -- consent answer ------------------------------------------------------------------------------------
 
 
-def test_agreeing_grants_bumps_the_revision_and_clears_the_journal(commands, store, journal):
+def kept_window(store: SqliteStore, journal: ContextJournal, scope: ScopeKey = SCOPE) -> list[str]:
+    """The window's labels as the next turn reads them, after checking the row holds no diet."""
+    row = json.dumps(store.journal_rows().get(scope.storage_id, {}), ensure_ascii=False)
+    assert not any(word in row for word in ("vegetarian", "vegan", "素", "offer"))
+    return journal.read(scope, store.get(scope.user_id).revision).window.labels()
+
+
+def test_agreeing_grants_bumps_the_revision_and_keeps_the_township(commands, store, journal):
     seed_window(journal, store)
     result = commands.handle_postback(SCOPE, button(commands))
     assert result.command == "consent_granted" and result.revision == 1
     pref = store.get("U1")
     assert (pref.consent, pref.dietary_type, pref.revision) == ("granted", "vegetarian", 1)
-    assert SCOPE.storage_id not in store.journal_rows()
+    assert kept_window(store, journal) == ["花壇鄉：找店家"]
+    assert store.journal_rows()[SCOPE.storage_id]["preference_revision"] == 1
 
 
 def test_declining_refuses_bumps_the_revision_and_stores_no_dietary_type(commands, store, journal):
@@ -115,7 +133,7 @@ def test_declining_refuses_bumps_the_revision_and_stores_no_dietary_type(command
     assert result.command == "consent_refused" and result.revision == 1
     pref = store.get("U1")
     assert (pref.consent, pref.dietary_type, pref.revision) == ("refused", None, 1)
-    assert SCOPE.storage_id not in store.journal_rows()
+    assert kept_window(store, journal) == ["花壇鄉：找店家"]
 
 
 def test_each_consent_answer_bumps_the_revision_again(commands, store):
@@ -157,7 +175,7 @@ def test_unsigned_or_malformed_consent_data_is_refused_politely_and_changes_noth
 @pytest.mark.parametrize(
     "text", ["忘記我的飲食偏好", " 忘記 我的飲食偏好 ", "請刪除我的飲食偏好", "不要記住我吃素"]
 )
-def test_forget_deletes_the_preference_bumps_the_revision_and_clears_the_journal(
+def test_forget_deletes_the_preference_bumps_the_revision_and_keeps_the_township(
     commands, store, journal, text
 ):
     commands.handle_postback(SCOPE, button(commands))
@@ -166,7 +184,7 @@ def test_forget_deletes_the_preference_bumps_the_revision_and_clears_the_journal
     assert result.command == "forget" and result.revision == 2
     pref = store.get("U1")
     assert (pref.consent, pref.dietary_type, pref.revision) == ("forgotten", None, 2)
-    assert SCOPE.storage_id not in store.journal_rows()
+    assert kept_window(store, journal) == ["花壇鄉：找店家"]  # the township stays, the diet does not
 
 
 def test_forget_without_any_stored_preference_still_bumps_the_revision(commands, store):
@@ -181,7 +199,7 @@ def test_forget_still_succeeds_when_clearing_the_journal_fails(store, journal, c
     result = commands.handle_text(SCOPE, "忘記我的飲食偏好")  # must not raise
     assert result.command == "forget" and result.revision == 2
     assert commands.journal.clear_calls == 2
-    assert SCOPE.storage_id in store.journal_rows()  # the clear really failed ...
+    assert store.journal_rows()[SCOPE.storage_id]["preference_revision"] == 1  # the carry-over failed ...
     snap = journal.read(SCOPE, store.get("U1").revision)
     assert snap.status == "revision_mismatch" and snap.window.turns == ()  # ... yet it is never read
 
@@ -228,14 +246,14 @@ def test_match_text_command_prefers_forget_over_remember():
         ("忘記我的飲食偏好", "forget"),
         ("請刪除我的偏好", "forget"),
         ("記得那家素食店在哪嗎", None),
-        ("你記得我吃素嗎？", None),
+        ("你記得我吃素嗎？", "show_kept"),
         ("我忘記我吃什麼了", None),
         ("幫我刪除我的偏好", "forget"),
         ("說明", "help"),
         ("怎麼用", "help"),
         ("?", "help"),
-        ("你好！", "help"),
-        ("hi", "help"),
+        ("你好！", "greeting"),
+        ("hi", "greeting"),
     ],
 )
 def test_commands_read_negation_questions_and_help_words(text, kind):

@@ -25,7 +25,7 @@ from local_agent.turns.consent import TOKEN_TTL_SECONDS, ConsentTokens
 USERS = ("U" + "a" * 32, "U" + "b" * 32)
 GROUP = "C" + "g" * 32
 DEST = "Udest"
-DIETS = {"記住我吃素": "vegetarian", "記住我吃全素": "vegan", "記住我不吃牛肉": "no_beef"}
+DIETS = {"記住我吃素": "vegetarian", "記住我吃全素": "vegan", "記住我吃五辛素": "five_pungent"}
 
 
 def private(user: str) -> ScopeKey:

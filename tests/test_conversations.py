@@ -10,7 +10,7 @@ import pytest
 from conftest import FakeClock
 from helpers_app import AppHarness, first_text
 
-from local_agent.agent.offline_rules import ASK_TOWNSHIP, CAPABILITIES
+from local_agent.agent.offline_rules import ASK_TOWNSHIP, township_only_text
 from local_agent.replies.render import HELP_TEXT, JOIN_TEXT
 from local_agent.testing import webhooks as W
 from local_agent.turns.commands import FORGET_QUESTION, IN_PRIVATE_ONLY, NOT_DELETED, TAP_REFUSED
@@ -294,7 +294,8 @@ def test_a_pending_question_expires_with_the_journal(app: AppHarness, clock: Fak
     app.turn(W.text_event(U1, "我想吃東西"))
     clock.advance(901)
     app.turn(W.text_event(U1, "花壇"))
-    assert first_text(app.line.replies()[-1]) == CAPABILITIES and app.outcomes[-1].tool_calls == []
+    answer = first_text(app.line.replies()[-1])
+    assert answer == township_only_text("花壇鄉") and app.outcomes[-1].tool_calls == []
 
 
 # -- unfollow forgets ---------------------------------------------------------------------------------

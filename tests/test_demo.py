@@ -244,7 +244,10 @@ def test_the_revocation_rows_have_the_seeds_shape(run):
     ) == (2, "any", "none")
     for moment in ("rows_before_forget", "rows_after_forget"):
         assert set(revocation[moment]) == {"preferences", "journal", "audit"}
-    assert revocation["rows_after_forget"]["journal"] is None
+    # the forget carried the window over to revision 2 (the township only, no diet)
+    carried = revocation["rows_after_forget"]["journal"]
+    assert carried["preference_revision"] == 2
+    assert all(set(t) == {"goal", "area"} for t in carried["window"]["turns"])
     assert revocation["rows_after_forget"]["preferences"][0]["dietary_type"] is None
 
 

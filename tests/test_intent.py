@@ -116,13 +116,34 @@ def test_a_malformed_summary_is_ignored_rather_than_raising():
         "花壇哪裡可以停車",
         "接駁公車幾點會到火車站",
         "附近有沒有乾淨的洗手間",
-        "你好你好，這樣講話聽得到嗎",
-        "我先生上個月中風住院",
     ],
 )
 def test_questions_outside_places_and_events_get_the_capability_text(text):
     contents = contents_for(text, [SafeTurn("places", "花壇鄉")])
     assert intent.propose(contents) == {"text": intent.CAPABILITIES}
+
+
+@pytest.mark.parametrize("text", ["你好你好，這樣講話聽得到嗎", "我先生上個月中風住院", "今天天氣真好"])
+def test_other_sentences_get_a_short_answer_without_parking_or_buses(text):
+    contents = contents_for(text, [SafeTurn("places", "花壇鄉")])
+    answer = intent.propose(contents)
+    assert answer == {"text": intent.UNKNOWN_TEXT}
+    assert "停車" not in answer["text"] and "公車" not in answer["text"]
+
+
+def test_a_bare_township_after_an_unrelated_turn_asks_what_to_look_for_there():
+    answer = intent.propose(contents_for("二林", [SafeTurn()]))
+    assert answer == {"text": intent.township_only_text("二林鎮")} and "停車" not in answer["text"]
+
+
+@pytest.mark.parametrize(
+    "text,area",
+    [("阮欲去和美，有啥物好食？", "和美鎮"), ("鹿港有啥物通食", "鹿港鎮"), ("欲去田尾𨑨迌", "田尾鄉")],
+)
+def test_taiwanese_flavoured_questions_search(text, area):
+    tool, args = call_of(intent.propose(contents_for(text)))
+    assert args["area"] == area
+    assert tool == ("search_local_events" if "迌" in text else "search_local_places")
 
 
 def test_a_parking_question_about_a_trail_gets_the_capability_text():
@@ -160,11 +181,11 @@ def test_a_catalogue_category_becomes_the_keyword():
 
 def test_a_tool_missing_from_the_request_is_never_proposed():
     proposal = intent.propose(contents_for("花壇有什麼好吃的"), ["search_local_events"])
-    assert proposal == {"text": intent.CAPABILITIES}
+    assert proposal == {"text": intent.UNKNOWN_TEXT}
 
 
-def test_empty_contents_get_the_capability_text():
-    assert intent.propose([]) == {"text": intent.CAPABILITIES}
+def test_empty_contents_get_the_short_unknown_answer():
+    assert intent.propose([]) == {"text": intent.UNKNOWN_TEXT}
 
 
 # -- purity --------------------------------------------------------------------------------------------
@@ -220,6 +241,8 @@ def test_intent_module_imports_no_store_settings_network_or_clock():
         # the language layer: vocabulary read from data, no store, clock or network
         "local_agent.language.dates",
         "local_agent.language.townships",
+        "local_agent.language.intents",
+        "local_agent.replies.render",  # the fixed small-talk answer
     }, imported
 
 
@@ -245,13 +268,10 @@ def test_a_township_answer_completes_the_pending_search_from_the_summary_when_no
 
 
 def test_only_the_latest_turn_decides_whether_a_question_is_pending():
-    assert intent.propose(contents_for("花壇", [PENDING_PLACES, SafeTurn()])) == {"text": intent.CAPABILITIES}
-    assert intent.propose(contents_for("花壇", [SafeTurn("places", "員林市")])) == {
-        "text": intent.CAPABILITIES
-    }
-    assert intent.propose(contents_for("花壇", (), ContextSummary("places", "員林市"))) == {
-        "text": intent.CAPABILITIES
-    }
+    township_only = {"text": intent.township_only_text("花壇鄉")}
+    assert intent.propose(contents_for("花壇", [PENDING_PLACES, SafeTurn()])) == township_only
+    assert intent.propose(contents_for("花壇", [SafeTurn("places", "員林市")])) == township_only
+    assert intent.propose(contents_for("花壇", (), ContextSummary("places", "員林市"))) == township_only
 
 
 def test_asking_is_a_search_with_no_area_so_the_turn_projects_as_pending():

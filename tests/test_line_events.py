@@ -89,7 +89,7 @@ def test_line_emoji_placeholders_are_cut_so_greetings_and_help_still_match() -> 
     event["message"]["emojis"] = [{"index": 2, "length": 5, "productId": "5ac1bfd5", "emojiId": "001"}]
     inbound = parse(event)
     assert inbound is not None and inbound.text == "早安"
-    assert match_text_command(inbound.text) == "help"
+    assert match_text_command(inbound.text) == "greeting"  # answered with the help text
 
 
 def test_an_emoji_and_a_mention_are_both_cut_in_a_group() -> None:

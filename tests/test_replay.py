@@ -142,11 +142,45 @@ def test_consent_then_forget() -> None:
     assert used["preference_origin"] == "consented_memory"
     assert used["effective_arguments"]["dietary_type"] == "vegetarian"
     assert used["memory_revision"] == 1
-    assert records[3]["journal"] == {"turns": [], "summary": None, "preference_revision": 2}
+    # the forget carried the window over to the new revision: the township, no diet
+    assert records[3]["journal"] == {"turns": ["花壇鄉：找店家"], "summary": None, "preference_revision": 2}
     after = records[4]["tool_calls"][0]
     assert after["preference_origin"] == "none"
     assert after["effective_arguments"]["dietary_type"] == "any"
     assert after["memory_revision"] == 2
+
+
+def test_preferences_in_the_words_people_use() -> None:
+    records = replayed("preferences_in_words.json")
+    assert records[1]["replies"][0]["quick_replies"] == ["同意", "不同意"]  # 「我吃素，請你記住」
+    assert records[2]["journal"]["preference_revision"] == 1  # the typed 好 granted
+    assert "已記住「素食」" in reply_texts(records[2])[0]
+    again = records[3]["tool_calls"][0]  # the township survived the consent
+    assert (again["effective_arguments"]["area"], again["preference_origin"]) == (
+        "二林鎮",
+        "consented_memory",
+    )
+    kept = reply_texts(records[4])[0]
+    assert (
+        "素食" in kept
+        and "忘記我的飲食偏好" in kept
+        and "刪除偏好" in records[4]["replies"][0]["quick_replies"]
+    )
+    now = records[5]["tool_calls"][0]  # a diet said now wins, and a forget is offered
+    assert (now["effective_arguments"]["dietary_type"], now["preference_origin"]) == ("any", "explicit")
+    assert records[5]["replies"][-1]["quick_replies"] == ["確定忘記", "不用"]
+    assert records[6]["journal"]["preference_revision"] == 2  # forgotten
+    assert records[6]["journal"]["turns"][-1] == "鹿港鎮：找店家"
+    after = records[7]["tool_calls"][0]
+    assert (after["effective_arguments"], after["preference_origin"]) == (
+        {"area": "鹿港鎮", "dietary_type": "any", "keyword": ""},
+        "none",
+    )
+    assert reply_texts(records[8]) == ["不客氣！想找吃的或活動，隨時跟我說。"]
+    assert records[8]["tool_calls"] == [] and records[9]["tool_calls"] == []
+    assert "看不懂" in reply_texts(records[9])[0]
+    journals = json.dumps([r["journal"] for r in records[6:]], ensure_ascii=False)
+    assert "素食" not in journals and "vegetarian" not in journals
 
 
 def test_line_three_turns_resolves_from_the_window() -> None:

@@ -18,8 +18,14 @@ STDLIB_ONLY = [
             "listings/catalogue",
             "listings/dates",
             "listings/loader",
+            "language/__init__",
+            "language/text",
+            "language/words",
+            "language/diets",
+            "language/intents",
             "turns/__init__",
             "turns/commands",
+            "turns/kept",
             "agent/__init__",
             "agent/offline_rules",
             "agent/pipeline",
@@ -111,3 +117,18 @@ def test_no_import_runs_upward_between_wings():
                     if t in WING_RANK and WING_RANK[t] > WING_RANK[wing]
                 ]
     assert upward == []
+
+
+def test_the_language_wing_imports_only_the_context_core_and_the_listings():
+    """Vocabulary and intents sit on the data they read (townships, dietary words), nothing else."""
+    reached = set()
+    for path in sorted((ROOT / "local_agent" / "language").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and (node.module or "").startswith("local_agent.")
+            ):
+                reached.add(_wing(node.module or ""))
+    assert reached <= {"context", "listings", "language"}
+    assert "listings" in reached

@@ -227,8 +227,10 @@ def test_consent_search_forget_search_through_the_webhook(app: AppHarness) -> No
     assert after["proposed_arguments"] == proposed
     assert (after["memory_revision"], after["preference_origin"]) == (2, "none")
     assert after["effective_arguments"] == {"area": "花壇鄉", "dietary_type": "any", "keyword": ""}
-    # the window from before the forget is gone: the request carries only the current text
-    assert model_texts(forgotten) == [FOOD_HUATAN]
+    # the window was projected again under the new revision: the township, nothing of the diet
+    sent = model_texts(forgotten)
+    assert sent[-1] == FOOD_HUATAN and any("花壇鄉：找店家" in t for t in sent[:-1])
+    assert not any(w in t for t in sent[:-1] for w in ("吃素", "素食", "vegetarian"))
     # the audit rows in SQLite say the same, except that the forget replaced the remembered diet
     rows = app.store.audit_rows(W.scope_of(USER).storage_id)
     assert [

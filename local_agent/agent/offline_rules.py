@@ -30,39 +30,27 @@ from local_agent.context.projection import (
 )
 from local_agent.context.townships import canonical_township
 from local_agent.language.dates import DateReading, read_dates
+from local_agent.language.intents import read, search_goal
 from local_agent.language.townships import PlaceReading, is_no, is_yes, is_zhuyin, read_places
 from local_agent.listings import catalogue
+from local_agent.replies.render import ACK_TEXT
 
 ASK_TOWNSHIP = "請問是哪個鄉鎮？"
 ZHUYIN_TEXT = "我看不懂注音符號，請用國字打，或用鍵盤的麥克風說，例如「花壇有什麼好吃的？」"
+# The answer to a question the tools cannot answer (parking, buses): only when one was asked.
 CAPABILITIES = (
     "我目前可以幫您找彰化縣各鄉鎮的店家和活動。"
     "停車、公車這類資訊還查不到，請見諒。可以說「花壇有什麼好吃的」試試看。"
 )
+# The answer to anything else it does not understand.
+UNKNOWN_TEXT = "抱歉，這句我還聽不懂。我可以幫您找彰化縣各鄉鎮的店家和活動，例如「花壇有什麼好吃的？」"
 
-PLACE_WORDS = (
-    "吃",
-    "餐",
-    "店",
-    "飯",
-    "麵",
-    "小吃",
-    "美食",
-    "素食",
-    "蔬食",
-    "早餐",
-    "午餐",
-    "晚餐",
-    "肉圓",
-    "便當",
-    "咖啡",
-    "點心",
-    "館",
-)
-EVENT_WORDS = ("活動", "展覽", "市集", "表演", "節慶", "祭", "廟會", "步道", "好玩", "走走", "演出", "音樂會")
-# Questions the tools cannot answer. They win over topic words: 「八卦山步道那邊停車要不要錢」 is
-# about parking, not an event search, and projects as 「未指定區域：詢問可用功能」.
-UNSUPPORTED_WORDS = ("停車", "公車", "客運", "接駁", "計程車", "火車時刻", "廁所", "洗手間", "坐車", "搭車")
+
+def township_only_text(area: str) -> str:
+    """A township said with nothing to do with it (no open question): ask what to look for."""
+    return f"想在{area}找吃的，還是查活動？可以說「{area}有什麼好吃的」或「{area}有什麼活動」。"
+
+
 EXTRA_KEYWORDS = ("步道",)
 
 _PROJECTION_AREA = re.compile(re.escape(USER_PROJECTION_PREFIX) + r"([^：]+)：")
@@ -130,13 +118,23 @@ def pending_goal(contents: Sequence[Mapping[str, Any]]) -> str | None:
 
 
 def classify(text: str) -> str | None:
-    if any(w in text for w in UNSUPPORTED_WORDS):
-        return None
-    if any(w in text for w in EVENT_WORDS):
-        return "events"
-    if any(w in text for w in PLACE_WORDS):
-        return "places"
-    return None
+    """places, events or None (nothing to search, or a question the tools cannot answer), by the
+    language layer's search words (``language/words.py``)."""
+    goal = search_goal(text)
+    return None if goal == "unsupported" else goal
+
+
+def _fallback(current: str, places: PlaceReading) -> str:
+    """The text answer when no search fits: the parking/bus sentence only when they were asked;
+    a bare township asks what to look for there; a short yes or no with nothing open is taken as
+    small talk; anything else is not understood."""
+    if search_goal(current) == "unsupported":
+        return CAPABILITIES
+    if places.kind == "township":
+        return township_only_text(places.township)
+    if read(current).intent in ("consent_yes", "consent_no"):
+        return ACK_TEXT
+    return UNKNOWN_TEXT
 
 
 # Longest first; a dietary word is the dietary_type argument, not a keyword.
@@ -166,7 +164,7 @@ def _goal(
     """What to search: the words of the sentence; else an open question it answers (a township, or
     是/不是 to 「您是說員林市嗎？」); else 「那後天呢」 after an event search; else a festival."""
     goal = classify(current)
-    if goal is not None or any(w in current for w in UNSUPPORTED_WORDS):
+    if goal is not None or search_goal(current) == "unsupported":
         return goal
     latest = latest_turn(contents)
     asked = latest is not None and latest.confirm_area and (is_yes(current) or is_no(current))
@@ -214,7 +212,7 @@ def _plan(
     dates = read_dates(current, today) if today is not None else DateReading()
     goal = _goal(current, places, dates, contents)
     if goal is None:
-        return None, {}, CAPABILITIES
+        return None, {}, _fallback(current, places)
     if goal == "events" and dates.kind not in ("none", "window"):
         return None, {}, dates.answer  # 2月30日, 13月, a festival outside the calendar's years
     keyword = find_keyword(current)
@@ -232,12 +230,12 @@ def propose(
     ``today`` is the date the request's rules carry: with it, a date phrase in the current question
     (「這週末」「12/5」「端午節」) becomes the event search's ``date_from``/``date_to``."""
     if not contents:
-        return {"text": CAPABILITIES}
+        return {"text": UNKNOWN_TEXT}
     tool, args, text = _plan(contents, today)
     if text is not None or tool is None:
-        return {"text": text or CAPABILITIES}
+        return {"text": text or UNKNOWN_TEXT}
     if tool_names and tool not in tool_names:
-        return {"text": CAPABILITIES}
+        return {"text": UNKNOWN_TEXT}
     if not args["area"]:
         return {"text": ASK_TOWNSHIP}
     return {"function_call": {"name": tool, "args": args}}

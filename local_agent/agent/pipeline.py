@@ -22,6 +22,7 @@ from local_agent.context.journal import ContextJournal, JournalSnapshot, ScopeKe
 from local_agent.context.projection import SafeTurn
 from local_agent.context.session_budget import BudgetResult, Measure, SessionBudget
 from local_agent.fingerprint import text_fingerprint
+from local_agent.language.diets import diet_said
 from local_agent.listings import catalogue
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
@@ -106,6 +107,7 @@ class ContextPipeline:
                 personal=state.scope.source_type == "user",
                 named_diet=catalogue.find_dietary_type(spoken(state.current)),
                 listings=self.listings,
+                said_diet=diet_said(state.current).code,
             )
         return state.tools
 

@@ -1,8 +1,8 @@
 """TurnTools: the two search tools, with consented memory injected at execution time, and the
 preference tool, which only proposes.
 
-Effective arguments: an explicit value in the call > the consented preference read from the
-store at this moment (1:1 chats only) > ``any``. Every execution writes an audit row. Bad input returns a
+Effective arguments: an explicit value in the call > a diet the current sentence states (「今天不吃素」)
+> the consented preference read from the store at this moment (1:1 chats only) > ``any``. Every execution writes an audit row. Bad input returns a
 structured error the caller can show; these functions do not raise for it.
 
 ``manage_preference`` never writes a preference: it checks what the model proposed (an action, and
@@ -24,7 +24,7 @@ from local_agent.language.townships import SERVED_ONLY, read_area
 from local_agent.listings import catalogue
 from local_agent.listings.dates import DateWindow, parse_iso_date, today_in_taipei
 from local_agent.listings.loader import Listings, shipped_listings
-from local_agent.stores.ports import AuditRow, AuditStore, PreferenceOrigin, PreferenceStore
+from local_agent.stores.ports import AuditRow, AuditStore, PreferenceOrigin, PreferenceState, PreferenceStore
 
 SEARCH_TOOLS = ("search_local_places", "search_local_events")
 PREFERENCE_TOOL = "manage_preference"
@@ -183,6 +183,9 @@ class TurnTools:
     named_diet: str | None = None
     executions: list[ToolExecution] = field(default_factory=list)
     listings: Listings = field(default_factory=shipped_listings)
+    # The diet the current sentence states (``language.diets.diet_said``): a code, ``any`` for
+    # 「不吃素」, or None. It beats the remembered one for this turn.
+    said_diet: str | None = None
 
     # -- helpers ---------------------------------------------------------------------------
     def _record(
@@ -249,13 +252,7 @@ class TurnTools:
                     choices=sorted(catalogue.DIETARY_TYPES),
                 ),
             )
-        origin: PreferenceOrigin
-        if explicit:
-            diet, origin = explicit, "explicit"
-        elif self.personal and pref.consent == "granted" and pref.dietary_type:
-            diet, origin = pref.dietary_type, "consented_memory"
-        else:
-            diet, origin = catalogue.ANY, "none"
+        diet, origin = self._diet(explicit, pref)
         effective = {"area": township, "dietary_type": diet, "keyword": kw}
         items = [
             catalogue.place_to_dict(p)
@@ -274,7 +271,24 @@ class TurnTools:
             "items": items,
             "notice": self.listings.notice,
         }
+        if origin == "explicit" and diet == catalogue.ANY and self._remembered(pref):
+            result["memory_set_aside"] = True  # 「今天不吃素」: the remembered diet waits this turn
         return self._record(tool, proposed, effective, revision, origin, result)
+
+    def _remembered(self, pref: PreferenceState) -> str | None:
+        return pref.dietary_type if self.personal and pref.consent == "granted" else None
+
+    def _diet(self, explicit: str | None, pref: PreferenceState) -> tuple[str, PreferenceOrigin]:
+        """explicit (the call) > said in this sentence > consented memory (1:1 only) > any.
+        A sentence that says no diet now (「我現在沒有吃素了」) sets the memory aside this turn."""
+        remembered = self._remembered(pref)
+        if explicit:
+            return explicit, "explicit"
+        if self.said_diet and (self.said_diet != catalogue.ANY or remembered):
+            return self.said_diet, "explicit"
+        if remembered:
+            return remembered, "consented_memory"
+        return catalogue.ANY, "none"
 
     def search_local_events(
         self, area: Any = "", keyword: Any = "", date_from: Any = "", date_to: Any = ""

@@ -21,6 +21,7 @@ from .projection import SafeTurn
 from .window import DEFAULT_MAX_TURNS, EMPTY_WINDOW, ContextWindow
 
 TTL_SECONDS = 900.0
+MAX_OFFER_CHARS = 200
 SourceType = Literal["user", "group", "room"]
 SOURCE_TYPES: tuple[SourceType, ...] = get_args(SourceType)
 # What a read found: a usable window, nothing stored, a window past its TTL, or one written under
@@ -70,20 +71,40 @@ def _storage_id(destination: str, source_type: str, source_id: str, user_id: str
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:40]
 
 
+def _offer_or_empty(value: object) -> str:
+    """An offered consent token as stored: printable ASCII of bounded length, else nothing."""
+    if (
+        isinstance(value, str)
+        and 0 < len(value) <= MAX_OFFER_CHARS
+        and value.isascii()
+        and value.isprintable()
+    ):
+        return value
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class JournalRecord:
+    """The window of a scope under one preference revision. ``offer`` is the signed token of a
+    consent prompt still waiting for this person's answer (``turns/consent.py``; no user words):
+    the next turn that writes the window drops it."""
+
     window: ContextWindow
     preference_revision: int
     updated_at: float
     version: int = 0
+    offer: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "window": self.window.to_dict(),
             "preference_revision": self.preference_revision,
             "updated_at": self.updated_at,
             "version": self.version,
         }
+        if self.offer:
+            data["offer"] = self.offer
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> JournalRecord:
@@ -92,6 +113,7 @@ class JournalRecord:
             int(data["preference_revision"]),
             float(data["updated_at"]),
             int(data.get("version", 0)),
+            _offer_or_empty(data.get("offer", "")),
         )
 
 
@@ -206,6 +228,49 @@ class ContextJournal:
 
     def clear(self, scope: ScopeKey) -> None:
         self.storage.delete(scope.storage_id)
+
+    def carry_over(self, scope: ScopeKey, old_revision: int, new_revision: int) -> JournalRecord | None:
+        """After a preference change (a forget, a consent answer): the window read under
+        ``old_revision`` is projected again, field by field through ``SafeTurn``'s whitelist, and
+        stored under ``new_revision``, so the township stays while nothing of the preference does.
+        A window of any other revision, or past its TTL, is deleted; a newer one is left alone.
+        Its age is kept: a preference change does not make the window live longer."""
+
+        def mutate(record: JournalRecord | None) -> JournalRecord | None:
+            if record is None:
+                return None
+            if record.preference_revision >= new_revision:
+                return record
+            window, status = self._usable(record, old_revision, self.clock())
+            if status != "fresh":
+                return None
+            again = ContextWindow.from_dict(window.to_dict())
+            return JournalRecord(again, new_revision, record.updated_at, record.version + 1)
+
+        return self.storage.update(scope.storage_id, mutate)
+
+    def offer(self, scope: ScopeKey, revision: int, token: str) -> None:
+        """Keep a consent prompt's signed token for the person's typed answer (「同意」). The
+        window is kept as it is (and its age); an unusable one is replaced by an empty window."""
+        kept = _offer_or_empty(token)
+
+        def mutate(record: JournalRecord | None) -> JournalRecord | None:
+            if record is not None and record.preference_revision > revision:
+                return record
+            window, status = self._usable(record, revision, self.clock())
+            if record is not None and status == "fresh":
+                return JournalRecord(window, revision, record.updated_at, record.version + 1, kept)
+            version = record.version + 1 if record is not None else 1
+            return JournalRecord(EMPTY_WINDOW, revision, self.clock(), version, kept)
+
+        self.storage.update(scope.storage_id, mutate)
+
+    def offered(self, scope: ScopeKey, revision: int) -> str:
+        """The consent token offered under ``revision`` and not yet answered, else ""."""
+        record = self.storage.load(scope.storage_id)
+        if record is None or record.preference_revision != revision:
+            return ""
+        return record.offer
 
     def state(self, scope: ScopeKey, current_revision: int) -> dict[str, Any]:
         """The scope's journal as the replay prints it: usable turns, summary, revision."""

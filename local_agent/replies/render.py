@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from local_agent.context.projection import PENDING_CODES
+from local_agent.language.diets import kind_note
 from local_agent.listings import catalogue
 from local_agent.listings.dates import DateWindow, parse_iso_date
 from local_agent.listings.meta import NO_DATE_LINE
@@ -42,21 +43,41 @@ MEDIA_TEXTS = {
 MEDIA_TEXT_OTHER = "我還看不懂圖片、影片或檔案。請用文字告訴我想找什麼，例如「花壇有什麼好吃的？」"
 # Tool results that answer the person rather than fail: the pending questions and 「目前只服務彰化縣…」.
 ANSWER_CODES = PENDING_CODES | {"OUTSIDE_COUNTY"}
+# Code-made answers of the commands (``turns/commands.py``, ``turns/kept.py``).
+FORGET_YES = "local:forget:yes"
+FORGET_NO = "local:forget:no"
+IN_PRIVATE_ONLY = (
+    "飲食偏好只在您和我的一對一聊天裡設定或刪除，群組裡不會使用、也不會顯示任何人的偏好。"
+    "請點我的頭像，在一對一聊天裡說「記住我吃素」。"
+)
+THANKS_TEXT = "不客氣！想找吃的或活動，隨時跟我說。"
+ACK_TEXT = "好的！想找吃的或活動，隨時跟我說，例如「花壇有什麼好吃的？」"
+UNREADABLE_TEXT = "這則訊息我看不懂。請用中文字告訴我想找什麼，例如「花壇有什麼好吃的？」"
 POLITE_FAILURE = "抱歉，系統剛剛忙不過來，這一句沒有處理到。請稍後再說一次。"
 BUDGET_REFUSAL = "這一段話太長了，我沒辦法一次處理。請分成短一點的句子再說一次。"
 
 
-def _place_card(item: dict[str, Any]) -> Card:
+def _place_card(item: dict[str, Any], asked: str = catalogue.ANY) -> Card:
     diets = "、".join(catalogue.dietary_label(d) for d in item.get("dietary", [])) or "一般"
-    lines = tuple(
-        x for x in (f"飲食：{diets}", str(item.get("address_hint", "")), str(item.get("note", ""))) if x
-    )
+    differs = kind_note(asked, item.get("dietary", []))
+    first = f"飲食：{diets}" + (f"（注意：這家是{differs}）" if differs else "")
+    lines = tuple(x for x in (first, str(item.get("address_hint", "")), str(item.get("note", ""))) if x)
+    category = str(item.get("category", ""))
     return Card(
         title=str(item["name"]),
-        subtitle=f"{item['township']}・{item.get('category', '')}",
+        subtitle=f"{item['township']}・{category}" + (f"・{differs}" if differs else ""),
         lines=lines,
         kind="place",
     )
+
+
+def _kinds_differing(items: list[dict[str, Any]], asked: str) -> str:
+    """「其中 1 家是五辛素，含蔥蒜。」 when some places are of another kind than asked."""
+    notes = [n for n in (kind_note(asked, i.get("dietary", [])) for i in items) if n]
+    if not notes:
+        return ""
+    kinds = "；".join(dict.fromkeys(notes))
+    return f"其中 {len(notes)} 家不完全是{catalogue.dietary_label(asked)}：{kinds}，請看卡片上的標示。"
 
 
 def _event_dates(item: dict[str, Any]) -> str:
@@ -96,14 +117,8 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
     area = result["area"]
     if result.get("tool") == "search_local_places":
         diet = result.get("dietary_type", catalogue.ANY)
-        cond = "" if diet == catalogue.ANY else f"（{catalogue.dietary_label(diet)}）"
-        if result.get("preference_origin") == "consented_memory" and cond:
-            cond = f"（{catalogue.dietary_label(diet)}，已套用您同意記住的偏好）"
-        if not items:
-            text = f"{area}{cond}：沒有找到符合的店家。" if cond else f"{area}沒有找到符合的店家。"
-        else:
-            text = f"{area}{cond}找到 {len(items)} 家店家："
-        cards = tuple(_place_card(i) for i in items[:MAX_CARDS])
+        text = _places_text(result, items, area, diet)
+        cards = tuple(_place_card(i, diet) for i in items[:MAX_CARDS])
         alt = f"{area}店家：" + "、".join(c.title for c in cards)
     else:
         text = _events_text(result, items)
@@ -112,6 +127,21 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
     # The listings' notice, once: the line above never repeats it, even when nothing was found.
     text += "\n" + str(result.get("notice") or NO_DATE_LINE)
     return Reply(texts=(text,), cards=cards, alt_text=alt[:400] if cards else "")
+
+
+def _places_text(result: dict[str, Any], items: list[dict[str, Any]], area: str, diet: str) -> str:
+    cond = "" if diet == catalogue.ANY else f"（{catalogue.dietary_label(diet)}）"
+    if result.get("preference_origin") == "consented_memory" and cond:
+        cond = f"（{catalogue.dietary_label(diet)}，已套用您同意記住的偏好）"
+    if result.get("memory_set_aside"):
+        cond = "（這次不套用您記住的飲食偏好）"
+    if not items:
+        if cond:
+            return f"{area}{cond}：沒有找到符合的店家。"
+        return f"{area}沒有找到符合的店家。"
+    text = f"{area}{cond}找到 {len(items)} 家店家："
+    differing = _kinds_differing(items, diet)
+    return f"{text}\n{differing}" if differing else text
 
 
 def _events_text(result: dict[str, Any], items: list[dict[str, Any]]) -> str:
@@ -131,6 +161,11 @@ def _events_text(result: dict[str, Any], items: list[dict[str, Any]]) -> str:
     if not dated:
         return f"{searched}沒有這段日期的活動；以下 {standing} 個是常態活動，請看說明的時間："
     return f"{searched}找到 {dated} 個活動，另有 {standing} 個常態活動："
+
+
+def forget_choices() -> tuple[Choice, ...]:
+    """The two buttons of a forget confirmation."""
+    return (Choice("確定忘記", FORGET_YES, "確定忘記"), Choice("不用", FORGET_NO, "不用"))
 
 
 def consent_choices(agree_data: str, decline_data: str) -> tuple[Choice, ...]:

@@ -28,6 +28,13 @@ CommandName = Literal[
     "join",
     "unfollow",
     "media",
+    "show_kept",
+    "consent_hint",
+    "unsupported_diet",
+    "diet_change",
+    "thanks",
+    "small_talk",
+    "unreadable",
 ]
 
 MAX_TEXT_UTF16 = 5000  # LINE text message limit, in UTF-16 code units

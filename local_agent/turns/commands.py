@@ -1,100 +1,99 @@
-"""Deterministic commands, handled before any model: consent prompt, consent answer, forget, help.
+"""Deterministic commands, handled before any model: consent prompt and answer, forget, what is
+kept, help and small talk. What a message asks for is read by ``language/intents.py``.
 
-Matching reads intent, not substrings: forget fires only on an affirmative request (「忘記我的
-飲食偏好」); a negated one (「不要忘記我的飲食偏好喔」) is declined without touching anything, a
-question (「你會不會忘記我的飲食偏好？」) gets a 確定忘記 / 不用 quick reply instead of acting, and a
-sentence that merely contains the words (「記得那家素食店在哪嗎」) is no command. Help answers
-「說明」, 「怎麼用」, 「help」, 「?」 and a bare greeting alike.
+Forget is never ignored: a clear request (「取消吃素」, 「把我吃素的資料刪掉」) forgets, an unclear or
+asking one (「可以刪除我的偏好嗎？」) gets a 確定忘記 / 不用 quick reply, a negated one (「不要忘記我的
+飲食偏好喔」) is declined without touching anything. A sentence that merely contains the words
+(「記得那家素食店在哪嗎」) is no command.
 
-Preferences are personal: in a group or room, remember/forget answer with a pointer to the 1:1
-chat and show no button. Consent buttons carry signed tokens (``turns/consent.py``); a tap that
-fails the check changes nothing and gets ``TAP_REFUSED``. The old ``local:consent:yes:<diet>``
-form is refused the same way.
+Preferences are personal: in a group or room, remember/forget/what-is-kept answer with a pointer
+to the 1:1 chat and show no button. Consent buttons carry signed tokens (``turns/consent.py``); a
+tap that fails the check changes nothing and gets ``TAP_REFUSED``. The prompt's agree token is
+also kept in the person's journal record, so a typed 「同意」/「好」/「可以」 right after it is
+checked exactly like a tap (same person, revision and expiry); anything else gets a hint to tap.
 
-They change the preference store (each change bumps ``preference_revision``) and, on forget,
-clear the scope's journal. If the clear fails, the revision mismatch still guarantees the old
-window is never read again.
+A change of consent bumps ``preference_revision``; the window is then projected again under the
+new revision (``ContextJournal.carry_over``), so the township survives and nothing of the
+preference does. If that fails, the revision mismatch still guarantees the old window is never
+read again.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from local_agent.context.errors import StaleContextError, StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
+from local_agent.language import diets, words
+from local_agent.language.intents import Reading, bare, read
+from local_agent.language.text import reading_form
 from local_agent.listings import catalogue
-from local_agent.replies.render import HELP_TEXT, consent_choices
-from local_agent.replies.reply import Choice, CommandName, Reply
+from local_agent.replies.render import (
+    ACK_TEXT,
+    FORGET_NO,
+    FORGET_YES,
+    HELP_TEXT,
+    IN_PRIVATE_ONLY,
+    THANKS_TEXT,
+    UNREADABLE_TEXT,
+    consent_choices,
+    forget_choices,
+)
+from local_agent.replies.reply import CommandName, Reply
 from local_agent.stores.ports import AuditStore, PreferenceState, PreferenceStore
 from local_agent.turns.consent import ConsentTokens, is_consent_data
+from local_agent.turns.kept import kept_reply
 
-# Affirmative forget requests: a forget verb with what it is about. 「不要記住我」 asks to stop
-# remembering, so it is a forget request too.
-FORGET_VERBS = ("忘記", "忘掉", "刪除", "刪掉", "清除", "清掉", "取消")
-FORGET_OBJECTS = ("偏好", "我吃", "飲食", "素別", "記住的", "記得的")
-STOP_REMEMBERING = ("不要記住我", "別記住我", "不用記住我", "不要再記住我", "別再記住我")
-NEGATIONS = ("不要", "不用", "不必", "不需要", "別", "甭", "勿", "不可以", "不能")
-QUESTION_MARKERS = (
-    "會不會",
-    "能不能",
-    "可不可以",
-    "可以",
-    "是不是",
-    "要不要",
-    "嗎",
-    "？",
-    "?",
-    "怎麼",
-    "如何",
-    "呢",
-)
-# A remember request starts with the verb about the speaker: 「記住我吃素」, 「幫我記住我吃全素」.
-# 「記得那家素食店在哪嗎」 mentions the word and a diet but asks about a shop: not a request.
-_REMEMBER = re.compile(r"^(?:請|麻煩)?(?:你)?(?:幫我)?(?:記住|記得|記下|記)(?:一下)?(?:我|：|:)")
-HELP_WORDS = (
-    "help",
-    "幫助",
-    "說明",
-    "使用說明",
-    "你會做什麼",
-    "你可以做什麼",
-    "怎麼用",
-    "要怎麼用",
-    "?",
-    "？",
-    "hi",
-    "hello",
-    "hey",
-    "你好",
-    "您好",
-    "哈囉",
-    "嗨",
-    "早安",
-    "午安",
-    "晚安",
-    "安安",
-    "在嗎",
-)
-_TRAILING = re.compile(r"[!！.。~～、,，呀啊喔哦唷]+$")
+__all__ = ["FORGET_NO", "FORGET_YES", "IN_PRIVATE_ONLY", "Commands", "match_text_command", "parse_postback"]
 
 # What a text message can ask for without the model.
-TextCommand = Literal["forget", "forget_confirm", "forget_declined", "consent_prompt", "help"]
-ForgetMatch = Literal["forget", "forget_confirm", "forget_declined"]
+TextCommand = Literal[
+    "forget",
+    "forget_confirm",
+    "forget_declined",
+    "consent_prompt",
+    "consent_answer",
+    "unsupported_diet",
+    "show_kept",
+    "diet_change",
+    "help",
+    "greeting",
+    "thanks",
+    "unreadable",
+]
+# Commands answered by fixed text: no store is touched (help and greeting: the help text, which
+# ends with the listings' own data line).
+STATIC: dict[str, tuple[str, CommandName]] = {
+    "thanks": (THANKS_TEXT, "thanks"),
+    "unreadable": (UNREADABLE_TEXT, "unreadable"),
+}
+_BY_INTENT: dict[str, TextCommand] = {
+    "forget": "forget",
+    "forget_confirm": "forget_confirm",
+    "forget_declined": "forget_declined",
+    "show_kept": "show_kept",
+    "consent_yes": "consent_answer",
+    "consent_no": "consent_answer",
+    "consent_unclear": "consent_answer",
+    "diet_change": "diet_change",
+    "help": "help",
+    "greeting": "greeting",
+    "thanks": "thanks",
+    "unreadable": "unreadable",
+}
 
-FORGET_YES = "local:forget:yes"
-FORGET_NO = "local:forget:no"
-IN_PRIVATE_ONLY = (
-    "飲食偏好只在您和我的一對一聊天裡設定或刪除，群組裡不會使用、也不會顯示任何人的偏好。"
-    "請點我的頭像，在一對一聊天裡說「記住我吃素」。"
-)
 NOT_DELETED = "好的，不會刪除您的飲食偏好。"
 TAP_REFUSED = (
     "這個按鈕已經失效，或不是給您的，所以沒有變更任何設定。想設定飲食偏好，請再說一次「記住我吃素」。"
 )
 FORGET_QUESTION = "要刪除我記住的飲食偏好嗎？"
+TAP_HINT = "請按下面的「同意」或「不同意」回答；沒有回答前，我不會記住。"
+NO_LIVE_PROMPT = "目前沒有等您同意的問題，沒有變更任何設定。想讓我記住飲食偏好，請說「記住我吃素」。"
+EXPIRED_PROMPT = "剛才的問題已經過期，沒有變更任何設定。想讓我記住飲食偏好，請再說一次「記住我吃素」。"
+FORGOTTEN = "已刪除您的飲食偏好，之後找店家不會再套用。"
+NOTHING_REMEMBERED = "好的。我沒有記住您的飲食偏好，找店家時不會套用任何飲食限制。"
 
 
 @dataclass(frozen=True)
@@ -105,56 +104,25 @@ class CommandResult:
 
 
 def compact_text(text: str) -> str:
-    """The text as commands read it: no ASCII or full-width spaces (voice input adds them)."""
-    return text.strip().replace(" ", "").replace("　", "")
+    """The text as commands read it (``language.text.reading_form``)."""
+    return reading_form(text)
 
 
-def _negated_before(compact: str, at: int) -> bool:
-    """A negation word ends right before ``at`` (「不要忘記」, 「別刪除」, 「不用幫我清除」)."""
-    head = compact[max(0, at - 5) : at]
-    head = head.removesuffix("幫我").removesuffix("再").removesuffix("幫我")
-    if any(head.endswith(q) for q in ("會不會", "能不能", "可不可以", "要不要", "是不是")):
-        return False  # 「能不能忘記…」 asks; it does not refuse
-    return any(head.endswith(n) for n in NEGATIONS)
-
-
-def _is_question(compact: str) -> bool:
-    return any(q in compact for q in QUESTION_MARKERS)
-
-
-def match_forget(compact: str) -> ForgetMatch | None:
-    """ "forget" (an affirmative request), "forget_confirm" (a question about it: ask first),
-    "forget_declined" (negated: 「不要忘記我的飲食偏好」) or None (not about forgetting)."""
-    if any(w in compact for w in STOP_REMEMBERING):
-        return "forget_confirm" if _is_question(compact) else "forget"
-    hits = [
-        (compact.find(v), v)
-        for v in FORGET_VERBS
-        if v in compact and any(o in compact[compact.find(v) :] for o in FORGET_OBJECTS)
-    ]
-    if not hits:
-        return None
-    at, _ = min(hits)
-    if compact[:at].endswith("我") and not compact[:at].endswith("幫我"):
-        return None  # 「我忘記我吃什麼了」: the speaker forgot something, no request
-    if _negated_before(compact, at):
-        return "forget_declined"
-    if _is_question(compact):
-        return "forget_confirm"
-    return "forget"
+def command_of(reading: Reading) -> TextCommand | None:
+    if reading.intent == "remember":
+        return "consent_prompt" if reading.diet else "unsupported_diet"
+    return _BY_INTENT.get(reading.intent)
 
 
 def match_text_command(text: str) -> TextCommand | None:
-    compact = compact_text(text)
-    forget = match_forget(compact)
-    if forget is not None:
-        return forget
-    if _REMEMBER.match(compact) and not _is_question(compact) and catalogue.find_dietary_type(compact):
-        return "consent_prompt"
-    bare = _TRAILING.sub("", compact.lower()) or compact.lower()
-    if bare in HELP_WORDS or compact.lower() in HELP_WORDS:
-        return "help"
-    return None
+    return command_of(read(text))
+
+
+def unsupported_diet_text(named: str) -> str:
+    return (
+        f"「{named}」這種飲食習慣我還沒辦法長期記住。我能記住的飲食偏好有：{diets.rememberable_labels()}。"
+        "其他的可以在每次找店家時直接說，例如「花壇有什麼素食」。"
+    )
 
 
 def parse_postback(data: str) -> tuple[bool, str] | None:
@@ -166,6 +134,37 @@ def parse_postback(data: str) -> tuple[bool, str] | None:
     if parts[4] not in catalogue.DIETARY_TYPES:
         return None
     return parts[3] == "yes", parts[4]
+
+
+def static_result(
+    kind: TextCommand | None, scope: ScopeKey, text: str, help_text: str = HELP_TEXT
+) -> CommandResult | None:
+    """The commands that need no store: fixed answers, and every personal one in a group."""
+    if kind in ("help", "greeting"):
+        return CommandResult(Reply(texts=(help_text,)), "help" if kind == "help" else "greeting")
+    if kind in STATIC:
+        answer, name = STATIC[kind]
+        return CommandResult(Reply(texts=(answer,)), name)
+    if kind == "forget_declined":
+        return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
+    if kind == "unsupported_diet":
+        named = read(text).unsupported or ""
+        return CommandResult(Reply(texts=(unsupported_diet_text(named),)), "unsupported_diet")
+    if scope.source_type == "user":
+        return None
+    if kind == "consent_answer":
+        said = bare(reading_form(text))
+        if said in words.CONSENT_UNCLEAR:
+            return None  # no prompt lives in a group: the normal turn answers it
+        answer = IN_PRIVATE_ONLY if said in words.CONSENT_ONLY else ACK_TEXT
+        return CommandResult(
+            Reply(texts=(answer,)), "private_only" if said in words.CONSENT_ONLY else "small_talk"
+        )
+    if kind == "diet_change":
+        return CommandResult(Reply(texts=("好的，這次找店家不限定素食。",)), "diet_change")
+    if kind in ("consent_prompt", "forget", "forget_confirm", "show_kept"):
+        return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
+    return None
 
 
 class Commands:
@@ -190,40 +189,81 @@ class Commands:
         """The command ``text`` is (``kind``, if the caller matched it already), or None.
         Personal commands in a group or room are answered with a pointer to the 1:1 chat."""
         kind = kind or match_text_command(text)
-        if kind == "help":
-            return CommandResult(Reply(texts=(self.help_text,)), "help")
-        if kind == "forget_declined":
-            return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
-        if kind in ("consent_prompt", "forget", "forget_confirm") and scope.source_type != "user":
-            return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
+        fixed = static_result(kind, scope, text, self.help_text)
+        if fixed is not None or kind is None:
+            return fixed
         if kind == "consent_prompt":
-            diet = catalogue.find_dietary_type(compact_text(text))
-            if diet is None:
-                return None
-            return self.consent_prompt(scope, diet)
+            diet = read(text).diet
+            return self.consent_prompt(scope, diet) if diet else None
+        if kind == "consent_answer":
+            return self.typed_answer(scope, bare(reading_form(text)))
+        if kind == "show_kept":
+            return CommandResult(kept_reply(self.preferences, scope), "show_kept")
+        if kind == "diet_change":
+            return self.diet_change(scope)
         if kind == "forget_confirm":
-            choices = (Choice("確定忘記", FORGET_YES, "確定忘記"), Choice("不用", FORGET_NO, "不用"))
-            return CommandResult(Reply(texts=(FORGET_QUESTION,), choices=choices), "forget_confirm")
+            return self.forget_question()
         if kind == "forget":
             return self.forget(scope)
         return None
 
-    def consent_prompt(self, scope: ScopeKey, diet: str) -> CommandResult:
+    @staticmethod
+    def forget_question(text: str = FORGET_QUESTION) -> CommandResult:
+        """The 確定忘記 / 不用 question, asked before an unclear delete request acts."""
+        return CommandResult(Reply(texts=(text,), choices=forget_choices()), "forget_confirm")
+
+    def consent_prompt(self, scope: ScopeKey, diet: str, *, lead: str = "") -> CommandResult:
         """The question with two buttons whose data are consent tokens bound to this person, this
-        chat, the current preference revision and an expiry."""
+        chat, the current preference revision and an expiry. The agree token is also kept in the
+        person's journal record for a typed answer (a failure there only costs the typed path)."""
         label = catalogue.dietary_label(diet)
         revision = self.preferences.get(scope.user_id).revision
         now = self.clock()
         yes = self.tokens.issue(scope, agree=True, dietary_type=diet, revision=revision, now=now)
         no = self.tokens.issue(scope, agree=False, dietary_type=diet, revision=revision, now=now)
+        try:
+            self.journal.offer(scope, revision, yes)
+        except StoreError:
+            pass
         reply = Reply(
             texts=(
-                f"要我記住您的飲食偏好「{label}」嗎？同意後，在這個一對一聊天找店家時會先套用；"
+                f"{lead}要我記住您的飲食偏好「{label}」嗎？同意後，在這個一對一聊天找店家時會先套用；"
                 "隨時說「忘記我的飲食偏好」就會刪除。",
             ),
             choices=consent_choices(yes, no),
         )
         return CommandResult(reply, "consent_prompt", revision)
+
+    def typed_answer(self, scope: ScopeKey, said: str) -> CommandResult | None:
+        """A typed 同意/好/可以 (or 不要/不用) in the 1:1 chat. It answers the consent prompt whose
+        token the journal keeps, checked as a tap would be; without a live prompt it is small talk."""
+        revision = self.preferences.get(scope.user_id).revision
+        try:
+            token = self.journal.offered(scope, revision)
+        except StoreError:
+            token = ""
+        if not token:
+            if said in words.CONSENT_UNCLEAR:
+                return None  # not an answer to anything: the normal turn
+            if said in words.CONSENT_ONLY:
+                return CommandResult(Reply(texts=(NO_LIVE_PROMPT,)), "consent_hint")
+            return CommandResult(Reply(texts=(ACK_TEXT,)), "small_talk")
+        check = self.tokens.check(scope, token, revision=revision, now=self.clock())
+        if not check.ok or check.dietary_type not in catalogue.DIETARY_TYPES:
+            return CommandResult(Reply(texts=(EXPIRED_PROMPT,)), "consent_hint")
+        if said in words.CONSENT_YES:
+            return self._answer(scope, True, check.dietary_type, revision, late=EXPIRED_PROMPT)
+        if said in words.CONSENT_NO:
+            return self._answer(scope, False, check.dietary_type, revision, late=EXPIRED_PROMPT)
+        return self.consent_prompt(scope, check.dietary_type, lead=TAP_HINT)
+
+    def diet_change(self, scope: ScopeKey) -> CommandResult:
+        """「我現在沒有吃素了」 with no search: offer to forget what is remembered, if anything is."""
+        state = self.preferences.get(scope.user_id)
+        if state.consent == "granted" and state.dietary_type:
+            label = catalogue.dietary_label(state.dietary_type)
+            return self.forget_question(f"了解，這次找店家不套用「{label}」。{FORGET_QUESTION}")
+        return CommandResult(Reply(texts=(NOTHING_REMEMBERED,)), "diet_change")
 
     def handle_postback(self, scope: ScopeKey, data: str) -> CommandResult | None:
         """A consent or forget button, or None when the data is not ours."""
@@ -237,24 +277,30 @@ class Commands:
             return None
         if scope.source_type != "user":
             return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
-        now = self.clock()
         revision = self.preferences.get(scope.user_id).revision
-        check = self.tokens.check(scope, data, revision=revision, now=now)
+        check = self.tokens.check(scope, data, revision=revision, now=self.clock())
         if not check.ok or check.dietary_type not in catalogue.DIETARY_TYPES:
             return CommandResult(Reply(texts=(TAP_REFUSED,)), "consent_tap_refused")
-        diet = check.dietary_type
-        try:  # recorded only while the revision is still the button's: one tap wins, anywhere
+        return self._answer(scope, check.agree, check.dietary_type, revision)
+
+    def _answer(
+        self, scope: ScopeKey, agree: bool, diet: str, revision: int, *, late: str = TAP_REFUSED
+    ) -> CommandResult:
+        """A checked consent answer (tap or typed): recorded only while the revision is still the
+        prompt's, in the store's transaction (one answer wins, on any instance; a later one gets
+        ``late``), then the window carried over to the new revision."""
+        try:
             state = self.preferences.set_consent(
                 scope.user_id,
-                consent="granted" if check.agree else "refused",
-                dietary_type=diet if check.agree else None,
-                now=now,
+                consent="granted" if agree else "refused",
+                dietary_type=diet if agree else None,
+                now=self.clock(),
                 expected_revision=revision,
             )
         except StaleContextError:
-            return CommandResult(Reply(texts=(TAP_REFUSED,)), "consent_tap_refused")
-        self._clear(scope)
-        if check.agree:
+            return CommandResult(Reply(texts=(late,)), "consent_tap_refused")
+        self._carry_over(scope, revision, state.revision)
+        if agree:
             text = (
                 f"好的，已記住「{catalogue.dietary_label(diet)}」。之後在這個一對一聊天找店家會先套用；"
                 "說「忘記我的飲食偏好」就會刪除。"
@@ -267,32 +313,36 @@ class Commands:
         )
 
     def forget(self, scope: ScopeKey) -> CommandResult:
-        state = self._forget_person(scope)
-        return CommandResult(
-            Reply(texts=("已刪除您的飲食偏好，之後找店家不會再套用。",)), "forget", state.revision
-        )
+        """Diet and consent dropped (the revision moves), the window projected again under the new
+        revision without anything of the preference, and in the audit rows of this 1:1 chat the
+        remembered diet replaced by ``FORGOTTEN_MARK``. A store failure raises."""
+        revision = self.preferences.get(scope.user_id).revision
+        state = self._drop_preference(scope)
+        self._carry_over(scope, revision, state.revision)
+        return CommandResult(Reply(texts=(FORGOTTEN,)), "forget", state.revision)
 
     def unfollow(self, scope: ScopeKey) -> int:
         """The person left (unfollow/block): their diet and consent are dropped and the revision
         moves, so every journal window of theirs (1:1 and group) and every consent button offered
         before becomes unreadable; the 1:1 journal is also deleted now. Returns the new revision."""
-        return self._forget_person(scope).revision
+        state = self._drop_preference(scope)
+        try:
+            self.journal.clear(scope)
+        except StoreError:
+            pass  # the revision bump already made the old window unreadable
+        return state.revision
 
-    def _forget_person(self, scope: ScopeKey) -> PreferenceState:
-        """Diet and consent dropped (the revision moves), the window cleared, and in the audit rows
-        of this 1:1 chat the remembered diet replaced by ``FORGOTTEN_MARK``. A store failure
-        raises: the caller says so (forget) or tries again (unfollow); each step can be repeated."""
+    def _drop_preference(self, scope: ScopeKey) -> PreferenceState:
         state = self.preferences.set_consent(
             scope.user_id, consent="forgotten", dietary_type=None, now=self.clock()
         )
-        self._clear(scope)
         if self.audit is not None:
             self.audit.forget_audited_memory(scope.storage_id)
         return state
 
-    def _clear(self, scope: ScopeKey) -> None:
-        # The revision bump already made the old window unreadable; clearing is housekeeping.
+    def _carry_over(self, scope: ScopeKey, old: int, new: int) -> None:
+        # The revision bump already made the old window unreadable; carrying it over is a courtesy.
         try:
-            self.journal.clear(scope)
+            self.journal.carry_over(scope, old, new)
         except StoreError:
             pass

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from local_agent.agent.tools import WHICH_DIET_TEXT
 from local_agent.context.journal import ScopeKey
+from local_agent.language import diets
 from local_agent.listings import catalogue
 from local_agent.replies.reply import CommandName, Reply
-from local_agent.turns.commands import IN_PRIVATE_ONLY, Commands
+from local_agent.turns.commands import IN_PRIVATE_ONLY, Commands, unsupported_diet_text
 from local_agent.turns.kept import kept_reply
 
 
@@ -32,6 +33,9 @@ class CommandDesk:
         if action == "remember":
             if dietary_type not in catalogue.DIETARY_TYPES:
                 return Reply(texts=(WHICH_DIET_TEXT,)), None
+            if not diets.rememberable(dietary_type):  # 不吃牛: a search filter, not a lasting preference
+                label = catalogue.dietary_label(dietary_type)
+                return Reply(texts=(unsupported_diet_text(label),)), "unsupported_diet"
             prompt = self.commands.consent_prompt(scope, dietary_type)
             return prompt.reply, prompt.command
         if action == "forget":

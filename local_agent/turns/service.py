@@ -8,15 +8,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
+from local_agent.language.diets import diet_said
 from local_agent.replies.render import JOIN_TEXT, MEDIA_TEXT_OTHER, MEDIA_TEXTS, POLITE_FAILURE
 from local_agent.replies.reply import Reply
 from local_agent.stores.ports import PreferenceStore
-from local_agent.turns.commands import NOT_DELETED, Commands, match_text_command
+from local_agent.turns.commands import Commands, match_text_command, static_result
 
 log = logging.getLogger("local_agent.turns.service")
 
@@ -44,18 +46,35 @@ class LocalService:
         text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
         kind = match_text_command(text) if text.strip() else "help"
         if kind is None:  # most messages: straight to the router, no thread hop
-            return await self.router.run_turn(scope, text, turn_id=turn_id)
-        if kind == "help":  # touches no store
-            return TurnOutcome(Reply(texts=(self.commands.help_text,)), command="help")
-        if kind == "forget_declined":  # touches no store either
-            return TurnOutcome(Reply(texts=(NOT_DELETED,)), command=kind)
+            return await self._search(scope, text, turn_id)
+        fixed = static_result(kind, scope, text, self.commands.help_text)
+        if fixed is not None:  # touches no store
+            return TurnOutcome(fixed.reply, command=fixed.command)
         try:
             result = await asyncio.to_thread(self.commands.handle_text, scope, text, kind)
         except StoreError as exc:
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
         if result is None:  # the commands found nothing to do after all (e.g. no dietary type)
-            return await self.router.run_turn(scope, text, turn_id=turn_id)
+            return await self._search(scope, text, turn_id)
         return TurnOutcome(result.reply, command=result.command)
+
+    async def _search(self, scope: ScopeKey, text: str, turn_id: str | None) -> TurnOutcome:
+        """The router's turn. When the sentence says the diet changed for good (「我現在沒有吃素了，
+        二林有什麼吃的」) and a diet is remembered, the answer also asks whether to forget it."""
+        outcome = await self.router.run_turn(scope, text, turn_id=turn_id)
+        if scope.source_type != "user" or not diet_said(text).lasting or outcome.reply.choices:
+            return outcome
+        try:
+            state = await asyncio.to_thread(self.preferences.get, scope.user_id)
+        except StoreError:
+            return outcome
+        if state.consent != "granted" or not state.dietary_type:
+            return outcome
+        question = self.commands.forget_question().reply
+        reply = replace(
+            outcome.reply, texts=(*outcome.reply.texts, *question.texts), choices=question.choices
+        )
+        return replace(outcome, reply=reply)
 
     async def handle_postback(self, scope: ScopeKey, data: str) -> TurnOutcome | None:
         try:

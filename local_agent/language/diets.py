@@ -1,0 +1,80 @@
+"""Diets as people say them: which one a sentence names, whether it can be remembered, and a diet
+said *now* (「我現在沒有吃素了」, 「今天不吃素」) that must win over a remembered one for this turn.
+Also the short note a reply adds when a place's kind differs from the one asked for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from local_agent.language import words
+from local_agent.language.text import reading_form
+from local_agent.listings import catalogue
+
+# What a place of this kind serves that a stricter eater may not want; shown next to the place
+# when its kind differs from the one asked for (「五辛素，含蔥蒜」).
+KIND_NOTES: dict[str, str] = {
+    "five_pungent": "含蔥蒜",
+    "lacto_ovo": "含蛋奶",
+    "pot_side": "與葷食同鍋",
+    "no_beef": "不賣牛肉，有其他肉類",
+}
+# Diets for which a place that serves 五辛 (onion, garlic ...) is always labelled.
+STRICT: frozenset[str] = frozenset({"vegetarian", "vegan", "lacto_ovo"})
+# Kinds that suit a strict eater of the key, listed from the strictest.
+STRICTER_OR_SAME: dict[str, frozenset[str]] = {
+    "vegetarian": frozenset({"vegetarian", "vegan"}),
+    "vegan": frozenset({"vegan"}),
+    "lacto_ovo": frozenset({"lacto_ovo", "vegan", "vegetarian"}),
+}
+
+
+@dataclass(frozen=True)
+class DietSaid:
+    """A diet the current sentence states. ``code`` is a dietary code, ``catalogue.ANY`` for
+    「不吃素」-like sentences, or None (nothing said). ``lasting``: the sentence says it changed for
+    good (「沒有吃素了」), so forgetting a remembered diet is worth offering."""
+
+    code: str | None = None
+    lasting: bool = False
+
+
+def diet_said(text: str) -> DietSaid:
+    t = reading_form(text)
+    negated = next((w for w in words.NOT_VEGETARIAN if w in t), None)
+    if negated is not None:
+        for_now = any(w in t for w in words.FOR_NOW)
+        lasting = not for_now and any(w in t for w in words.LASTING_CHANGE)
+        return DietSaid(catalogue.ANY, lasting)
+    return DietSaid(catalogue.find_dietary_type(t))
+
+
+def unsupported_diet(text: str) -> str | None:
+    """A lasting diet the service cannot remember (早齋, 不吃牛, 初一十五), as the sentence says it."""
+    t = reading_form(text)
+    return next((w for w in words.UNSUPPORTED_DIETS if w in t), None)
+
+
+def rememberable(code: str | None) -> bool:
+    return code in words.REMEMBERABLE
+
+
+def rememberable_labels() -> str:
+    return "、".join(catalogue.dietary_label(c) for c in words.REMEMBERABLE)
+
+
+def kind_note(asked: str, place_kinds: list[str] | tuple[str, ...] | frozenset[str]) -> str:
+    """「五辛素，含蔥蒜」 when a place found for ``asked`` is of another kind than asked; else "".
+    A strict vegetarian search (素食, 全素, 蛋奶素) always labels a place that serves 五辛."""
+    kinds = set(place_kinds)
+    if asked == catalogue.ANY:
+        return ""
+    if "five_pungent" in kinds and asked in STRICT:
+        return _note("five_pungent")
+    if asked in kinds or kinds & STRICTER_OR_SAME.get(asked, frozenset()):
+        return ""
+    kind = next((k for k in ("lacto_ovo", "pot_side", "no_beef", "five_pungent") if k in kinds), None)
+    return _note(kind) if kind else ""
+
+
+def _note(kind: str) -> str:
+    return f"{catalogue.dietary_label(kind)}，{KIND_NOTES[kind]}"

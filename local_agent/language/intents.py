@@ -1,0 +1,287 @@
+"""What a message asks for, read from the vocabulary in ``words.py``.
+
+``read(text)`` gives one :class:`Reading`. The intents:
+
+- ``forget`` a clear request to delete the remembered diet, in any word order (「取消吃素」,
+  「把我吃素的資料刪掉」, 「我吃素的事不用記了」, 「不想讓你記得我吃素」);
+- ``forget_confirm`` an unclear or asking one (「可以刪除我的偏好嗎？」, 「全部刪掉」): ask first;
+- ``forget_declined`` a negated one (「不要忘記我的飲食偏好」): nothing changes;
+- ``show_kept`` 「你記得我什麼？」, 「你還記得我吃素嗎」;
+- ``remember`` a request to remember a diet, in any order (「我吃素，請你記住」); ``diet`` is its code,
+  ``unsupported`` a diet that cannot be remembered (早齋, 不吃牛) as the sentence names it;
+- ``consent_yes`` / ``consent_no`` a short answer (同意, 好, 可以 / 不要, 不用), ``consent_unclear``
+  one that is neither (「考慮一下」) — they answer a consent prompt only where one is live, which the
+  caller decides;
+- ``diet_change`` a diet said now with no search (「我現在沒有吃素了」);
+- ``help``, ``greeting``, ``thanks`` (thanks, goodbyes, 「好，謝謝你喔」), ``unreadable`` (nothing
+  to read: emoji, Zhuyin or punctuation alone);
+- ``search`` a place or event question, ``unsupported`` (parking, buses), ``unknown`` otherwise.
+
+What it deliberately does not do: guess a diet nobody named, read a question about the speaker's
+own memory (「我忘記我吃什麼了」) as a request, or treat a sentence that merely contains a word
+(「記得那家素食店在哪嗎」) as a command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from local_agent.language import words
+from local_agent.language.diets import diet_said, rememberable, unsupported_diet
+from local_agent.language.text import has_words, reading_form
+from local_agent.listings import catalogue
+
+Intent = Literal[
+    "forget",
+    "forget_confirm",
+    "forget_declined",
+    "show_kept",
+    "remember",
+    "consent_yes",
+    "consent_no",
+    "consent_unclear",
+    "diet_change",
+    "help",
+    "greeting",
+    "thanks",
+    "unreadable",
+    "search",
+    "unsupported",
+    "unknown",
+]
+ForgetMatch = Literal["forget", "forget_confirm", "forget_declined"]
+SearchGoal = Literal["places", "events", "unsupported"]
+# Longer than this, a message is no short command: unreadable or not, the normal turn answers it.
+SHORT_MESSAGE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Reading:
+    intent: Intent
+    diet: str | None = None  # remember: the dietary code named
+    unsupported: str | None = None  # remember: a diet that cannot be remembered, as named
+
+
+def bare(t: str) -> str:
+    """A reading-form text without trailing particles and punctuation (「好喔!」 → 「好」)."""
+    return t.lower().rstrip(words.TRAILING_PARTICLES) or t.lower()
+
+
+def is_question(t: str) -> bool:
+    return any(q in t for q in words.QUESTION_MARKERS)
+
+
+def _ends_negated(head: str) -> bool:
+    """A negation ends ``head`` (「不要」, 「別」, 「不想讓你」), allowing 幫我/再/你/把 after it;
+    an asking form (「要不要」, 「會不會」) is no negation."""
+    for _ in range(4):
+        if any(head.endswith(q) for q in words.ASKING):
+            return False
+        if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS)):
+            return True
+        filler = next((f for f in ("幫我", "再", "你", "讓你", "給我", "幫") if head.endswith(f)), "")
+        if not filler:
+            return False
+        head = head.removesuffix(filler)
+    return False
+
+
+def _verb_positions(
+    t: str, verbs: tuple[str, ...], outside: tuple[str, ...] = words.NOT_REMEMBER
+) -> list[tuple[int, str]]:
+    """Where each verb occurs (the longest at a position), outside words like 忘記 or 日記."""
+    blocked: set[int] = set()
+    for word in outside:
+        start = t.find(word)
+        while start != -1:
+            blocked.update(range(start, start + len(word)))
+            start = t.find(word, start + 1)
+    found: dict[int, str] = {}
+    for verb in sorted(verbs, key=len, reverse=True):
+        start = t.find(verb)
+        while start != -1:
+            if start not in found and not blocked & set(range(start, start + len(verb))):
+                found[start] = verb
+            start = t.find(verb, start + 1)
+    return sorted(found.items())
+
+
+def has_object(t: str) -> bool:
+    """The sentence says what to delete: the preference, a diet, 「我的資料」."""
+    if any(o in t for o in words.FORGET_OBJECTS):
+        return True
+    lowered = t.lower()
+    return any(w in lowered for w in catalogue.DIETARY_WORDS) or "素" in t
+
+
+def _stop_remembering(t: str) -> ForgetMatch | None:
+    """「不用記了」, 「不想讓你記得我吃素」: a negated remembering verb asks to forget."""
+    for at, _ in _verb_positions(t, words.REMEMBER_VERBS):
+        if _ends_negated(t[:at]):
+            if is_question(t):
+                return "forget_confirm"
+            return "forget" if has_object(t) or len(t) <= 8 else "forget_confirm"
+    return None
+
+
+def _negated_request(t: str, at: int) -> bool:
+    head = t[:at]
+    if _ends_negated(head):
+        return True
+    for ba in ("把", "將"):  # 「別把我的偏好刪掉」
+        if ba in head and _ends_negated(head[: head.rfind(ba)]):
+            return True
+    return False
+
+
+def match_forget(t: str) -> ForgetMatch | None:
+    """A delete request in reading form ``t``, or None (not one)."""
+    stop = _stop_remembering(t)
+    if stop is not None:
+        return stop
+    hits = _verb_positions(t, words.FORGET_VERBS, ())
+    if not hits:
+        return None
+    at, verb = hits[0]
+    head = t[:at]
+    speaker = head.endswith(words.SELF_FORGET_LEADS) and not head.endswith(("幫我", "給我"))
+    if verb in words.SELF_FORGET_VERBS and speaker and "把" not in t:
+        return None  # 「我忘記我吃什麼了」: the speaker forgot something
+    if _negated_request(t, at):
+        return "forget_declined"
+    about = has_object(t)
+    marked = bare(t) in words.FORGET_VERBS or any(m in t for m in words.REQUEST_MARKERS)
+    if not about and not marked:
+        return None
+    if is_question(t) or not about:
+        return "forget_confirm"
+    return "forget"
+
+
+def asks_what_is_kept(t: str) -> bool:
+    if any(p in t for p in words.KEPT_PHRASES):
+        return True
+    if not is_question(t):
+        return False
+    for at, verb in _verb_positions(t, words.KEPT_VERBS):
+        head, tail = t[:at], t[at + len(verb) :]
+        if head.endswith("我") and not head.endswith(("幫我", "給我")):
+            continue  # 「我記得…」: the speaker remembers
+        if tail.startswith(words.KEPT_ABOUT_ME):
+            return True
+    return False
+
+
+_REMEMBER_TAIL_STARTS = (
+    "我",
+    ":",
+    ",",
+    "。",
+    "!",
+    "喔",
+    "哦",
+    "啦",
+    "吧",
+    "阿",
+    "一下",
+    "起來",
+    "下來",
+    "好",
+)
+
+
+def asks_to_remember(t: str) -> bool:
+    """A remembering verb addressed to the bot (not 「我記得…」, not negated), with what follows it
+    being the speaker or the end of the clause."""
+    if is_question(t):
+        return False
+    for at, verb in _verb_positions(t, words.REMEMBER_VERBS):
+        head, tail = t[:at], t[at + len(verb) :]
+        if _ends_negated(head):
+            return False
+        if head.endswith("我") and not head.endswith(("幫我", "給我")):
+            continue
+        if not tail or tail.startswith(_REMEMBER_TAIL_STARTS):
+            return True
+    return False
+
+
+def search_goal(text: str) -> SearchGoal | None:
+    t = reading_form(text)
+    if any(w in t for w in words.UNSUPPORTED_WORDS):
+        return "unsupported"
+    if any(w in t for w in words.EVENT_WORDS):
+        return "events"
+    if any(w in t for w in words.PLACE_WORDS):
+        return "places"
+    return None
+
+
+def _small_talk(t: str) -> Intent | None:
+    b = bare(t)
+    if b in words.HELP_WORDS or t.lower() in words.HELP_WORDS:
+        return "help"
+    if b in words.GREETING_WORDS:
+        return "greeting"
+    rest, thanked = t.lower(), False
+    for word in sorted(words.THANKS_WORDS, key=len, reverse=True):
+        if word in rest:
+            rest, thanked = rest.replace(word, ""), True
+    for filler in words.SMALL_TALK_FILLERS:
+        rest = rest.replace(filler, "")
+    return "thanks" if thanked and not rest else None
+
+
+def _remember(t: str) -> Reading | None:
+    if not asks_to_remember(t):
+        return None
+    odd = unsupported_diet(t)
+    diet = catalogue.find_dietary_type(t)
+    if odd is not None or (diet is not None and not rememberable(diet)):
+        return Reading("remember", unsupported=odd or catalogue.dietary_label(diet or ""))
+    return Reading("remember", diet=diet) if diet else None
+
+
+def _consent_answer(b: str) -> Intent | None:
+    if b in words.CONSENT_YES:
+        return "consent_yes"
+    if b in words.CONSENT_NO:
+        return "consent_no"
+    if b in words.CONSENT_UNCLEAR:
+        return "consent_unclear"
+    return None
+
+
+def read(text: str) -> Reading:
+    """What ``text`` asks for (see the module docstring)."""
+    t = reading_form(text)
+    if not t:
+        if not (text or "").strip():
+            return Reading("help")
+        return Reading("unreadable" if len(text) <= SHORT_MESSAGE_CHARS else "unknown")
+    forget = match_forget(t)
+    if forget is not None:
+        return Reading(forget)
+    if asks_what_is_kept(t):
+        return Reading("show_kept")
+    remember = _remember(t)
+    if remember is not None:
+        return remember
+    answer = _consent_answer(bare(t))
+    if answer is not None:
+        return Reading(answer)
+    talk = _small_talk(t)
+    if talk is not None:
+        return Reading(talk)
+    if len(t) <= SHORT_MESSAGE_CHARS and not has_words(text):
+        return Reading("unreadable")
+    rest = t
+    for word in words.NOT_VEGETARIAN:
+        rest = rest.replace(word, "")
+    goal = search_goal(rest)
+    if goal is None and diet_said(t).code == catalogue.ANY:
+        return Reading("diet_change")
+    if goal == "unsupported":
+        return Reading("unsupported")
+    return Reading("search" if goal else "unknown")

@@ -1,0 +1,188 @@
+"""The language layer's intents: what each phrasing is read as, the diet said now, the labels of
+places of another kind, and input nobody can read."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.language import diets, intents
+from local_agent.language.text import has_words, reading_form
+from local_agent.listings import catalogue
+
+CLEAR_DELETES = [
+    "好，那你把我吃素的事情忘記掉",
+    "把我吃素的資料刪掉",
+    "你把我的偏好忘記",
+    "我吃素的事不用記了",
+    "取消吃素",
+    "忘記我吃素",
+    "忘記我的飲食偏好",
+    "請刪除我的偏好",
+    "將我的飲食偏好刪除",
+    "不想讓你記得我吃素",
+    "你不用再記得我吃素了",
+    "以後不要記我吃素",
+    "不要記住我",
+    "我的偏好忘掉吧",
+    "把吃素那個設定拿掉",
+    "删除我的偏好",  # simplified
+    "忘 記 我 的 偏 好",  # voice input spaces
+    "把我吃素的資料刪掉🙏",
+]
+UNCLEAR_DELETES = ["全部刪掉", "忘了吧", "幫我刪掉", "取消", "你把它刪了"]
+ASKING_DELETES = [
+    "你會不會忘記我的飲食偏好？",
+    "能不能忘記我吃素？",
+    "可以刪除我的偏好嗎",
+    "可以把我吃素的資料刪掉嗎？",
+]
+NEGATED_DELETES = [
+    "不要忘記我的飲食偏好喔",
+    "不要刪除我的飲食偏好",
+    "別清除我的偏好",
+    "不用幫我刪除偏好",
+    "別把我的偏好刪掉",
+]
+
+
+@pytest.mark.parametrize("text", CLEAR_DELETES)
+def test_a_clear_delete_request_in_any_order_forgets(text):
+    assert intents.read(text).intent == "forget"
+
+
+@pytest.mark.parametrize("text", UNCLEAR_DELETES + ASKING_DELETES)
+def test_an_unclear_or_asking_delete_request_is_confirmed_first(text):
+    assert intents.read(text).intent == "forget_confirm"
+
+
+@pytest.mark.parametrize("text", NEGATED_DELETES)
+def test_a_negated_delete_request_is_declined(text):
+    assert intents.read(text).intent == "forget_declined"
+
+
+@pytest.mark.parametrize(
+    "text", ["我忘記我吃什麼了", "記得那家素食店在哪嗎", "我忘記帶錢包，花壇有什麼吃的", "鹿港的活動取消了嗎"]
+)
+def test_sentences_that_only_contain_the_words_are_no_delete_request(text):
+    assert intents.read(text).intent not in ("forget", "forget_confirm", "forget_declined")
+
+
+@pytest.mark.parametrize(
+    "text,diet",
+    [
+        ("我吃素，請你記住", "vegetarian"),
+        ("你記一下，阿伯吃素", "vegetarian"),
+        ("幫我記起來我吃全素", "vegan"),
+        ("記住我吃素", "vegetarian"),
+        ("請記得我吃蛋奶素喔", "lacto_ovo"),
+        ("我吃五辛素，幫我記著", "five_pungent"),
+        ("记住我吃素", "vegetarian"),
+    ],
+)
+def test_a_remember_request_in_any_order_names_its_diet(text, diet):
+    assert intents.read(text) == intents.Reading("remember", diet=diet)
+
+
+@pytest.mark.parametrize(
+    "text,named",
+    [("記住我吃早齋", "早齋"), ("記住我不吃牛肉", "不吃牛"), ("幫我記住我初一十五吃素", "初一十五")],
+)
+def test_a_diet_that_cannot_be_remembered_is_named_as_unsupported(text, named):
+    assert intents.read(text) == intents.Reading("remember", unsupported=named)
+
+
+@pytest.mark.parametrize(
+    "text", ["你記得我什麼？", "你還記得我吃素嗎", "你記得我吃什麼嗎？", "我的偏好是什麼", "你存了我什麼資料"]
+)
+def test_asking_what_is_kept(text):
+    assert intents.read(text).intent == "show_kept"
+
+
+@pytest.mark.parametrize("text", ["我記得花壇有素食店", "記得那家素食店在哪嗎", "你記得上次那家店嗎"])
+def test_remembering_something_else_is_not_asking_what_is_kept(text):
+    assert intents.read(text).intent not in ("show_kept", "remember")
+
+
+@pytest.mark.parametrize(
+    "text,intent",
+    [
+        ("同意", "consent_yes"),
+        ("好", "consent_yes"),
+        ("可以", "consent_yes"),
+        ("好喔！", "consent_yes"),
+        ("ＯＫ", "consent_yes"),
+        ("不同意", "consent_no"),
+        ("不要", "consent_no"),
+        ("不用了", "consent_no"),
+        ("考慮一下", "consent_unclear"),
+        ("謝謝", "thanks"),
+        ("好，謝謝你喔", "thanks"),
+        ("感恩感恩🙏", "thanks"),
+        ("掰掰", "thanks"),
+        ("你好", "greeting"),
+        ("說明", "help"),
+        ("？", "help"),
+        ("我現在沒有吃素了", "diet_change"),
+        ("今天不吃素", "diet_change"),
+        ("阮欲去和美，有啥物好食？", "search"),
+        ("花壇附近哪裡可以停車", "unsupported"),
+        ("我先生上個月中風住院", "unknown"),
+    ],
+)
+def test_short_answers_small_talk_and_searches(text, intent):
+    assert intents.read(text).intent == intent
+
+
+@pytest.mark.parametrize("text", ["😀", "🙏🙏🙏", "ㄏㄚˇ", "ㄅㄆㄇ", "……", "!!!", "\u200b😀\u200b"])
+def test_nothing_to_read_is_unreadable(text):
+    assert not has_words(text)
+    assert intents.read(text).intent == "unreadable"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\u3000\n"])
+def test_empty_is_help(text):
+    assert intents.read(text).intent == "help"
+
+
+def test_a_long_message_is_read_without_failing():
+    assert intents.read("花" * 5000).intent == "unknown"
+    assert intents.read("😀" * 5000).intent == "unknown"  # too long for a short command: the turn answers
+    assert intents.read("花壇有什麼好吃的" + "啊" * 4990).intent == "search"
+
+
+def test_the_reading_form_folds_full_width_simplified_spaces_and_emoji():
+    assert reading_form("ＯＫ！删除 我的偏好😀\u200b") == "OK!刪除我的偏好"
+
+
+@pytest.mark.parametrize(
+    "text,said",
+    [
+        ("我現在沒有吃素了，二林有什麼吃的", diets.DietSaid(catalogue.ANY, True)),
+        ("我不吃素了", diets.DietSaid(catalogue.ANY, True)),
+        ("今天不吃素，二林有什麼吃的", diets.DietSaid(catalogue.ANY, False)),
+        ("二林有什麼全素的", diets.DietSaid("vegan", False)),
+        ("二林有什麼吃的", diets.DietSaid(None, False)),
+    ],
+)
+def test_the_diet_said_now(text, said):
+    assert diets.diet_said(text) == said
+
+
+@pytest.mark.parametrize(
+    "asked,kinds,note",
+    [
+        ("vegetarian", ["five_pungent", "vegetarian"], "五辛素，含蔥蒜"),
+        ("vegan", ["five_pungent", "vegan"], "五辛素，含蔥蒜"),
+        ("vegetarian", ["lacto_ovo"], "蛋奶素，含蛋奶"),
+        ("vegetarian", ["lacto_ovo", "vegetarian"], ""),
+        ("five_pungent", ["five_pungent", "vegetarian"], ""),
+        ("any", ["five_pungent"], ""),
+    ],
+)
+def test_a_place_of_another_kind_than_asked_is_labelled(asked, kinds, note):
+    assert diets.kind_note(asked, kinds) == note
+
+
+def test_no_beef_is_not_a_lasting_preference_but_still_a_search_filter():
+    assert not diets.rememberable("no_beef") and diets.rememberable("vegetarian")
+    assert catalogue.find_dietary_type("不吃牛") == "no_beef"

@@ -1,0 +1,305 @@
+"""Preferences in the words people use, through the webhook (real app, fake LINE API, SQLite):
+delete requests in any order, remember requests, typed consent answers, what is kept, a diet said
+now, the township surviving a preference change, diet labels, small talk and unreadable input."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from conftest import FakeClock
+from helpers_app import AppHarness, first_text
+
+from local_agent.agent.offline_rules import CAPABILITIES, UNKNOWN_TEXT
+from local_agent.language import words
+from local_agent.replies.render import (
+    BUDGET_REFUSAL,
+    HELP_TEXT,
+    IN_PRIVATE_ONLY,
+    THANKS_TEXT,
+    UNREADABLE_TEXT,
+)
+from local_agent.testing import webhooks as W
+from local_agent.turns.commands import (
+    EXPIRED_PROMPT,
+    FORGET_QUESTION,
+    FORGOTTEN,
+    NO_LIVE_PROMPT,
+    NOT_DELETED,
+    TAP_HINT,
+)
+
+U1 = "U" + "1" * 32
+U2 = "U" + "2" * 32
+G1 = "C" + "1" * 32
+FOOD = "花壇有什麼好吃的？"
+DIET_WORDS = ("vegetarian", "vegan", "吃素", "素食", "全素")
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(time.time())
+
+
+@pytest.fixture
+def app(tmp_path, clock):
+    with AppHarness(tmp_path / "local.sqlite3", clock=clock) as harness:
+        yield harness
+
+
+def say(app: AppHarness, text: str, user: str = U1, group: str | None = None):
+    app.turn(W.text_event(user, text, group=group, mention=group is not None))
+    return app.outcomes[-1]
+
+
+def buttons(app: AppHarness) -> dict[str, str]:
+    messages = app.line.replies()[-1].body["messages"]
+    items = (messages[-1].get("quickReply") or {}).get("items") or []
+    return {i["action"]["label"]: i["action"]["data"] for i in items}
+
+
+def all_text(app: AppHarness) -> str:
+    return "\n".join(m.get("text", "") for m in app.line.replies()[-1].body["messages"])
+
+
+def grant(app: AppHarness, user: str = U1) -> None:
+    say(app, "記住我吃素", user)
+    app.turn(W.postback_event(user, buttons(app)["同意"]))
+    assert app.outcomes[-1].command == "consent_granted"
+
+
+def applied(app: AppHarness, user: str = U1) -> str:
+    """The preference origin of a fresh search in the person's 1:1 chat."""
+    return say(app, FOOD, user).tool_calls[0]["preference_origin"]
+
+
+def stored(app: AppHarness) -> str:
+    store = app.store
+    rows = (store.journal_rows(), store.preference_rows(), store.snapshots(), store.audit_rows())
+    return json.dumps(rows, ensure_ascii=False, default=lambda o: getattr(o, "__dict__", str(o)))
+
+
+# -- delete requests -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "好，那你把我吃素的事情忘記掉",
+        "把我吃素的資料刪掉",
+        "你把我的偏好忘記",
+        "我吃素的事不用記了",
+        "取消吃素",
+        "不想讓你記得我吃素",
+        "删除我的偏好",
+    ],
+)
+def test_a_clear_delete_request_forgets_and_the_next_search_applies_nothing(app, text):
+    grant(app)
+    out = say(app, text)
+    assert out.command == "forget" and first_text(app.line.replies()[-1]) == FORGOTTEN
+    assert app.store.get(U1).consent == "forgotten"
+    assert applied(app) == "none"
+    assert "已套用您同意記住的偏好" not in all_text(app)
+
+
+@pytest.mark.parametrize("text", ["全部刪掉", "可以把我吃素的資料刪掉嗎？", "忘了吧"])
+def test_an_unclear_delete_request_asks_and_the_confirmation_forgets(app, text):
+    grant(app)
+    assert say(app, text).command == "forget_confirm"
+    assert first_text(app.line.replies()[-1]) == FORGET_QUESTION and set(buttons(app)) == {"確定忘記", "不用"}
+    assert app.store.get(U1).consent == "granted"  # nothing happens before the answer
+    app.turn(W.postback_event(U1, buttons(app)["確定忘記"]))
+    assert app.outcomes[-1].command == "forget" and applied(app) == "none"
+
+
+def test_a_negated_delete_request_keeps_the_preference(app):
+    grant(app)
+    say(app, "別把我的偏好刪掉")
+    assert first_text(app.line.replies()[-1]) == NOT_DELETED
+    assert applied(app) == "consented_memory"
+
+
+# -- remember requests and typed answers ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["我吃素，請你記住", "你記一下，阿伯吃素", "幫我記起來我吃全素"])
+def test_a_remember_request_in_any_order_gets_the_consent_prompt(app, text):
+    assert say(app, text).command == "consent_prompt"
+    assert set(buttons(app)) == {"同意", "不同意"}
+    assert app.store.get(U1).consent == "none"
+
+
+@pytest.mark.parametrize("typed", ["同意", "好", "可以", "ＯＫ", "好喔！"])
+def test_a_typed_yes_right_after_the_prompt_grants_like_the_button(app, typed):
+    say(app, "我吃素，請你記住")
+    assert say(app, typed).command == "consent_granted"
+    assert app.store.get(U1).dietary_type == "vegetarian" and applied(app) == "consented_memory"
+
+
+def test_a_typed_no_refuses_and_a_second_typed_yes_finds_no_live_prompt(app):
+    say(app, "記住我吃素")
+    assert say(app, "不要").command == "consent_refused"
+    assert say(app, "同意").command == "consent_hint"
+    assert first_text(app.line.replies()[-1]) == NO_LIVE_PROMPT
+    assert app.store.get(U1).consent == "refused"
+
+
+def test_a_typed_yes_after_the_prompt_expired_changes_nothing(app, clock):
+    say(app, "記住我吃素")
+    clock.advance(601)
+    assert say(app, "好").command == "consent_hint"
+    assert first_text(app.line.replies()[-1]) == EXPIRED_PROMPT
+    assert app.store.get(U1).consent == "none"
+
+
+def test_a_typed_yes_after_another_turn_is_small_talk(app):
+    say(app, "記住我吃素")
+    say(app, FOOD)  # the person moved on: the prompt is no longer waiting
+    assert say(app, "好").command == "small_talk"
+    assert app.store.get(U1).consent == "none"
+
+
+def test_a_typed_yes_of_someone_else_grants_nobody(app):
+    say(app, "記住我吃素", U1)
+    say(app, "同意", U2)
+    assert app.store.get(U1).consent == "none" and app.store.get(U2).consent == "none"
+    say(app, "同意", U1, group=G1)  # the owner, but in a group
+    assert first_text(app.line.replies()[-1]) == IN_PRIVATE_ONLY
+    assert app.store.get(U1).consent == "none"
+
+
+def test_an_unclear_answer_to_a_live_prompt_gets_a_hint_and_the_buttons_again(app):
+    say(app, "記住我吃素")
+    assert say(app, "考慮一下").command == "consent_prompt"
+    assert first_text(app.line.replies()[-1]).startswith(TAP_HINT) and set(buttons(app)) == {"同意", "不同意"}
+    assert say(app, "同意").command == "consent_granted"
+
+
+def test_a_diet_that_cannot_be_remembered_gets_an_honest_answer_and_nothing_is_stored(app):
+    before = stored(app)
+    assert say(app, "幫我記住我吃早齋").command == "unsupported_diet"
+    text = first_text(app.line.replies()[-1])
+    assert "早齋" in text and "全素" in text and buttons(app) == {}
+    assert say(app, "記住我不吃牛肉").command == "unsupported_diet"
+    assert stored(app) == before
+
+
+# -- what is kept ------------------------------------------------------------------------------------------
+
+
+def test_what_is_kept_names_the_diet_and_how_to_delete_it_in_the_private_chat_only(app):
+    assert say(app, "你記得我什麼？").command == "show_kept"
+    assert "沒有記住" in first_text(app.line.replies()[-1])
+    grant(app)
+    say(app, "你還記得我吃素嗎")
+    text = first_text(app.line.replies()[-1])
+    assert "素食" in text and "忘記我的飲食偏好" in text and "刪除偏好" in buttons(app)
+    say(app, "你記得我什麼？", group=G1)
+    assert first_text(app.line.replies()[-1]) == IN_PRIVATE_ONLY and "素食」" not in all_text(app)
+    app.turn(W.postback_event(U1, (say(app, "你記得我什麼？") and buttons(app))["刪除偏好"]))
+    assert app.outcomes[-1].command == "forget"
+
+
+# -- a diet said now ------------------------------------------------------------------------------------------
+
+
+def test_a_diet_said_now_wins_and_a_lasting_change_is_offered_as_a_forget(app):
+    grant(app)
+    out = say(app, "我現在沒有吃素了，二林有什麼吃的")
+    call = out.tool_calls[0]
+    assert (call["effective_arguments"]["dietary_type"], call["preference_origin"]) == ("any", "explicit")
+    assert "這次不套用您記住的飲食偏好" in all_text(app) and FORGET_QUESTION in all_text(app)
+    assert set(buttons(app)) == {"確定忘記", "不用"}
+    assert app.store.get(U1).consent == "granted"  # offered, not done
+    out = say(app, "今天不吃素，二林有什麼吃的")
+    assert out.tool_calls[0]["effective_arguments"]["dietary_type"] == "any" and buttons(app) == {}
+    assert applied(app) == "consented_memory"  # only that turn
+
+
+def test_a_lasting_change_alone_asks_to_forget(app):
+    grant(app)
+    say(app, "我現在沒有吃素了")
+    assert FORGET_QUESTION in first_text(app.line.replies()[-1]) and "確定忘記" in buttons(app)
+
+
+# -- the township survives a preference change ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("change", ["忘記我吃素", "grant"])
+def test_a_preference_change_keeps_the_township_and_no_diet_word(app, change):
+    if change == "grant":
+        say(app, "二林有什麼好吃的")
+        grant(app)
+    else:
+        grant(app)
+        say(app, "二林有什麼好吃的")
+        say(app, change)
+    out = say(app, "剛才那個鄉鎮，再找一家吃的。")
+    assert out.tool_calls and out.tool_calls[0]["effective_arguments"]["area"] == "二林鎮"
+    journal = json.dumps(app.store.journal_rows(), ensure_ascii=False)
+    assert not any(w in journal for w in DIET_WORDS)
+
+
+def test_a_forget_makes_the_persons_group_window_unreadable(app):
+    grant(app)
+    say(app, "二林有什麼好吃的", group=G1)
+    say(app, "忘記我吃素")
+    assert app.journal(U1, G1)["turns"] == []
+
+
+# -- diet labels ---------------------------------------------------------------------------------------------
+
+
+def test_a_vegetarian_preference_labels_a_place_with_five_pungent(app):
+    grant(app)
+    say(app, "鹿港有什麼好吃的")
+    text = all_text(app)
+    assert "五辛素，含蔥蒜" in text
+    flex = next(m for m in app.line.replies()[-1].body["messages"] if m["type"] == "flex")
+    assert "五辛素，含蔥蒜" in json.dumps(flex, ensure_ascii=False)
+
+
+# -- small talk, fallback, bad input -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["謝謝", "好，謝謝你喔", "感恩🙏"])
+def test_thanks_get_a_short_answer_and_nothing_is_stored(app, text):
+    before = stored(app)
+    say(app, text)
+    assert first_text(app.line.replies()[-1]) == THANKS_TEXT and stored(app) == before
+
+
+def test_the_parking_sentence_only_answers_parking(app):
+    say(app, "我先生上個月中風住院")
+    assert first_text(app.line.replies()[-1]) == UNKNOWN_TEXT
+    say(app, "花壇附近哪裡可以停車")
+    assert first_text(app.line.replies()[-1]) == CAPABILITIES
+
+
+def test_a_taiwanese_flavoured_question_searches(app):
+    out = say(app, "阮欲去和美，有啥物好食？")
+    assert out.tool_calls[0]["effective_arguments"]["area"] == "和美鎮"
+
+
+@pytest.mark.parametrize("text", ["😀", "ㄏㄚˇ ㄉㄧㄝ", "🙏🙏", "！？…"])
+def test_unreadable_input_gets_a_clear_answer_and_nothing_is_stored(app, text):
+    grant(app)
+    before = stored(app)
+    say(app, text)
+    assert first_text(app.line.replies()[-1]) == UNREADABLE_TEXT and stored(app) == before
+
+
+@pytest.mark.parametrize("text", ["", "   ", "同" * 5000, "忘記" + "😀" * 4000])
+def test_empty_and_huge_messages_are_answered_and_keep_the_preference(app, text):
+    grant(app)
+    response = app.turn(W.text_event(U1, text))
+    assert response.status_code == 200
+    answer = first_text(app.line.replies()[-1])
+    assert answer in (HELP_TEXT, BUDGET_REFUSAL, UNKNOWN_TEXT, FORGET_QUESTION)
+    assert app.store.get(U1).consent == "granted"
+
+
+def test_consent_words_are_listed_once():
+    assert not set(words.CONSENT_YES) & set(words.CONSENT_NO)
