@@ -119,7 +119,7 @@ def test_that_day_after_tomorrow_reruns_the_event_search_with_the_new_window():
     assert (args["area"], args["date_from"]) == ("鹿港鎮", "2026-12-03")
     args = propose("那下禮拜呢", SafeTurn("events", "鹿港鎮"))["function_call"]["args"]
     assert (args["date_from"], args["date_to"]) == ("2026-12-07", "2026-12-13")
-    assert propose("那後天呢", SafeTurn("places", "鹿港鎮")) == {"text": rules.CAPABILITIES}
+    assert propose("那後天呢", SafeTurn("places", "鹿港鎮")) == {"text": rules.UNKNOWN_TEXT}
 
 
 def test_bad_dates_and_zhuyin_get_an_answer_not_a_search():

@@ -14,6 +14,7 @@ from local_agent.context.townships import TOWNSHIPS
 from local_agent.context.window import ContextWindow
 from local_agent.language import townships as lang
 from local_agent.language.townships import PlaceReading, read_area, read_places
+from local_agent.replies.render import ACK_TEXT
 from local_agent.stores.sqlite import SqliteStore
 
 
@@ -198,7 +199,7 @@ def test_yes_completes_the_confirmed_search_and_no_asks_again():
     assert proposal("對啊", asked)["function_call"]["args"]["area"] == "員林市"
     assert proposal("不是", asked) == {"text": rules.ASK_TOWNSHIP}
     assert proposal("不是，是二林", asked)["function_call"]["args"]["area"] == "二林鎮"
-    assert proposal("是", SafeTurn("places", "花壇鄉")) == {"text": rules.CAPABILITIES}
+    assert proposal("是", SafeTurn("places", "花壇鄉")) == {"text": ACK_TEXT}  # nothing asked: small talk
 
 
 def test_a_projection_round_trips_through_its_text():
