@@ -14,6 +14,7 @@ from helpers_app import AppHarness, first_text
 from local_agent.agent.offline_rules import CAPABILITIES, UNKNOWN_TEXT
 from local_agent.language import words
 from local_agent.replies.render import (
+    ACK_TEXT,
     BUDGET_REFUSAL,
     HELP_TEXT,
     IN_PRIVATE_ONLY,
@@ -157,7 +158,8 @@ def test_a_typed_yes_after_the_prompt_expired_changes_nothing(app, clock):
 def test_a_typed_yes_after_another_turn_is_small_talk(app):
     say(app, "記住我吃素")
     say(app, FOOD)  # the person moved on: the prompt is no longer waiting
-    assert say(app, "好").command == "small_talk"
+    out = say(app, "好")
+    assert out.command is None and out.tool_calls == [] and first_text(app.line.replies()[-1]) == ACK_TEXT
     assert app.store.get(U1).consent == "none"
 
 
@@ -190,7 +192,7 @@ def test_a_diet_that_cannot_be_remembered_gets_an_honest_answer_and_nothing_is_s
 
 
 def test_what_is_kept_names_the_diet_and_how_to_delete_it_in_the_private_chat_only(app):
-    assert say(app, "你記得我什麼？").command == "show_kept"
+    assert say(app, "你記得我什麼？").command == "kept"
     assert "沒有記住" in first_text(app.line.replies()[-1])
     grant(app)
     say(app, "你還記得我吃素嗎")

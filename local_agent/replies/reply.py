@@ -28,7 +28,6 @@ CommandName = Literal[
     "join",
     "unfollow",
     "media",
-    "show_kept",
     "consent_hint",
     "unsupported_diet",
     "diet_change",

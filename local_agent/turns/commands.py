@@ -31,7 +31,6 @@ from local_agent.language.intents import Reading, bare, read
 from local_agent.language.text import reading_form
 from local_agent.listings import catalogue
 from local_agent.replies.render import (
-    ACK_TEXT,
     FORGET_NO,
     FORGET_YES,
     HELP_TEXT,
@@ -152,14 +151,11 @@ def static_result(
         return CommandResult(Reply(texts=(unsupported_diet_text(named),)), "unsupported_diet")
     if scope.source_type == "user":
         return None
-    if kind == "consent_answer":
-        said = bare(reading_form(text))
-        if said in words.CONSENT_UNCLEAR:
-            return None  # no prompt lives in a group: the normal turn answers it
-        answer = IN_PRIVATE_ONLY if said in words.CONSENT_ONLY else ACK_TEXT
-        return CommandResult(
-            Reply(texts=(answer,)), "private_only" if said in words.CONSENT_ONLY else "small_talk"
-        )
+    if kind == "consent_answer":  # no consent prompt lives in a group: 同意 points to the 1:1 chat,
+        said = bare(reading_form(text))  # anything else (是, 好) is the normal turn's
+        if said in words.CONSENT_ONLY:
+            return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
+        return None
     if kind == "diet_change":
         return CommandResult(Reply(texts=("好的，這次找店家不限定素食。",)), "diet_change")
     if kind in ("consent_prompt", "forget", "forget_confirm", "show_kept"):
@@ -198,7 +194,7 @@ class Commands:
         if kind == "consent_answer":
             return self.typed_answer(scope, bare(reading_form(text)))
         if kind == "show_kept":
-            return CommandResult(kept_reply(self.preferences, scope), "show_kept")
+            return CommandResult(kept_reply(self.preferences, scope), "kept")
         if kind == "diet_change":
             return self.diet_change(scope)
         if kind == "forget_confirm":
@@ -236,18 +232,17 @@ class Commands:
 
     def typed_answer(self, scope: ScopeKey, said: str) -> CommandResult | None:
         """A typed 同意/好/可以 (or 不要/不用) in the 1:1 chat. It answers the consent prompt whose
-        token the journal keeps, checked as a tap would be; without a live prompt it is small talk."""
+        token the journal keeps, checked as a tap would be; without a live prompt it is no command
+        (None), except 同意 / 不同意, which get a pointer."""
         revision = self.preferences.get(scope.user_id).revision
         try:
             token = self.journal.offered(scope, revision)
         except StoreError:
             token = ""
-        if not token:
-            if said in words.CONSENT_UNCLEAR:
-                return None  # not an answer to anything: the normal turn
-            if said in words.CONSENT_ONLY:
+        if not token:  # not an answer to a consent prompt: 是 / 好 / 不是 are the normal turn's
+            if said in words.CONSENT_ONLY:  # (「您是說員林市嗎？」 is answered there)
                 return CommandResult(Reply(texts=(NO_LIVE_PROMPT,)), "consent_hint")
-            return CommandResult(Reply(texts=(ACK_TEXT,)), "small_talk")
+            return None
         check = self.tokens.check(scope, token, revision=revision, now=self.clock())
         if not check.ok or check.dietary_type not in catalogue.DIETARY_TYPES:
             return CommandResult(Reply(texts=(EXPIRED_PROMPT,)), "consent_hint")
