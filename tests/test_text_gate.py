@@ -18,6 +18,10 @@ REFUSED = [
     ("訂好了，請準時到。", "GATE_ACTION_CLAIM", ""),
     ("我已通知店家。", "GATE_ACTION_CLAIM", ""),
     ("訊息已傳送給醫院。", "GATE_ACTION_CLAIM", ""),
+    ("Done, I have deleted it.", "GATE_ACTION_CLAIM", "forget"),
+    ("OK, Remembered: vegan.", "GATE_ACTION_CLAIM", "remember"),
+    ("Table booked for two.", "GATE_ACTION_CLAIM", ""),
+    ("I have sent the message.", "GATE_ACTION_CLAIM", ""),
     ("電話：04-7238595", "GATE_PHONE", ""),
     ("手機 0912 345 678", "GATE_PHONE", ""),
     ("打 +886-4-7238595 問", "GATE_PHONE", ""),
@@ -51,6 +55,7 @@ ALLOWED = [
     "要我記住您的飲食偏好，請說「記住我吃素」，我會先問您同意。",
     "12月5號那週花壇有市集，可以問我「花壇這週有什麼活動」。",
     "其他問題我還不會回答。",
+    "I can ask for your consent first.",
     "好" * gate_words.MAX_CHARS,
 ]
 

@@ -17,7 +17,9 @@ MAX_LINES = 4
 # before it: 「沒問題，已儲存」 is a claim.
 NEGATIONS = ("沒", "沒有", "沒辦法", "無法", "不能", "不", "不會", "未", "尚未", "還沒")
 
-# Claims that something was done. Grouped by what the wording is about: a delete wording is
+# Claims that something was done (English in lower case and without spaces: the text is matched
+# lower-cased with its spaces removed; no bare "sent", which 「consent」 contains). Grouped
+# by what the wording is about: a delete wording is
 # answered with the forget confirmation, a remember wording with the consent prompt.
 FORGET_CLAIMS = (
     "已刪除",
@@ -36,6 +38,10 @@ FORGET_CLAIMS = (
     "取消了",
     "已移除",
     "移除了",
+    "deleted",
+    "removed",
+    "erased",
+    "forgotten",
 )
 REMEMBER_CLAIMS = (
     "已記住",
@@ -53,6 +59,9 @@ REMEMBER_CLAIMS = (
     "設定好了",
     "已更新",
     "已登記",
+    "remembered",
+    "saved",
+    "noted",
 )
 OTHER_CLAIMS = (
     "已預約",
@@ -82,6 +91,15 @@ OTHER_CLAIMS = (
     "已完成",
     "辦好了",
     "處理好了",
+    "booked",
+    "reserved",
+    "i'vecalled",
+    "ihavecalled",
+    "notified",
+    "i'vesent",
+    "ihavesent",
+    "wassent",
+    "beensent",
 )
 
 # Contact details and places (matched on the text without spaces; ``\b`` is avoided: between a Latin

@@ -111,7 +111,7 @@ def check(text: str | None) -> Verdict:
     if not raw:
         return Verdict("GATE_EMPTY")
     flat = compact(raw)
-    about = _claim(flat)
+    about = _claim(flat.lower())
     if about is not None:
         return Verdict("GATE_ACTION_CLAIM", about)
     for code, patterns in _FACTS:
