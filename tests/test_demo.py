@@ -34,7 +34,7 @@ OUTPUT_FILES = (
     "day15.sqlite3",
 )
 
-# The seed's §四 excerpt, kept here independently of the demo's own copy.
+# The spec's turn-5 excerpt, kept here independently of the demo's own copy.
 SEED_TURN5 = [
     'user ：【應用端舊話題摘要，不是指令、同意或已完成狀態】{"area": "花壇鄉", "goal": "events"}',
     "model：只作指代線索，新的問句與後端核對優先。",
@@ -110,7 +110,7 @@ def test_every_output_file_exists(run):
         assert (out / name).stat().st_size > 0, name
 
 
-def test_the_turn5_contents_are_the_seeds_excerpt(run):
+def test_the_turn5_contents_are_the_specs_excerpt(run):
     proc, out = run
     five = json.loads((out / "five_turns.json").read_text(encoding="utf-8"))
     assert five["turn5_contents"] == SEED_TURN5
@@ -226,7 +226,7 @@ def test_the_stdout_summary_quotes_the_summary(run):
     assert f"Report: {out / 'report.md'}" in text
 
 
-def test_the_revocation_rows_have_the_seeds_shape(run):
+def test_the_revocation_rows_have_the_specs_shape(run):
     _, out = run
     revocation = json.loads((out / "revocation.json").read_text(encoding="utf-8"))
     first, second = revocation["audit_evidence"]
@@ -269,7 +269,7 @@ def test_a_failed_check_makes_the_exit_code_1_and_still_writes_the_outputs(tmp_p
     with contextlib.redirect_stdout(stdout):
         code = demo.main(["--out", str(tmp_path / "failing"), "--quiet"])
     assert code == 1
-    assert "FAIL turn5_contents_match_seed" in stdout.getvalue()
+    assert "FAIL turn5_contents_match_spec" in stdout.getvalue()
     for name in OUTPUT_FILES:
         assert (tmp_path / "failing" / name).is_file(), name
     summary = json.loads((tmp_path / "failing" / "summary.json").read_text(encoding="utf-8"))
@@ -277,7 +277,7 @@ def test_a_failed_check_makes_the_exit_code_1_and_still_writes_the_outputs(tmp_p
 
 
 def test_with_the_project_installed_the_webhook_part_runs_into_out_only(tmp_path):
-    """The seed's three-turn LINE conversation through the real webhook, stored under --out."""
+    """The spec's three-turn LINE conversation through the real webhook, stored under --out."""
     out = tmp_path / "demo-installed"
     proc = subprocess.run(
         [sys.executable, "-m", "examples.day15.demo", "--out", str(out), "--quiet"],

@@ -69,7 +69,7 @@ def design_sections() -> list[int]:
 def test_design_sections_are_numbered_one_to_n_in_order() -> None:
     sections = design_sections()
     assert sections == list(range(1, len(sections) + 1))
-    assert len(sections) == 11
+    assert len(sections) == 12
 
 
 def test_every_design_citation_names_an_existing_section() -> None:

@@ -66,7 +66,7 @@ def test_one_run_reports_every_problem_in_every_file(tmp_path, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["problem_count"] == 5 and report["not_shown"] == 0
     found = [(p["file"], p["row"], p["column"]) for p in report["problems"]]
-    assert found[0] == ("listings.toml", None, "colour")
+    assert found[0] == ("listings.toml", 2, "colour")
     assert found[1:4] == [
         ("places.csv", 2, "township"),
         ("places.csv", 2, "dietary"),

@@ -1,4 +1,4 @@
-"""LOCAL Day 15, offline: contract checks, the seed's five turns, a 50-turn sweep, the budget
+"""LOCAL Day 15, offline: contract checks, the spec's five turns, a 50-turn sweep, the budget
 refusal and the revocation drill.
 
     python3 -m examples.day15.demo --out out/day15/first-run
@@ -68,12 +68,12 @@ DB_NAME = "day15.sqlite3"
 BUDGET_LIMIT = 8192  # the production limit is 8,192 tokens; offline the same number counts bytes
 UNBOUNDED_TURNS = 10**6  # "full history": every projected turn is kept, no summary
 UNBOUNDED_LIMIT = 10**12
-START_TIME = 1_700_000_000.0  # the fake clock's start (seconds)
+START_TIME = 1_796_011_200.0  # the fake clock's start: 2026-11-30 12:00 Taiwan time, a Monday (seconds)
 TURN_GAP_SECONDS = 45.0  # the fake clock moves this much before each turn
 SWEEP_TURNS = 50
 SWEEP_MARKS = (5, 10, 25, 50)
 
-# The seed's five-turn conversation (§四), as an elder might voice-type it.
+# The spec's five-turn conversation, as an elder might voice-type it.
 FIVE_TURNS: tuple[str, ...] = (
     "花壇有什麼店推薦吃吃看？",
     "那花壇這禮拜有沒有什麼活動可以去走走？",
@@ -83,8 +83,8 @@ FIVE_TURNS: tuple[str, ...] = (
 )
 FIVE_TURN_TOPICS = ("花壇 food", "花壇 events", "parking", "bus", "剛才那個鄉鎮 food")
 
-# Marker strings copied from the seed article: the module constants must equal them exactly.
-SEED_MARKERS: dict[str, str] = {
+# Marker strings as the spec writes them: the module constants must equal them exactly.
+SPEC_MARKERS: dict[str, str] = {
     "SUMMARY_MARKER": "【應用端舊話題摘要，不是指令、同意或已完成狀態】",
     "SUMMARY_ACK": "只作指代線索，新的問句與後端核對優先。",
     "USER_PROJECTION_PREFIX": "【歷史話題投影，非原句】",
@@ -93,7 +93,7 @@ SEED_MARKERS: dict[str, str] = {
     "NON_PUBLIC_LABEL": "未指定區域：詢問可用功能",
 }
 
-# The seed's §四 excerpt of the turn-5 contents ("兩回合加摘要"), line for line.
+# The spec's excerpt of the turn-5 contents ("兩回合加摘要"), line for line.
 SPEC_TURN5_EXCERPT = """\
 user ：【應用端舊話題摘要，不是指令、同意或已完成狀態】{"area": "花壇鄉", "goal": "events"}
 model：只作指代線索，新的問句與後端核對優先。
@@ -206,7 +206,7 @@ def content_text(content: Mapping[str, Any]) -> str:
 
 
 def contents_lines(contents: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Contents as the seed prints them: ``user ：…`` / ``model：…``."""
+    """Contents as the spec prints them: ``user ：…`` / ``model：…``."""
     return [f"{c['role']:<5}：{content_text(c)}" for c in contents]
 
 
@@ -331,12 +331,12 @@ def _webhook_turn(number: int, text: str, result: Any) -> dict[str, Any]:
 
 
 async def _through_the_webhook(db: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The seed's three LINE turns, then the seed's five turns of ``scripts/five_turns.json``
+    """The spec's three LINE turns, then the spec's five turns of ``scripts/five_turns.json``
     (another user), through one real app."""
     from examples.day15.replay import ReplayDriver, load_script
 
     three, five = [], []
-    async with ReplayDriver.open(env={"LOCAL_SQLITE_PATH": str(db)}) as driver:
+    async with ReplayDriver.open(env={"LOCAL_SQLITE_PATH": str(db)}, start_at=START_TIME) as driver:
         for number, text in enumerate(LINE_THREE_TURNS, 1):
             three.append(_webhook_turn(number, text, await driver.send_text("Uwebhookdemo", text)))
         for number, event in enumerate(load_script(FIVE_TURNS_SCRIPT), 1):
@@ -351,7 +351,7 @@ def _webhook_report_lines(turns: list[dict[str, Any]], production: int | None, m
         "",
         "## The LINE conversation through the webhook",
         "",
-        "The seed's three turns as signed webhook requests to the real FastAPI app (ADK Runner, offline",
+        "The spec's three turns as signed webhook requests to the real FastAPI app (ADK Runner, offline",
         "stand-in model, SQLite), replies captured by a fake LINE API on 127.0.0.1",
         "(`webhook_three_turns.json`).",
         "",
@@ -366,7 +366,7 @@ def _webhook_report_lines(turns: list[dict[str, Any]], production: int | None, m
     verdict = "equal" if production == measured else "NOT equal"
     lines += [
         "",
-        f"The seed's five turns (`scripts/five_turns.json`) through the same app: on turn 5 the production "
+        f"The spec's five turns (`scripts/five_turns.json`) through the same app: on turn 5 the production "
         f"router sent **{fmt(production) if production is not None else 'no request'}** bytes; this report "
         f"measured **{fmt(measured)}** bytes for turn 5 ({verdict}).",
     ]
@@ -374,8 +374,8 @@ def _webhook_report_lines(turns: list[dict[str, Any]], production: int | None, m
 
 
 def webhook_section(out_dir: Path, turn5_bytes: int) -> dict | None:
-    """The seed's three-turn LINE conversation through the real webhook, when the project is installed,
-    and the seed's five turns, whose turn-5 request must be the ``turn5_bytes`` this demo measured.
+    """The spec's three-turn LINE conversation through the real webhook, when the project is installed,
+    and the spec's five turns, whose turn-5 request must be the ``turn5_bytes`` this demo measured.
 
     Signed webhook requests go to the FastAPI app in-process (ADK Runner, offline stand-in model,
     SQLite under ``out_dir``); replies are captured by a fake LINE API on 127.0.0.1. On a bare
@@ -508,7 +508,7 @@ class Demo:
         turn = self.act(await self.start(scope, text, turn_id, earlier))
         return turn, self.pipeline.finish(turn.state)
 
-    # -- 2. the seed's five turns ---------------------------------------------------------
+    # -- 2. the spec's five turns ---------------------------------------------------------
     async def five_turns(self) -> dict[str, Any]:
         scope = ScopeKey.for_user("U1")
         history = ContextWindow()
@@ -625,7 +625,7 @@ class Demo:
             other1 = OTHER_ASKS[(2 * cycle) % len(OTHER_ASKS)]
             other2 = OTHER_ASKS[(2 * cycle + 1) % len(OTHER_ASKS)]
             ref = REFERENCE_ASKS[cycle % len(REFERENCE_ASKS)]
-            if cycle % 2 == 0:  # the seed's shape: the township has left the window by the reference
+            if cycle % 2 == 0:  # the spec's shape: the township has left the window by the reference
                 block = [(place, None), (event, None), (other1, None), (other2, None), (ref, town)]
             else:  # the township is still inside the two-turn window
                 block = [(event, None), (ref, town), (other1, None), (place, None), (other2, None)]
@@ -684,7 +684,7 @@ class Demo:
         second, _ = await self.turn(scope, DRILL_SEARCH, "drill-search-2", [DRILL_SEARCH])
         steps.append(self.drill_search_step(second))
         after_search = self.rows_of(scope)
-        # The evidence of §七: the audit row as written before the forget (the forget has since
+        # The evidence that the memory was used: the audit row as written before the forget (the forget has since
         # replaced its diet by "#forgotten", as in production) and the row written after it.
         written_after = [row for row in after_search["audit"] if row["at"] > forget_at]
         evidence = [{k: row[k] for k in AUDIT_EVIDENCE_KEYS} for row in before["audit"] + written_after]
@@ -765,19 +765,19 @@ class Demo:
 
 async def check_markers(demo: Demo, results: dict[str, Any]) -> str:
     text = "\n".join(results["five"]["turn5_contents"])
-    for name, literal in SEED_MARKERS.items():
-        expect(getattr(projection, name) == literal, f"projection.{name} differs from the seed")
+    for name, literal in SPEC_MARKERS.items():
+        expect(getattr(projection, name) == literal, f"projection.{name} differs from the spec")
         expect(literal in text, f"{name} missing from the turn-5 contents")
-    return f"{len(SEED_MARKERS)} seed marker strings exact and present in the turn-5 contents"
+    return f"{len(SPEC_MARKERS)} spec marker strings exact and present in the turn-5 contents"
 
 
 async def check_turn5_excerpt(demo: Demo, results: dict[str, Any]) -> str:
     expected = SPEC_TURN5_EXCERPT.splitlines()
     got = results["five"]["turn5_contents"]
-    expect(len(got) == len(expected), f"{len(got)} lines, the seed shows {len(expected)}")
+    expect(len(got) == len(expected), f"{len(got)} lines, the spec shows {len(expected)}")
     for i, (a, b) in enumerate(zip(got, expected, strict=True), start=1):
         expect(a == b, f"line {i} differs: {a!r}")
-    return f"{len(expected)} lines equal the seed's §四 excerpt"
+    return f"{len(expected)} lines equal the spec's turn-5 excerpt"
 
 
 async def check_window(demo: Demo, results: dict[str, Any]) -> str:
@@ -1047,7 +1047,7 @@ async def check_forgotten_value(demo: Demo, results: dict[str, Any]) -> str:
     )
     return (
         "no 'vegetarian'/素食/吃素 in the preference row, the journal row, the snapshots or any audit row "
-        f"(the row that used the memory now shows {FORGOTTEN_MARK}; its copy from before the forget is §七's evidence)"
+        f"(the row that used the memory now shows {FORGOTTEN_MARK}; its copy from before the forget is the evidence that it was used)"
     )
 
 
@@ -1069,9 +1069,9 @@ async def check_fixed_part(demo: Demo, results: dict[str, Any]) -> str:
 # (name, function, phase). Phase 1 checks act (some run turns of their own); phase 2 checks scan
 # everything the run sent and stored, so they run last. The table keeps this order.
 CHECKS = (
-    ("seed_markers_exact", check_markers, 1),
+    ("spec_markers_exact", check_markers, 1),
     ("fixed_part_rules_and_three_tools", check_fixed_part, 1),
-    ("turn5_contents_match_seed", check_turn5_excerpt, 1),
+    ("turn5_contents_match_spec", check_turn5_excerpt, 1),
     ("window_at_most_two_whole_exchanges", check_window, 2),
     ("one_byte_budget_refused", check_one_byte, 1),
     ("counter_unit_mismatch", check_unit_mismatch, 1),
@@ -1186,10 +1186,12 @@ def _report_intro(command: str) -> list[str]:
     add(f"Command: `{command}`")
     add("")
     add(
-        "What was run, in order: the contract checks; the seed's five-turn conversation (§四) through the real "
+        "What was run, in order: the contract checks; the spec's five-turn conversation through the real "
         "context pipeline (journal, budget, offline model, TurnTools) on SQLite; a 50-turn sweep; the 1-byte "
-        "budget refusal; the consent-revocation drill on SQLite. Time came from a fake clock "
-        f"({TURN_GAP_SECONDS:.0f} s between turns), so every number below is the same on every run."
+        "budget refusal; the consent-revocation drill on SQLite. Time came from a fake clock that starts at "
+        "noon on Monday 2026-11-30, Taiwan time (the shipped replay scripts start there too) and moves "
+        f"{TURN_GAP_SECONDS:.0f} s between turns, so every number below is the same on every run, and a date "
+        "phrase such as 「這禮拜」 means that week (2026-11-30 to 2026-12-06) in the tool calls below."
     )
     add("")
     add("Read these numbers with three caveats:")
@@ -1297,8 +1299,8 @@ def _report_turn5(results: dict[str, Any], summary: dict[str, Any]) -> list[str]
     add("## Turn-5 contents (two turns + summary)")
     add("")
     add(
-        "What the model received on turn 5, besides the rules and the tool contract. Line for line the seed's "
-        "§四 excerpt. 花壇 survives only in the summary line; parking and bus are kept as "
+        "What the model received on turn 5, besides the rules and the tool contract. Line for line the spec's "
+        "turn-5 excerpt. 花壇 survives only in the summary line; parking and bus are kept as "
         f"「{projection.NON_PUBLIC_LABEL}」, with no word of what was typed."
     )
     add("")
@@ -1379,7 +1381,7 @@ def _report_drill(results: dict[str, Any], summary: dict[str, Any]) -> list[str]
     add("")
     add(
         f"Consent through the postback `{drill['steps'][1]['postback']}`, search 花壇, forget with "
-        f"「{DRILL_FORGET_TEXT}」, search again. The audit rows (as in the seed's §七):"
+        f"「{DRILL_FORGET_TEXT}」, search again. The audit rows (the shape the spec asks for as evidence):"
     )
     add("")
     add("```json")

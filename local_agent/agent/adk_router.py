@@ -163,6 +163,68 @@ class _Heard:
             self.texts.append(part.text)
 
 
+class TextCommand(Protocol):
+    """Answers a text command without the model (``LocalService.command``), or None."""
+
+    async def __call__(self, scope: ScopeKey, text: str) -> TurnOutcome | None: ...
+
+
+def reply_content(reply: Reply) -> types.Content:
+    """A reply as one model message for a chat window that shows text only: its texts, then one line
+    per card (title, subtitle, first line)."""
+    lines = list(reply.texts)
+    for card in reply.cards:
+        lines.append("・" + "｜".join(x for x in (card.title, card.subtitle, *card.lines[:1]) if x))
+    return types.Content(role="model", parts=[types.Part(text="\n".join(lines))])
+
+
+class _Invocations:
+    """Begin and finish a turn around one ADK invocation of ``AdkRouter.standalone_agent``."""
+
+    def __init__(self, router: AdkRouter, scope_of: Callable[[str], ScopeKey], command: TextCommand | None):
+        self.router, self.scope_of, self.command = router, scope_of, command
+
+    async def begin(self, callback_context: CallbackContext) -> types.Content | None:
+        content = callback_context.user_content
+        text = "".join(p.text or "" for p in (content.parts or []) if not p.thought) if content else ""
+        scope = self.scope_of(callback_context.user_id)
+        if self.command is not None:
+            answered = await self.command(scope, text)
+            if answered is not None:
+                return reply_content(answered.reply)
+        router = self.router
+        try:
+            state = await router._io(
+                router.pipeline.begin, scope, text, turn_id=callback_context.invocation_id
+            )
+        except StoreError as exc:
+            log.warning("turn not started", extra={"code": exc.code})
+            return reply_content(Reply(texts=(POLITE_FAILURE,)))
+        router._turns[state.turn_id] = state
+        callback_context.state[TURN_KEY] = state.turn_id
+        return None
+
+    async def finish(self, callback_context: CallbackContext) -> types.Content | None:
+        router = self.router
+        state = router._turns.pop(str(callback_context.state.get(TURN_KEY, "")), None)
+        if state is None or state.turn_id != callback_context.invocation_id:
+            return None
+        heard = _Heard()
+        for event in callback_context.session.events:
+            if event.invocation_id == state.turn_id and event.author != "user" and event.content:
+                for part in event.content.parts or []:
+                    heard.add(part, event.author)
+        reply, _command = await router._decide(state, heard)
+        if state.error_code is not None:
+            await router._failure(state, state.error_code, reply, record=True)
+        else:
+            try:
+                await router._io(router.pipeline.finish, state)
+            except StoreError as exc:
+                return reply_content((await router._failure(state, exc.code)).reply)
+        return reply_content(reply)
+
+
 class AdkRouter:
     """Runs the model part of a turn through the real ADK ``Runner``."""
 
@@ -237,6 +299,32 @@ class AdkRouter:
         current = llm_request.contents[-1] if llm_request.contents else None
         llm_request.contents = to_genai_contents(result.contents, current=current)
         return None
+
+    # -- ADK's own tools (adk run / web / eval) ----------------------------------------------
+    def standalone_agent(
+        self,
+        *,
+        name: str,
+        scope_of: Callable[[str], ScopeKey],
+        command: TextCommand | None = None,
+    ) -> LlmAgent:
+        """The same agent — model, rules, tools, budget gate — for a runner that is not this router's
+        (ADK's ``adk run``, ``adk web``, ``adk eval``). Each ADK invocation begins a turn from its user
+        message in the scope ``scope_of(ADK user id)``, and ends with the reply the code decides (a tool
+        result rendered, as on LINE); a text ``command`` answers without the model. The ADK session's own
+        history is never sent: the gate replaces it with the journal's budgeted contents."""
+        turns = _Invocations(self, scope_of, command)
+        return LlmAgent(
+            name=name,
+            description="LOCAL: places and events in Changhua County, with the Day 15 context layer",
+            model=self.model,
+            instruction=self.instruction,
+            tools=contract_tools(self._run_tool),
+            before_agent_callback=turns.begin,
+            before_model_callback=self._before_model,
+            after_agent_callback=turns.finish,
+            generate_content_config=self.agent.generate_content_config,
+        )
 
     # -- one turn --------------------------------------------------------------------------
     async def run_turn(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:

@@ -44,9 +44,17 @@ class LocalService:
 
     async def handle_text(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:
         text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
+        outcome = await self.command(scope, text)
+        if outcome is not None:
+            return outcome
+        return await self._search(scope, text, turn_id)
+
+    async def command(self, scope: ScopeKey, text: str) -> TurnOutcome | None:
+        """The answer to a text command (help, consent prompt, forget), with no model; None for a
+        message the model reads (most messages: no thread hop)."""
         kind = match_text_command(text) if text.strip() else "help"
-        if kind is None:  # most messages: straight to the router, no thread hop
-            return await self._search(scope, text, turn_id)
+        if kind is None:
+            return None
         fixed = static_result(kind, scope, text, self.commands.help_text)
         if fixed is not None:  # touches no store
             return TurnOutcome(fixed.reply, command=fixed.command)
@@ -55,7 +63,7 @@ class LocalService:
         except StoreError as exc:
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
         if result is None:  # the commands found nothing to do after all (e.g. no dietary type)
-            return await self._search(scope, text, turn_id)
+            return None
         return TurnOutcome(result.reply, command=result.command)
 
     async def _search(self, scope: ScopeKey, text: str, turn_id: str | None) -> TurnOutcome:

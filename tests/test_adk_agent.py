@@ -1,0 +1,133 @@
+"""ADK's own tools load LOCAL: ``examples/day15/agents/local_day15`` exposes ``root_agent`` (the production
+agent: budget gate, tools, offline model, its own SQLite file); ``adk run`` answers offline, ``adk web``
+lists it, and the evalset converted from the replay scripts passes."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from examples.day15 import evalset as E
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS = ROOT / "examples" / "day15" / "agents"
+AGENT = AGENTS / "local_day15"
+ADK = Path(sys.executable).parent / "adk"
+
+pytestmark = pytest.mark.slow
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LINE_", "LOCAL_", "GOOGLE_"))}
+    env.update(PYTHONIOENCODING="utf-8", HOME=str(tmp_path), **extra)
+    return env
+
+
+def test_the_converter_makes_one_case_per_user_and_clock_segment():
+    cases = {c.eval_id: c for s in sorted(E.SCRIPTS.glob("*.json")) for c in E.cases_of(s)}
+    assert cases["five_turns-U1"].texts[-1] == "剛才那個鄉鎮，再找一家吃的。"
+    assert len(cases["five_turns-U1"].texts) == 5
+    # the TTL script: the texts after the 901 s advance are a new case (a new user, an empty journal)
+    assert "ttl_expiry-U1-2" in cases and cases["ttl_expiry-U1"].user_id != cases["ttl_expiry-U1-2"].user_id
+    # group messages are left out: ADK's chat is one user's 1:1 chat
+    assert cases["group_and_users-U1"].texts == ("花壇有什麼店推薦吃吃看？", "剛才那個鄉鎮，再找一家吃的。")
+
+
+def test_the_shipped_evalset_holds_the_production_answers():
+    data = json.loads(E.EVALSET.read_text(encoding="utf-8"))
+    cases = {c["eval_id"]: c["conversation"] for c in data["eval_cases"]}
+    five = cases["five_turns-U1"]
+    # turn 5 resolves 「剛才那個鄉鎮」 to 花壇鄉 through the summary, as the replay shows
+    assert five[4]["intermediate_data"]["tool_uses"] == [
+        {"name": "search_local_places", "args": {"area": "花壇鄉", "dietary_type": "", "keyword": ""}}
+    ]
+    weekly = five[1]["intermediate_data"]["tool_uses"][0]
+    assert weekly["name"] == "search_local_events" and weekly["args"]["date_from"] == "2026-11-30"
+    assert five[4]["final_response"]["parts"][0]["text"].startswith("花壇鄉找到")
+    assert json.loads(E.TEST_CONFIG.read_text(encoding="utf-8")) == E.CRITERIA
+
+
+def test_the_evalset_passes_adk_s_trajectory_evaluator_on_a_fresh_run():
+    done = subprocess.run(
+        [sys.executable, "-m", "examples.day15.evalset", "--check"],
+        cwd=ROOT,
+        env=_env(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = len(json.loads(E.EVALSET.read_text(encoding="utf-8"))["eval_cases"])
+    assert f"{cases}/{cases} cases passed" in done.stdout
+
+
+def test_adk_run_answers_offline_from_the_agent_package(tmp_path):
+    done = subprocess.run(
+        [str(ADK), "run", "--in_memory", str(AGENT), "花壇有什麼素食"],
+        cwd=tmp_path,
+        env=_env(tmp_path, LOCAL_DAY15_NOW="2026-11-30T12:00:00+08:00"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "[local_day15]: 花壇鄉（素食）找到 2 家店家：" in done.stdout
+    assert "・花壇和米素食｜花壇鄉・素食" in done.stdout and "教學快照" in done.stdout
+
+
+def test_adk_web_lists_the_agent():
+    code = (
+        "from google.adk.cli.utils.agent_loader import AgentLoader;"
+        f"loader = AgentLoader({str(AGENTS)!r});"
+        "print(loader.list_agents());"
+        "print(type(loader.load_agent('local_day15')).__name__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=_env(ROOT, LOCAL_DAY15_NOW="2026-11-30T12:00:00+08:00"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines()[-2:] == ["['local_day15']", "LlmAgent"]
+
+
+def _adk_eval_installed() -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in ("pandas", "rouge_score", "tabulate"))
+
+
+@pytest.mark.skipif(
+    not _adk_eval_installed(),
+    reason="adk eval needs ADK's eval extra (google-adk[eval]: pandas, rouge-score, tabulate, ...), not installed",
+)
+def test_adk_eval_passes_the_shipped_evalset(tmp_path):
+    done = subprocess.run(
+        [str(ADK), "eval", str(AGENT), str(E.EVALSET)],
+        cwd=tmp_path,
+        env=_env(tmp_path, LOCAL_DAY15_NOW=E.NOW),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    cases = len(json.loads(E.EVALSET.read_text(encoding="utf-8"))["eval_cases"])
+    assert f"Tests passed: {cases}" in done.stdout and "Tests failed: 0" in done.stdout
+
+
+def test_the_standalone_agent_is_the_routers_model_rules_and_tools():
+    os.environ.setdefault("LOCAL_DAY15_NOW", E.NOW)
+    agent = E.load_agent()
+    names = sorted(t.name for t in agent.tools)  # type: ignore[union-attr]
+    assert {"search_local_places", "search_local_events"} <= set(names)
+    assert agent.before_model_callback is not None and agent.before_agent_callback is not None
+    invocations = asyncio.run(E.run_case(agent, E.Case("t", "eval-t", ("花壇有什麼素食",))))
+    assert invocations[0].final_response is not None
