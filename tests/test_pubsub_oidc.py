@@ -185,3 +185,23 @@ def test_a_push_without_a_token_is_refused_and_runs_nothing(app, headers: dict[s
     response = push(harness, headers, query)
     assert (response.status_code, response.json()) == (401, {"error": "push not authenticated"})
     assert harness.line.requests == [] and harness.store.audit_rows() == []
+
+
+def test_without_the_signing_certificates_a_push_waits_for_a_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from local_agent.testing.pubsub import free_port
+
+    monkeypatch.delenv("PUBSUB_EMULATOR_HOST", raising=False)
+    settings = {
+        "LOCAL_QUEUE": "pubsub",
+        "GOOGLE_CLOUD_PROJECT": "test-project",
+        "LOCAL_PUBSUB_PUSH_AUDIENCE": AUDIENCE,
+        "LOCAL_PUBSUB_PUSH_SERVICE_ACCOUNT": ACCOUNT,
+        "LOCAL_PUBSUB_CERTS_URL": f"http://127.0.0.1:{free_port()}",  # nothing answers there
+        "PUBSUB_EMULATOR_HOST": None,
+    }
+    with AppHarness(tmp_path / "local.sqlite3", settings=settings) as harness:
+        response = push(harness, {"authorization": f"Bearer {KEY.token()}"})
+        assert (response.status_code, response.json()) == (503, {"error": "signing certificates unavailable"})
+        assert harness.line.requests == [] and harness.store.audit_rows() == []

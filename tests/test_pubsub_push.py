@@ -339,3 +339,34 @@ def test_a_worker_whose_lease_was_taken_over_delivers_nothing(app: AppHarness) -
     (response,) = result
     assert (response.status_code, response.json()) == (503, {"status": "lost"})
     assert app.line.replies() == [] and app.line.pushes() == []
+
+
+def test_a_push_cut_at_shutdown_gives_its_lease_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn cancels requests still open when its graceful wait ends: the push gets no 2xx
+    (Pub/Sub redelivers it) and the lease is released, so another instance need not wait."""
+    import asyncio
+
+    monkeypatch.setenv("PUBSUB_EMULATOR_HOST", EMULATOR)
+    settings = {**PUBSUB, "LOCAL_TURN_THREAD": "no", "LOCAL_EVENT_LEASE_SECONDS": "600"}
+    with AppHarness(tmp_path / "local.sqlite3", settings=settings) as harness:
+        event = inbound("U" + "c" * 32, "花壇有什麼好吃的店？")
+        assert event.event_id is not None
+        harness.line.delay_next("/chat/loading/start", 3.0)
+        worker = harness.app.state.push_endpoint.worker
+
+        async def cut() -> bool:
+            task = asyncio.create_task(worker.run(event))
+            await asyncio.sleep(0.5)
+            assert worker.holding  # it holds the lease, mid-turn
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                return True
+            return False
+
+        assert harness.run(cut(), timeout=30)
+        assert worker.holding == {}
+        assert (
+            harness.store.lease_event(event.event_id, holder="next/1", now=time.time(), lease=10) == "claimed"
+        )

@@ -91,16 +91,26 @@ class _Certs:
         self._fetched = -CERTS_TTL_SECONDS
 
     def get(self) -> dict[str, str]:
+        """The certificates; ``PushRefused(503)`` when they cannot be had (Pub/Sub retries)."""
         with self._lock:
             if time.monotonic() - self._fetched >= CERTS_TTL_SECONDS:
-                from google.auth.transport.requests import Request as AuthRequest
-
-                response = AuthRequest()(self.url, method="GET", timeout=5)
-                if response.status != 200:
-                    raise PushRefused(503, "signing certificates unavailable")
-                self._certs = json.loads(response.data.decode("utf-8"))
+                self._certs = self._fetch()
                 self._fetched = time.monotonic()
             return self._certs
+
+    def _fetch(self) -> dict[str, str]:
+        from google.auth import exceptions as auth_exceptions
+        from google.auth.transport.requests import Request as AuthRequest
+
+        try:
+            response = AuthRequest()(self.url, method="GET", timeout=5)
+            certs = json.loads(response.data.decode("utf-8")) if response.status == 200 else None
+        except (auth_exceptions.TransportError, UnicodeDecodeError, ValueError):
+            certs = None
+        if not isinstance(certs, dict) or not all(isinstance(v, str) for v in certs.values()):
+            log.warning("signing certificates unavailable", extra={"code": "OIDC_CERTS_UNAVAILABLE"})
+            raise PushRefused(503, "signing certificates unavailable")
+        return certs
 
 
 class PushAuth:
@@ -133,11 +143,12 @@ class PushAuth:
         from google.auth import exceptions as auth_exceptions
         from google.auth import jwt
 
+        certs = self.certs.get()
         try:
             claims: dict[str, Any] = dict(
                 jwt.decode(
                     token,
-                    certs=self.certs.get(),
+                    certs=certs,
                     audience=self.audience,
                     clock_skew_in_seconds=CLOCK_SKEW_SECONDS,
                 )
@@ -218,9 +229,20 @@ class LeasedTurn:
         keeper = asyncio.create_task(self._keep(claim))
         try:
             return await self._work(event, claim)
+        except asyncio.CancelledError:  # the push was cut (shutdown): no 2xx, so give it back
+            self._give_back(claim)
+            raise
         finally:
             keeper.cancel()
             self.holding.pop(claim.event_id, None)
+
+    def _give_back(self, claim: _Claim) -> None:
+        """Release the lease now (blocking, bounded by the store's deadline): the next delivery
+        need not wait for it to lapse."""
+        try:
+            self.store.release_event(claim.event_id, holder=claim.holder)
+        except StoreError:
+            pass  # it lapses on its own
 
     async def _lease(self, claim: _Claim) -> str:
         asked = time.monotonic()
@@ -312,7 +334,7 @@ class LeasedTurn:
             try:
                 released += int(self.store.release_event(event_id, holder=holder))
             except StoreError:
-                pass
+                pass  # it lapses on its own
         return released
 
 
