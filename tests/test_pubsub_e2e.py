@@ -28,6 +28,7 @@ from multiproc import (
     check_deliveries,
     check_store,
     make_conversation,
+    scan,
     scope_id,
     start_servers,
 )
@@ -220,6 +221,8 @@ def test_forty_messages_of_one_person_over_both_instances_are_answered_once_in_o
     counts = cluster.front.backends.counts if cluster.front else {}
     assert len(counts) == 2 and min(counts.values()) >= 20  # both instances took posts and pushes
     assert all(q["answered"] > 0 for q in queue_counts(cluster))
+    logs = {s.name: s.stdout_bytes() + s.stderr_bytes() for s in cluster.servers}
+    assert scan(logs, [t.text for t in conversation]) == []  # no user text in any log line
     store = cluster.store()
     try:
         assert check_store(store, [conversation], exclusive=False) == []

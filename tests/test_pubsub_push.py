@@ -370,3 +370,10 @@ def test_a_push_cut_at_shutdown_gives_its_lease_back(tmp_path: Path, monkeypatch
         assert (
             harness.store.lease_event(event.event_id, holder="next/1", now=time.time(), lease=10) == "claimed"
         )
+
+
+def test_an_oversized_push_is_refused_before_it_is_read(app: AppHarness) -> None:
+    assert app.client is not None
+    response = app.client.post(f"/pubsub/push?token={PUSH_TOKEN}", content=b"x" * (512 * 1024 + 1))
+    assert (response.status_code, response.json()) == (413, {"error": "body too large"})
+    assert app.line.requests == []
