@@ -69,6 +69,16 @@ def test_a_message_round_trips_and_holds_only_the_parsed_event() -> None:
     assert ordering_key(group) == "Cgroup"  # a group's messages keep one order
 
 
+def altered(**fields: Any) -> bytes:
+    """A well-formed message with ``fields`` replaced."""
+    good = json.loads(encode_event(InboundEvent("text", ScopeKey.for_user("U1"), "U1", "e", "r", 1.0, "x")))
+    return json.dumps({**good, **fields}).encode("utf-8")
+
+
+def test_the_altered_helper_starts_from_a_message_that_decodes() -> None:
+    assert decode_event(altered()) is not None
+
+
 @pytest.mark.parametrize(
     "data",
     [
@@ -80,45 +90,12 @@ def test_a_message_round_trips_and_holds_only_the_parsed_event() -> None:
         encode_event(InboundEvent("text", ScopeKey.for_user("U1"), "U1", "e", "r", 1.0, "x")).replace(
             b'"text"', b'"bogus"', 1
         ),
-        json.dumps(
-            {
-                "v": 1,
-                "kind": "text",
-                "scope": ["d", "user", "U1", "U2"],
-                "reply_to": "U1",
-                "event_id": "e",
-                "reply_token": "r",
-                "received_at": 1.0,
-                "text": "",
-                "data": "",
-            }
-        ).encode(),
-        json.dumps(
-            {
-                "v": 1,
-                "kind": "text",
-                "scope": ["d", "user", "U1", "U1"],
-                "reply_to": "U1",
-                "event_id": "e",
-                "reply_token": "r",
-                "received_at": float("nan"),
-                "text": "",
-                "data": "",
-            }
-        ).encode(),
-        json.dumps(
-            {
-                "v": 1,
-                "kind": "text",
-                "scope": ["d", "user", "U1", "U1"],
-                "reply_to": "U1",
-                "event_id": "e\n",
-                "reply_token": "r",
-                "received_at": 1.0,
-                "text": "",
-                "data": "",
-            }
-        ).encode(),
+        altered(scope=["d", "user", "U1", "U2"]),  # a 1:1 scope of two people
+        altered(received_at=float("nan")),
+        altered(event_id="e\n"),
+        altered(kind="video"),
+        altered(text="x" * 10_001),
+        altered(scope=["d", "user", "U1"]),
     ],
 )
 def test_a_message_that_is_not_ours_decodes_to_nothing(data: bytes) -> None:
