@@ -288,3 +288,9 @@ def test_the_gemini_rules_say_what_a_pending_question_means():
     from local_agent.agent.instructions import SYSTEM_INSTRUCTION
 
     assert "未指定區域：找店家" in SYSTEM_INSTRUCTION and "area 留空" in SYSTEM_INSTRUCTION
+
+
+@pytest.mark.parametrize("text,area", [("員林呢", "員林市"), ("那鹿港呢？", "鹿港鎮")])
+def test_a_township_follow_up_repeats_the_last_search_there(text, area):
+    tool, args = call_of(intent.propose(contents_for(text, [SafeTurn("events", "北斗鎮")])))
+    assert (tool, args["area"]) == ("search_local_events", area)

@@ -186,3 +186,37 @@ def test_a_place_of_another_kind_than_asked_is_labelled(asked, kinds, note):
 def test_no_beef_is_not_a_lasting_preference_but_still_a_search_filter():
     assert not diets.rememberable("no_beef") and diets.rememberable("vegetarian")
     assert catalogue.find_dietary_type("不吃牛") == "no_beef"
+
+
+@pytest.mark.parametrize(
+    "text,intent",
+    [
+        ("以後別再幫我套用全素了", "forget"),  # a negated 套用 stops the remembering
+        ("幫我把偏好刪一刪", "forget"),
+        ("取消記住吃素", "forget"),
+        ("你把我吃素那筆刪一下", "forget"),
+        ("我食菜的事你莫記了", "forget"),  # Taiwanese: 食菜 is 吃素, 莫 is 不要
+        ("拜託幫我記住吃全素", "remember"),
+        ("可不可以記得我吃蛋奶素", "remember"),  # a polite question still asks to remember
+        ("把我的飲食設定為全素", "remember"),
+        ("你有記我吃什麼嗎", "show_kept"),
+        ("我的設定是什麼", "show_kept"),
+        ("你留了我什麼資料", "show_kept"),
+        ("嗯嗯好", "consent_yes"),
+        ("好啦好啦", "consent_yes"),
+        ("溪湖有沒有全素的", "search"),  # a diet named is about food
+        ("鹿港有什麼海產", "search"),
+    ],
+)
+def test_more_phrasings(text, intent):
+    assert intents.read(text).intent == intent
+
+
+@pytest.mark.parametrize("text", ["員林呢", "那台中呢？", "換鹿港", "阿那二林咧"])
+def test_a_follow_up_about_something_new(text):
+    assert intents.is_follow_up(text)
+
+
+@pytest.mark.parametrize("text", ["員林有什麼好吃的", "我住員林"])
+def test_a_whole_question_is_no_follow_up(text):
+    assert not intents.is_follow_up(text)

@@ -30,7 +30,7 @@ from local_agent.context.projection import (
 )
 from local_agent.context.townships import canonical_township
 from local_agent.language.dates import DateReading, read_dates
-from local_agent.language.intents import read, search_goal
+from local_agent.language.intents import is_follow_up, read, search_goal
 from local_agent.language.townships import PlaceReading, is_no, is_yes, is_zhuyin, read_places
 from local_agent.listings import catalogue
 from local_agent.replies.render import ACK_TEXT
@@ -162,7 +162,8 @@ def _goal(
     current: str, places: PlaceReading, dates: DateReading, contents: Sequence[Mapping[str, Any]]
 ) -> str | None:
     """What to search: the words of the sentence; else an open question it answers (a township, or
-    是/不是 to 「您是說員林市嗎？」); else 「那後天呢」 after an event search; else a festival."""
+    是/不是 to 「您是說員林市嗎？」); else 「員林呢」 after a search, 「那後天呢」 after an event search;
+    else a festival."""
     goal = classify(current)
     if goal is not None or search_goal(current) == "unsupported":
         return goal
@@ -170,6 +171,14 @@ def _goal(
     asked = latest is not None and latest.confirm_area and (is_yes(current) or is_no(current))
     if places.kind != "none" or asked:
         goal = pending_goal(contents)  # 「花壇」 answering 「請問是哪個鄉鎮？」
+    if (
+        goal is None
+        and places.kind != "none"
+        and latest is not None
+        and latest.goal
+        and is_follow_up(current)
+    ):
+        goal = latest.goal  # 「員林呢」, 「那台中呢」 after a search: the same search there
     if goal is None and dates.kind != "none" and latest is not None and latest.goal == "events":
         goal = "events"  # 「那後天呢」 after an event search
     return goal or ("events" if dates.festival else None)

@@ -45,7 +45,15 @@ def diet_said(text: str) -> DietSaid:
         for_now = any(w in t for w in words.FOR_NOW)
         lasting = not for_now and any(w in t for w in words.LASTING_CHANGE)
         return DietSaid(catalogue.ANY, lasting)
-    return DietSaid(catalogue.find_dietary_type(t))
+    return DietSaid(find_diet(t))
+
+
+def find_diet(text: str) -> str | None:
+    """The dietary code ``text`` names (``catalogue.find_dietary_type``), Taiwanese words included."""
+    t = text
+    for word, mandarin in words.DIET_SYNONYMS.items():
+        t = t.replace(word, mandarin)
+    return catalogue.find_dietary_type(t)
 
 
 def unsupported_diet(text: str) -> str | None:

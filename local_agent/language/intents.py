@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from local_agent.language import words
-from local_agent.language.diets import diet_said, rememberable, unsupported_diet
+from local_agent.language.diets import diet_said, find_diet, rememberable, unsupported_diet
 from local_agent.language.text import has_words, reading_form
 from local_agent.listings import catalogue
 
@@ -112,7 +112,7 @@ def has_object(t: str) -> bool:
     if any(o in t for o in words.FORGET_OBJECTS):
         return True
     lowered = t.lower()
-    return any(w in lowered for w in catalogue.DIETARY_WORDS) or "素" in t
+    return any(w in lowered for w in catalogue.DIETARY_WORDS) or "素" in t or "食菜" in t
 
 
 def _stop_remembering(t: str) -> ForgetMatch | None:
@@ -168,6 +168,8 @@ def asks_what_is_kept(t: str) -> bool:
         head, tail = t[:at], t[at + len(verb) :]
         if head.endswith("我") and not head.endswith(("幫我", "給我")):
             continue  # 「我記得…」: the speaker remembers
+        if head.endswith(words.POLITE_ASKING):
+            continue  # 「能不能記得我吃全素」 asks to remember
         if tail.startswith(words.KEPT_ABOUT_ME):
             return True
     return False
@@ -194,15 +196,16 @@ _REMEMBER_TAIL_STARTS = (
 def asks_to_remember(t: str) -> bool:
     """A remembering verb addressed to the bot (not 「我記得…」, not negated), with what follows it
     being the speaker or the end of the clause."""
-    if is_question(t):
-        return False
+    asking = is_question(t)
     for at, verb in _verb_positions(t, words.REMEMBER_VERBS):
         head, tail = t[:at], t[at + len(verb) :]
         if _ends_negated(head):
             return False
+        if asking and not head.endswith(words.POLITE_ASKING):
+            continue  # 「記得那家素食店在哪嗎」; but 「能不能記得我吃全素」 asks
         if head.endswith("我") and not head.endswith(("幫我", "給我")):
             continue
-        if not tail or tail.startswith(_REMEMBER_TAIL_STARTS):
+        if not tail or tail.startswith(_REMEMBER_TAIL_STARTS) or find_diet(tail[:5]):
             return True
     return False
 
@@ -213,9 +216,15 @@ def search_goal(text: str) -> SearchGoal | None:
         return "unsupported"
     if any(w in t for w in words.EVENT_WORDS):
         return "events"
-    if any(w in t for w in words.PLACE_WORDS):
-        return "places"
+    if any(w in t for w in words.PLACE_WORDS) or find_diet(t):
+        return "places"  # a diet named is about food: 「彰化市有沒有純素的」
     return None
+
+
+def is_follow_up(text: str) -> bool:
+    """「員林呢」, 「那台中呢」, 「換鹿港」: the same question again, about something new."""
+    t = bare(reading_form(text)).rstrip("?")
+    return t.endswith(words.FOLLOW_UP_ENDINGS) or t.startswith(words.FOLLOW_UP_STARTS)
 
 
 def _small_talk(t: str) -> Intent | None:
@@ -237,7 +246,7 @@ def _remember(t: str) -> Reading | None:
     if not asks_to_remember(t):
         return None
     odd = unsupported_diet(t)
-    diet = catalogue.find_dietary_type(t)
+    diet = find_diet(t)
     if odd is not None or (diet is not None and not rememberable(diet)):
         return Reading("remember", unsupported=odd or catalogue.dietary_label(diet or ""))
     return Reading("remember", diet=diet) if diet else None
@@ -246,6 +255,8 @@ def _remember(t: str) -> Reading | None:
 def _consent_answer(b: str) -> Intent | None:
     if b in words.CONSENT_YES:
         return "consent_yes"
+    if len(b) <= 6 and set(b) <= words.CONSENT_YES_CHARS and any(c in b for c in words.CONSENT_YES_CORES):
+        return "consent_yes"  # 「嗯嗯好」, 「好啦好啦」
     if b in words.CONSENT_NO:
         return "consent_no"
     if b in words.CONSENT_UNCLEAR:

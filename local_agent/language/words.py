@@ -60,6 +60,7 @@ FORGET_VERBS: tuple[str, ...] = (
     "撤回",
     "抹掉",
     "去掉",
+    "刪",
 )
 # Verbs of the speaker's own forgetting: 「我忘記我吃什麼了」 is not a request.
 SELF_FORGET_VERBS: tuple[str, ...] = ("忘記", "忘掉", "忘了", "忘光")
@@ -91,6 +92,9 @@ FORGET_OBJECTS: tuple[str, ...] = (
     "我的事",
     "那件事",
     "這件事",
+    "記住",
+    "食菜",
+    "食素",
 )
 # A delete verb with one of these, and no object, is an unclear request: ask before acting.
 REQUEST_MARKERS: tuple[str, ...] = ("把", "將", "幫我", "請你", "你", "全部", "都", "吧", "通通", "統統")
@@ -110,10 +114,29 @@ REMEMBER_VERBS: tuple[str, ...] = (
     "保存",
     "存",
     "留著",
+    "套用",
+    "設成",
+    "設為",
+    "設定成",
+    "設定為",
 )
 # Words that are not the remembering verb although they contain 記 (日記, 登記, 忘記 ...).
 NOT_REMEMBER: tuple[str, ...] = ("忘記", "日記", "登記", "筆記", "標記", "記者", "書記", "記憶", "記號")
-NEGATIONS: tuple[str, ...] = ("不要", "不用", "不必", "不需要", "別", "甭", "勿", "不可以", "不能", "免")
+NEGATIONS: tuple[str, ...] = (
+    "不要",
+    "不用",
+    "不必",
+    "不需要",
+    "別",
+    "甭",
+    "勿",
+    "不可以",
+    "不能",
+    "免",
+    "莫",
+    "毋通",
+    "毋免",
+)
 # Negations that ask someone else to stop: 「不想讓你記」, 「不要再記」.
 STOP_LEADS: tuple[str, ...] = (
     "不想讓你",
@@ -133,6 +156,19 @@ STOP_LEADS: tuple[str, ...] = (
     "以後別",
 )
 ASKING: tuple[str, ...] = ("會不會", "能不能", "可不可以", "要不要", "是不是", "有沒有")
+# Polite request forms: a remembering verb after one of these asks to remember, even as a question.
+POLITE_ASKING: tuple[str, ...] = (
+    "能不能",
+    "可不可以",
+    "可以",
+    "能",
+    "幫我",
+    "請你",
+    "請",
+    "麻煩你",
+    "麻煩",
+    "拜託",
+)
 QUESTION_MARKERS: tuple[str, ...] = (
     *ASKING,
     "可以",
@@ -149,7 +185,7 @@ QUESTION_MARKERS: tuple[str, ...] = (
 
 # -- asking what is kept ------------------------------------------------------------------------------
 # 「你記得我什麼？」, 「你還記得我吃素嗎」, 「你存了我什麼資料」, 「我的偏好是什麼」.
-KEPT_VERBS: tuple[str, ...] = ("記得", "記住", "記著", "記了", "存了", "保存", "存", "記錄")
+KEPT_VERBS: tuple[str, ...] = ("記得", "記住", "記著", "記了", "存了", "保存", "存", "記錄", "記")
 KEPT_ABOUT_ME: tuple[str, ...] = (
     "我什麼",
     "我啥",
@@ -174,12 +210,30 @@ KEPT_PHRASES: tuple[str, ...] = (
     "你保存了什麼",
     "你記得什麼",
     "記住了什麼",
+    "我設定的是",
+    "我的設定是",
+    "你留了什麼",
+    "你留了我",
+    "你存了我",
+    "你記了我",
+    "你保存了我",
+    "你有留我",
+    "留了我什麼",
+    "存了我什麼",
     "你知道我吃什麼",
     "你知道我吃素",
     "你還知道我吃",
 )
 
 # -- remembering ------------------------------------------------------------------------------------
+# Taiwanese words for a diet, read as the Mandarin word (``diets.find_diet``).
+DIET_SYNONYMS: dict[str, str] = {
+    "食菜": "吃素",
+    "食素": "吃素",
+    "食全素": "吃全素",
+    "呷菜": "吃素",
+    "呷素": "吃素",
+}
 # A lasting preference the service cannot keep. Named in a remember request, it gets an honest answer.
 UNSUPPORTED_DIETS: tuple[str, ...] = (
     "早齋",
@@ -295,6 +349,9 @@ CONSENT_UNCLEAR: tuple[str, ...] = (
     "都行",
     "不確定",
 )
+# A short answer made only of these characters, with one of CONSENT_YES_CORES in it, is a yes.
+CONSENT_YES_CHARS = frozenset("好嗯可以對是啦吧呀喔的行要當然沒問題啊哦")
+CONSENT_YES_CORES: tuple[str, ...] = ("好", "可以", "對", "是", "要", "行", "沒問題", "當然")
 # Words only a consent answer uses: said with no live prompt, they get a pointer instead of small talk.
 CONSENT_ONLY: tuple[str, ...] = ("同意", "我同意", "不同意", "我不同意")
 
@@ -423,6 +480,24 @@ PLACE_WORDS: tuple[str, ...] = (
     "食堂",
     "食素",
     "食菜",
+    "伴手禮",
+    "甜點",
+    "茶飲",
+    "飲料",
+    "海產",
+    "海鮮",
+    "羊肉",
+    "火鍋",
+    "料理",
+    "好料",
+    "糕餅",
+    "冰品",
+    "剉冰",
+    "素的",
+    "找一家",
+    "找一間",
+    "再找一",
+    "店家",
 )
 EVENT_WORDS: tuple[str, ...] = (
     "活動",
@@ -442,7 +517,20 @@ EVENT_WORDS: tuple[str, ...] = (
     "迌",
     "好耍",
     "熱鬧",
+    "導覽",
+    "參觀",
+    "講座",
+    "體驗",
+    "親子",
+    "燈會",
+    "煙火",
+    "看戲",
+    "歌仔戲",
+    "布袋戲",
 )
+# A follow-up asks the last question again about something new: 「員林呢」, 「那台中呢」, 「換鹿港」.
+FOLLOW_UP_ENDINGS: tuple[str, ...] = ("呢", "咧", "勒", "哩")
+FOLLOW_UP_STARTS: tuple[str, ...] = ("那", "阿那", "啊那", "換", "改")
 UNSUPPORTED_WORDS: tuple[str, ...] = (
     "停車",
     "公車",

@@ -192,7 +192,7 @@ class Commands:
             diet = read(text).diet
             return self.consent_prompt(scope, diet) if diet else None
         if kind == "consent_answer":
-            return self.typed_answer(scope, bare(reading_form(text)))
+            return self.typed_answer(scope, text)
         if kind == "show_kept":
             return CommandResult(kept_reply(self.preferences, scope), "kept")
         if kind == "diet_change":
@@ -230,10 +230,11 @@ class Commands:
         )
         return CommandResult(reply, "consent_prompt", revision)
 
-    def typed_answer(self, scope: ScopeKey, said: str) -> CommandResult | None:
+    def typed_answer(self, scope: ScopeKey, text: str) -> CommandResult | None:
         """A typed 同意/好/可以 (or 不要/不用) in the 1:1 chat. It answers the consent prompt whose
         token the journal keeps, checked as a tap would be; without a live prompt it is no command
         (None), except 同意 / 不同意, which get a pointer."""
+        said = bare(reading_form(text))
         revision = self.preferences.get(scope.user_id).revision
         try:
             token = self.journal.offered(scope, revision)
@@ -246,10 +247,10 @@ class Commands:
         check = self.tokens.check(scope, token, revision=revision, now=self.clock())
         if not check.ok or check.dietary_type not in catalogue.DIETARY_TYPES:
             return CommandResult(Reply(texts=(EXPIRED_PROMPT,)), "consent_hint")
-        if said in words.CONSENT_YES:
-            return self._answer(scope, True, check.dietary_type, revision, late=EXPIRED_PROMPT)
-        if said in words.CONSENT_NO:
-            return self._answer(scope, False, check.dietary_type, revision, late=EXPIRED_PROMPT)
+        answer = read(text).intent
+        if answer in ("consent_yes", "consent_no"):
+            agree = answer == "consent_yes"
+            return self._answer(scope, agree, check.dietary_type, revision, late=EXPIRED_PROMPT)
         return self.consent_prompt(scope, check.dietary_type, lead=TAP_HINT)
 
     def diet_change(self, scope: ScopeKey) -> CommandResult:
