@@ -67,3 +67,38 @@ def test_listings_load_quick(tmp_path: Path) -> None:
     assert (tmp_path / "listings_load.png").is_file()
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     assert lines[-1].startswith("KEY listings_load: ")
+
+
+@pytest.mark.slow
+def test_webhook_load_queue_modes_smoke(tmp_path: Path) -> None:
+    """The pubsub target: both queue modes on the emulators, tiny sizes (skipped without them)."""
+    from local_agent.testing.pubsub import find_emulator
+
+    missing = find_emulator()
+    if isinstance(missing, str):
+        pytest.skip(f"no Pub/Sub emulator: {missing}")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.webhook_load",
+            "--targets",
+            "pubsub",
+            "--queue-rates",
+            "10",
+            "--queue-seconds",
+            "1",
+            "--out-dir",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_LIMIT_S,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert (tmp_path / "webhook_load_queues.csv").stat().st_size > 0
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert lines[-1].startswith("KEY webhook_load: ")
+    assert "pubsub10_lost=0" in lines[-1] and "pubsub10_twice=0" in lines[-1]
+    assert "inprocess10_lost=0" in lines[-1]
