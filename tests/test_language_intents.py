@@ -220,3 +220,37 @@ def test_a_follow_up_about_something_new(text):
 @pytest.mark.parametrize("text", ["員林有什麼好吃的", "我住員林"])
 def test_a_whole_question_is_no_follow_up(text):
     assert not intents.is_follow_up(text)
+
+
+@pytest.mark.parametrize(
+    "text,intent",
+    [
+        ("吃素的設定幫我關掉", "forget"),
+        ("停止記住我吃全素", "forget"),
+        ("我吃素的資料不要留", "forget"),
+        ("吃素那個不要了", "forget_confirm"),  # no verb: asked first
+        ("把我的記錄清一清", "forget"),
+        ("以後不用特別找素的了", "diet_change"),
+        ("以後找店家都幫我找全素的", "remember"),
+        ("設定我吃蛋奶素", "remember"),
+        ("查我的偏好", "show_kept"),
+        ("目前的設定是？", "show_kept"),
+        ("你有我的資料嗎", "show_kept"),
+        ("你還記不記得我", "show_kept"),
+        ("好，記吧", "consent_yes"),
+        ("不用了謝謝", "consent_no"),
+        ("我沒有在吃素了", "diet_change"),
+        ("不要忘記我吃素，二林有什麼吃的", "search"),  # negated forget with a search: the search
+        ("花壇有沒有素食", "search"),  # A-not-A asks, it does not negate
+    ],
+)
+def test_phrasings_beyond_the_corpus(text, intent):
+    assert intents.read(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [("是不是吃素的店", "vegetarian"), ("有沒有素食", "vegetarian"), ("我不想吃素", catalogue.ANY)],
+)
+def test_a_not_a_questions_do_not_negate_a_diet(text, code):
+    assert diets.diet_said(text).code == code

@@ -224,7 +224,7 @@ def test_forget_and_remember_proposed_in_a_group_get_the_one_to_one_answer(gemin
             {"text": "大家的偏好是：小華吃素、阿明不吃牛。"},
         ]
     )
-    for text in ("大家的偏好都不要留", "素食是我的習慣，幫我留意", "列出大家的偏好"):
+    for text in ("大家的偏好你看著辦", "素食是我的習慣，幫我留意", "列出大家的偏好"):
         seen = app.say(text, group=GROUP)
         assert seen.status == 200 and seen.texts == [IN_PRIVATE_ONLY] and seen.buttons == []
     # A member without a user id (LINE allows it) is the anonymous member: same answer.
@@ -245,7 +245,7 @@ def test_text_beside_a_tool_call_is_dropped_and_the_result_answers(gemini) -> No
     )
     places = app.say("花壇有什麼好吃的？")
     assert places.texts[0].startswith("花壇鄉找到") and "訂好位" not in "".join(places.texts)
-    forget = app.say("飲食的事以後就算了")
+    forget = app.say("飲食的事以後就隨便吧")
     assert forget.texts == [FORGET_QUESTION] and [b for b, _ in forget.buttons] == ["確定忘記", "不用"]
     assert app.codes() == ["GATE_BESIDE_TOOL", "GATE_BESIDE_TOOL"]
     assert len(app.fake.generate_requests) == 2
@@ -278,7 +278,7 @@ def test_unknown_tools_and_malformed_or_unknown_arguments_get_a_tested_answer(ge
         assert seen.status == 200 and seen.buttons == []
         expected = WHICH_DIET_TEXT if text == "記住我的習慣" else PREFERENCE_CHOICES_TEXT
         assert seen.texts == [expected], text
-    malformed = app.say("飲食那些就算了")  # forget with junk beside it: still only the confirmation
+    malformed = app.say("飲食那些就隨便了")  # forget with junk beside it: still only the confirmation
     assert malformed.texts == [FORGET_QUESTION]
     bad_area = app.say("哪裡有吃的")
     assert bad_area.texts == ["area 必須是文字。"] and bad_area.outcome.error_code == "INVALID_ARGUMENT"

@@ -4,6 +4,7 @@ Also the short note a reply adds when a place's kind differs from the one asked 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from local_agent.language import words
@@ -38,10 +39,33 @@ class DietSaid:
     lasting: bool = False
 
 
+def _alternatives(items: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in sorted(items, key=len, reverse=True))
+
+
+# 「沒有在吃素」, 「不想吃素」, 「不用特別找素的」: built from the data in ``words``.
+NOT_VEGETARIAN = re.compile(
+    f"(?:{_alternatives(words.NOT_VEGETARIAN_LEADS)})(?:{_alternatives(words.NOT_VEGETARIAN_MIDDLES)})?"
+    f"(?:{_alternatives(words.VEGETARIAN_WORDS)})|{_alternatives(words.NOT_VEGETARIAN)}"
+)
+
+
+def negated_diet(t: str) -> re.Match[str] | None:
+    """Where reading-form ``t`` says no vegetarian diet now, if it does. An A-not-A question
+    (「有沒有素食」, 「是不是吃素的店」) negates nothing."""
+    for match in NOT_VEGETARIAN.finditer(t):
+        start = match.start()
+        if 0 < start and start + 1 < len(t) and t[start - 1] == t[start + 1]:
+            continue
+        if t[max(0, start - 1) : start + 2] == "有沒有":
+            continue
+        return match
+    return None
+
+
 def diet_said(text: str) -> DietSaid:
     t = reading_form(text)
-    negated = next((w for w in words.NOT_VEGETARIAN if w in t), None)
-    if negated is not None:
+    if negated_diet(t) is not None:
         for_now = any(w in t for w in words.FOR_NOW)
         lasting = not for_now and any(w in t for w in words.LASTING_CHANGE)
         return DietSaid(catalogue.ANY, lasting)

@@ -27,8 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from local_agent.context.townships import find_townships
 from local_agent.language import words
-from local_agent.language.diets import diet_said, find_diet, rememberable, unsupported_diet
+from local_agent.language.diets import diet_said, find_diet, negated_diet, rememberable, unsupported_diet
 from local_agent.language.text import has_words, reading_form
 from local_agent.listings import catalogue
 
@@ -142,7 +143,7 @@ def match_forget(t: str) -> ForgetMatch | None:
         return stop
     hits = _verb_positions(t, words.FORGET_VERBS, ())
     if not hits:
-        return None
+        return "forget_confirm" if bare(t).endswith(words.DROP_ENDINGS) and has_object(t) else None
     at, verb = hits[0]
     head = t[:at]
     speaker = head.endswith(words.SELF_FORGET_LEADS) and not head.endswith(("幫我", "給我"))
@@ -159,8 +160,18 @@ def match_forget(t: str) -> ForgetMatch | None:
     return "forget"
 
 
+def _only_kept_topic(t: str) -> bool:
+    """「查我的偏好」, 「目前的設定是？」: a kept thing and asking words, nothing else."""
+    if not any(topic in t for topic in words.KEPT_TOPICS) or bare(t) in words.KEPT_TOPICS:
+        return False  # a bare 「偏好」 says too little
+    rest = t
+    for word in (*words.KEPT_TOPICS, *words.KEPT_ASKING):
+        rest = rest.replace(word, "")
+    return not rest.rstrip(words.TRAILING_PARTICLES)
+
+
 def asks_what_is_kept(t: str) -> bool:
-    if any(p in t for p in words.KEPT_PHRASES):
+    if any(p in t for p in words.KEPT_PHRASES) or _only_kept_topic(t):
         return True
     if not is_question(t):
         return False
@@ -243,7 +254,8 @@ def _small_talk(t: str) -> Intent | None:
 
 
 def _remember(t: str) -> Reading | None:
-    if not asks_to_remember(t):
+    lasting = any(w in t for w in words.LASTING_PREFERENCE) and not is_question(t)
+    if not (asks_to_remember(t) or lasting):
         return None
     odd = unsupported_diet(t)
     diet = find_diet(t)
@@ -253,6 +265,7 @@ def _remember(t: str) -> Reading | None:
 
 
 def _consent_answer(b: str) -> Intent | None:
+    b = b.replace(",", "").replace("、", "").replace(".", "")
     if b in words.CONSENT_YES:
         return "consent_yes"
     if len(b) <= 6 and set(b) <= words.CONSENT_YES_CHARS and any(c in b for c in words.CONSENT_YES_CORES):
@@ -272,6 +285,8 @@ def read(text: str) -> Reading:
             return Reading("help")
         return Reading("unreadable" if len(text) <= SHORT_MESSAGE_CHARS else "unknown")
     forget = match_forget(t)
+    if forget == "forget_declined" and (search_goal(t) in ("places", "events") and find_townships(t)):
+        return Reading("search")  # 「不要忘記我吃素，二林有什麼吃的」: the search, the diet kept
     if forget is not None:
         return Reading(forget)
     if asks_what_is_kept(t):
@@ -287,10 +302,9 @@ def read(text: str) -> Reading:
         return Reading(talk)
     if len(t) <= SHORT_MESSAGE_CHARS and not has_words(text):
         return Reading("unreadable")
-    rest = t
-    for word in words.NOT_VEGETARIAN:
-        rest = rest.replace(word, "")
-    goal = search_goal(rest)
+    negated = negated_diet(t)
+    rest = t if negated is None else t[: negated.start()] + t[negated.end() :]
+    goal = search_goal(rest) or ("places" if find_townships(t) else None)
     if goal is None and diet_said(t).code == catalogue.ANY:
         return Reading("diet_change")
     if goal == "unsupported":

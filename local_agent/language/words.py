@@ -61,6 +61,15 @@ FORGET_VERBS: tuple[str, ...] = (
     "抹掉",
     "去掉",
     "刪",
+    "關掉",
+    "關閉",
+    "停掉",
+    "停止",
+    "作廢",
+    "清空",
+    "清一清",
+    "重設",
+    "重置",
 )
 # Verbs of the speaker's own forgetting: 「我忘記我吃什麼了」 is not a request.
 SELF_FORGET_VERBS: tuple[str, ...] = ("忘記", "忘掉", "忘了", "忘光")
@@ -114,6 +123,8 @@ REMEMBER_VERBS: tuple[str, ...] = (
     "保存",
     "存",
     "留著",
+    "留",
+    "設定",
     "套用",
     "設成",
     "設為",
@@ -154,7 +165,12 @@ STOP_LEADS: tuple[str, ...] = (
     "以後不要",
     "以後不用",
     "以後別",
+    "停止",
 )
+# A sentence ending so, about the diet, asks to drop it (「吃素那個不要了」): confirmed first.
+DROP_ENDINGS: tuple[str, ...] = ("不要了", "不用了", "免了", "算了", "不需要了", "不必了", "作廢")
+# Said with a diet, these ask to keep it as a lasting preference: 「以後找店家都幫我找素食的」.
+LASTING_PREFERENCE: tuple[str, ...] = ("以後都", "以後找", "每次都", "每次找", "都幫我找", "一律", "固定幫我")
 ASKING: tuple[str, ...] = ("會不會", "能不能", "可不可以", "要不要", "是不是", "有沒有")
 # Polite request forms: a remembering verb after one of these asks to remember, even as a question.
 POLITE_ASKING: tuple[str, ...] = (
@@ -220,6 +236,46 @@ KEPT_PHRASES: tuple[str, ...] = (
     "你有留我",
     "留了我什麼",
     "存了我什麼",
+    "我有設定",
+    "我設定了",
+    "之前設定的",
+    "我的偏好你有",
+    "你那邊有我",
+    "有我什麼資料",
+    "你都記了",
+    "記了些什麼",
+    "存了什麼",
+    "記了什麼",
+    "記不記得我",
+    "記得多少",
+    "記住啥",
+    "記得啥",
+    "說過我吃什麼",
+    "跟你說過我吃",
+)
+# 「查我的偏好」, 「目前的設定」, 「你有我的資料嗎」: a kept thing asked about with nothing but these.
+KEPT_TOPICS: tuple[str, ...] = ("飲食偏好", "偏好", "設定", "資料", "紀錄", "記錄")
+KEPT_ASKING: tuple[str, ...] = (
+    "給我看",
+    "有哪些",
+    "有什麼",
+    "是什麼",
+    "什麼",
+    "列出",
+    "顯示",
+    "目前",
+    "現在",
+    "我的",
+    "你有",
+    "你那邊",
+    "你這邊",
+    "查",
+    "看",
+    "是",
+    "的",
+    "嗎",
+    "?",
+    "呢",
     "你知道我吃什麼",
     "你知道我吃素",
     "你還知道我吃",
@@ -260,23 +316,24 @@ REMEMBERABLE: tuple[str, ...] = ("vegetarian", "vegan", "lacto_ovo", "five_punge
 # A negated diet with one of these is a lasting change (offer to forget); otherwise for this turn.
 LASTING_CHANGE: tuple[str, ...] = ("了", "不再", "沒在", "已經", "以後", "現在", "開始", "戒")
 FOR_NOW: tuple[str, ...] = ("今天", "這次", "這餐", "這一餐", "今晚", "中午", "晚上", "早上", "明天", "偶爾")
-NOT_VEGETARIAN: tuple[str, ...] = (
-    "不吃素",
-    "沒吃素",
-    "沒有吃素",
-    "沒在吃素",
-    "不再吃素",
-    "不是吃素",
-    "不用素",
-    "不要素",
-    "不用吃素",
-    "不必吃素",
-    "葷素不拘",
-    "吃葷",
-    "開葷",
-    "破戒",
-    "都可以吃",
+# A diet negated now: a lead, an optional middle and a vegetarian word (「沒有在吃素」, 「不想吃素」,
+# 「不用特別找素的」), or one of the whole phrases.
+NOT_VEGETARIAN_LEADS: tuple[str, ...] = (
+    "不",
+    "沒",
+    "沒有",
+    "不再",
+    "不想",
+    "不用",
+    "不必",
+    "不要",
+    "不是",
+    "毋",
+    "莫",
 )
+NOT_VEGETARIAN_MIDDLES: tuple[str, ...] = ("在", "再", "想", "用", "特別找", "特別", "找", "要", "是")
+VEGETARIAN_WORDS: tuple[str, ...] = ("吃素", "素食", "素的", "食素", "食菜", "吃全素", "全素", "吃齋")
+NOT_VEGETARIAN: tuple[str, ...] = ("葷素不拘", "吃葷", "開葷", "破戒", "都可以吃")
 
 # -- consent answers ------------------------------------------------------------------------------
 CONSENT_YES: tuple[str, ...] = (
@@ -309,6 +366,10 @@ CONSENT_YES: tuple[str, ...] = (
     "記住吧",
     "好記住",
     "麻煩你",
+    "好記吧",
+    "好記住",
+    "好記起來",
+    "可以記",
 )
 CONSENT_NO: tuple[str, ...] = (
     "不同意",
@@ -329,6 +390,16 @@ CONSENT_NO: tuple[str, ...] = (
     "不用記",
     "不要記",
     "不要記住",
+    "不要了",
+    "不要好了",
+    "不用了謝謝",
+    "不用謝謝",
+    "不用啦",
+    "不要啦",
+    "不需要",
+    "不用喔",
+    "先不用",
+    "不必了",
 )
 # Short answers that are neither: while a consent prompt is live they get a hint to tap.
 CONSENT_UNCLEAR: tuple[str, ...] = (
@@ -404,6 +475,12 @@ THANKS_WORDS: tuple[str, ...] = (
     "勞力",
     "辛苦了",
     "讚",
+    "你真棒",
+    "好棒",
+    "很棒",
+    "太棒了",
+    "厲害",
+    "好用",
     "太好了",
     "掰掰",
     "拜拜",
