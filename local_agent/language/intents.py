@@ -149,10 +149,12 @@ def match_forget(t: str) -> ForgetMatch | None:
     speaker = head.endswith(words.SELF_FORGET_LEADS) and not head.endswith(("幫我", "給我"))
     if verb in words.SELF_FORGET_VERBS and speaker and "把" not in t:
         return None  # 「我忘記我吃什麼了」: the speaker forgot something
+    if verb in words.SELF_FORGET_VERBS and t[at + len(verb) :].startswith(words.FORGOT_TO):
+        return None  # 「你忘了帶我去吃素食」: forgetting to do something is no request
     if _negated_request(t, at):
         return "forget_declined"
     about = has_object(t)
-    marked = bare(t) in words.FORGET_VERBS or any(m in t for m in words.REQUEST_MARKERS)
+    marked = len(bare(t)) <= 6 or any(m in t for m in words.REQUEST_MARKERS)
     if not about and not marked:
         return None
     if is_question(t) or not about:
@@ -285,7 +287,7 @@ def read(text: str) -> Reading:
             return Reading("help")
         return Reading("unreadable" if len(text) <= SHORT_MESSAGE_CHARS else "unknown")
     forget = match_forget(t)
-    if forget == "forget_declined" and (search_goal(t) in ("places", "events") and find_townships(t)):
+    if forget == "forget_declined" and search_goal(t) in ("places", "events"):
         return Reading("search")  # 「不要忘記我吃素，二林有什麼吃的」: the search, the diet kept
     if forget is not None:
         return Reading(forget)

@@ -84,6 +84,8 @@ SELF_FORGET_LEADS: tuple[str, ...] = (
     "我有點",
     "我差點",
 )
+# After a forgetting verb these say what was forgotten to be done: 「忘了帶」, 「忘記跟你說」.
+FORGOT_TO: tuple[str, ...] = ("帶", "去", "說", "跟", "告訴", "問", "買", "拿", "講", "關", "叫", "給")
 # What a delete request is about. A dietary word counts too (``catalogue.DIETARY_WORDS``).
 FORGET_OBJECTS: tuple[str, ...] = (
     "偏好",
@@ -106,7 +108,8 @@ FORGET_OBJECTS: tuple[str, ...] = (
     "食素",
 )
 # A delete verb with one of these, and no object, is an unclear request: ask before acting.
-REQUEST_MARKERS: tuple[str, ...] = ("把", "將", "幫我", "請你", "你", "全部", "都", "吧", "通通", "統統")
+# (A short sentence, 「幫我刪掉」, 「忘了吧」, is a request by itself.)
+REQUEST_MARKERS: tuple[str, ...] = ("把", "將", "全部", "通通", "統統", "所有")
 # Remembering verbs; a negation right before one asks to *stop* remembering (「不用記了」).
 REMEMBER_VERBS: tuple[str, ...] = (
     "記起來",
