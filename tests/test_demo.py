@@ -297,3 +297,16 @@ def test_with_the_project_installed_the_webhook_part_runs_into_out_only(tmp_path
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["webhook"]["production_turn5_bytes"] == summary["turn5_budget_bytes"]
     assert f"the demo measured {summary['turn5_budget_bytes']:,} (equal)" in proc.stdout
+
+
+def test_the_skipped_webhook_hint_names_the_virtualenv_when_there_is_one(tmp_path):
+    from examples.day15.demo import webhook_skipped_hint
+
+    without = webhook_skipped_hint(Path("out/day15/first-run"), root=tmp_path)
+    assert "./scripts/test makes .venv" in without
+    assert without.endswith(".venv/bin/python -m examples.day15.demo --out out/day15/first-run")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").write_text("", encoding="utf-8")
+    with_venv = webhook_skipped_hint(Path("out/day15/first-run"), root=tmp_path)
+    assert "The virtualenv ./scripts/test made has them: .venv/bin/python -m examples.day15.demo" in with_venv
+    assert "install the project" not in with_venv

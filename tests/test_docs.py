@@ -115,3 +115,39 @@ def test_design_quotes_every_marker_string_exactly() -> None:
     ]
     missing += [code for code in codes if f"`{code}`" not in design]
     assert missing == [], "quote these in docs/design.md (§4 marker strings, §5 error codes)"
+
+
+# What a reader of this repository does not have: the spec's own section numbers and names for it.
+# (Written split so that this file does not contain what it looks for.)
+LEANING = (
+    re.compile("§" + "[一二三四五六七八九十]"),
+    re.compile(r"\bthe " + r"seed\b", re.IGNORECASE),
+    re.compile(r"LOCAL Day 15 " + "article"),
+    re.compile("local-" + "day12"),
+)
+USER_FACING = ("README.md", "AGENTS.md", "docs", "examples", "bench")
+
+
+def test_the_docs_and_what_users_see_lean_on_nothing_outside_the_repository() -> None:
+    found = []
+    for path in repository_files():
+        relative = path.relative_to(ROOT).as_posix()
+        if not relative.startswith(USER_FACING) or path.suffix not in {".md", ".py", ".json", ".toml"}:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [(relative, p.pattern) for p in LEANING if p.search(text)]
+    assert found == []
+
+
+BENCHMARKS = ("context_growth", "turn_overhead", "webhook_load", "conversations", "listings_load")
+HISTORY = re.compile(r"\bissues? \d|this wave|the branch|first run|[Ss]econd pass|[Tt]hird pass")
+
+
+def test_bench_readme_has_one_section_per_benchmark_with_its_latest_figures_and_no_history() -> None:
+    text = (ROOT / "bench" / "README.md").read_text(encoding="utf-8")
+    sections = re.split(r"^## ", text, flags=re.MULTILINE)
+    for name in BENCHMARKS:
+        (section,) = [s for s in sections if s.startswith(f"`{name}`")]
+        assert "**Latest figures**" in section, name
+        assert f"python -m bench.{name}" in text, name
+    assert HISTORY.findall(text) == []

@@ -144,10 +144,17 @@ AUDIT_EVIDENCE_KEYS = (
     "preference_origin",
 )
 
-WEBHOOK_SKIPPED = (
-    "Webhook part skipped: install the project (./scripts/test does) to also run the LINE "
-    "conversation through the webhook."
-)
+WEBHOOK_SKIPPED = "Webhook part skipped: this Python does not have the project's packages (FastAPI, ADK, LINE SDK)."
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def webhook_skipped_hint(out_dir: Path, root: Path = REPO_ROOT) -> str:
+    """What to run for the webhook part: the virtualenv ``./scripts/test`` made, when it exists."""
+    venv_python = root / ".venv" / "bin" / "python"
+    command = f".venv/bin/python -m examples.day15.demo --out {out_dir}"
+    if venv_python.is_file():
+        return f"{WEBHOOK_SKIPPED} The virtualenv ./scripts/test made has them: {command}"
+    return f"{WEBHOOK_SKIPPED} ./scripts/test makes .venv with them; then: {command}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,7 +389,7 @@ def webhook_section(out_dir: Path, turn5_bytes: int) -> dict | None:
     Python this prints how to enable it and returns None.
     """
     if not (_importable("fastapi") and _importable("google.adk") and _importable("linebot")):
-        print(WEBHOOK_SKIPPED)
+        print(webhook_skipped_hint(out_dir))
         return None
     db = out_dir / "webhook.sqlite3"
     for suffix in ("", "-wal", "-shm"):
