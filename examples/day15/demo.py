@@ -144,7 +144,9 @@ AUDIT_EVIDENCE_KEYS = (
     "preference_origin",
 )
 
-WEBHOOK_SKIPPED = "Webhook part skipped: this Python does not have the project's packages (FastAPI, ADK, LINE SDK)."
+WEBHOOK_SKIPPED = (
+    "Webhook part skipped: this Python does not have the project's packages (FastAPI, ADK, LINE SDK)."
+)
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
