@@ -221,5 +221,7 @@ def build_service(
         io=store_io(settings, store),
         desk=CommandDesk(commands),
     )
-    service = LocalService(router=router, commands=commands, journal=journal, preferences=store, clock=clock)
+    service = LocalService(
+        router=router, commands=commands, journal=journal, preferences=store, clock=clock, listings=listings
+    )
     return Wiring(store, journal, pipeline, router, service)

@@ -71,7 +71,7 @@ def test_a_reference_falls_back_to_the_summary_area_like_the_seeds_fifth_turn():
     contents = contents_for(REFERENCE, [SafeTurn(), SafeTurn()], ContextSummary("events", "花壇鄉"))
     assert call_of(intent.propose(contents)) == (
         "search_local_places",
-        {"area": "花壇鄉", "dietary_type": "", "keyword": ""},
+        {"area": "花壇鄉", "dietary_type": "", "keyword": "", "more": True},
     )
 
 

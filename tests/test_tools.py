@@ -279,12 +279,13 @@ def test_tool_declarations_name_exactly_the_three_tools():
     assert preference["properties"]["dietary_type"]["enum"] == list(catalogue.DIETARY_TYPES)
     assert preference["required"] == ["action"]
     places = TOOL_DECLARATIONS[0]["parameters"]["properties"]
-    assert set(places) == {"area", "dietary_type", "keyword"}
+    assert set(places) == {"area", "dietary_type", "keyword", "more"}
     assert set(TOOL_DECLARATIONS[1]["parameters"]["properties"]) == {
         "area",
         "keyword",
         "date_from",
         "date_to",
+        "more",
     }
 
 

@@ -106,18 +106,22 @@ def test_true_http_three_turn_line_conversation_returns_huatan_places(tmp_path: 
         ]
         assert [o.tool_calls[0]["effective_arguments"]["area"] for o in outcomes] == ["花壇鄉"] * 3
         # turn 3 resolved 剛才那個鄉鎮 from the window (花壇 is still within the two turns)
-        assert (
-            model_texts(outcomes[2])[0]
-            == f"{USER_PROJECTION_PREFIX}花壇鄉：找店家。不包含當次素別，不代表同意或服務完成。"
+        # (with the ids of the four 花壇 places turn 1 showed)
+        assert model_texts(outcomes[2])[0] == (
+            f"{USER_PROJECTION_PREFIX}花壇鄉：找店家。不包含當次素別，不代表同意或服務完成。"
+            "已列出編號：p001,p002,p003,p004"
         )
         assert outcomes[2].model_requests[0]["summary_dropped"] is False
 
         by_token = {r.body["replyToken"]: r for r in server.line.replies()}
-        last = by_token[events[2]["replyToken"]]
-        assert first_text(last).startswith("花壇鄉找到")
-        flex = [m for m in last.body["messages"] if m["type"] == "flex"]
+        first = by_token[events[0]["replyToken"]]
+        assert first_text(first).startswith("花壇鄉找到")
+        flex = [m for m in first.body["messages"] if m["type"] == "flex"]
         assert flex and flex[0]["contents"]["type"] == "carousel"
         assert "花壇鄉" in json.dumps(flex[0], ensure_ascii=False)
+        # 「再找一家」: all four were shown in turn 1, and the reply says so
+        last = by_token[events[2]["replyToken"]]
+        assert first_text(last).startswith("花壇鄉符合的店家都列過了（共 4 家）")
         # loading animation once per text message, 1:1 only
         assert [r.body["chatId"] for r in server.line.loadings()] == [USER] * 3
 
@@ -157,7 +161,7 @@ def test_five_turn_conversation_resolves_turn_five_to_huatan_through_the_summary
     assert fifth.model_requests[0]["summary_dropped"] is False
     (call,) = fifth.tool_calls
     assert call["tool"] == "search_local_places"
-    assert call["proposed_arguments"] == {"area": "花壇鄉", "dietary_type": "", "keyword": ""}
+    assert call["proposed_arguments"] == {"area": "花壇鄉", "dietary_type": "", "keyword": "", "more": True}
     assert first_text(app.line.replies()[-1]).startswith("花壇鄉找到")
 
 
@@ -197,7 +201,7 @@ def test_budget_that_forces_summary_dropped_makes_the_offline_model_ask_which_to
         # asked by running the search with no area: nothing searched, the question is pending
         assert [c["effective_arguments"] for c in fifth.tool_calls] == [{}]
         assert fifth.projection == "未指定區域：找店家"
-        assert first_text(second.line.replies()[-1]) == ASK_TOWNSHIP
+        assert first_text(second.line.replies()[-1]).startswith(ASK_TOWNSHIP)
 
 
 def test_consent_search_forget_search_through_the_webhook(app: AppHarness) -> None:
@@ -268,7 +272,7 @@ def test_two_users_and_a_group_interleaved_never_see_each_others_context(app: Ap
     app.turn(W.text_event(USER, follow_up, room="Rroom0001", mention=True))
     assert model_texts(app.outcomes[-1]) == [follow_up]
     assert [c["effective_arguments"] for c in app.outcomes[-1].tool_calls] == [{}]
-    assert first_text(app.line.replies()[-1]) == ASK_TOWNSHIP
+    assert first_text(app.line.replies()[-1]).startswith(ASK_TOWNSHIP)
     # group replies went to the group's reply token / chat, never to a 1:1 push
     assert app.line.pushes() == []
 
@@ -276,7 +280,9 @@ def test_two_users_and_a_group_interleaved_never_see_each_others_context(app: Ap
 def test_three_turn_line_conversation_in_process(app: AppHarness) -> None:
     outcomes = run_conversation(app, THREE_TURNS)
     assert outcomes[-1].tool_calls[0]["effective_arguments"]["area"] == "花壇鄉"
-    assert first_text(app.line.replies()[-1]).startswith("花壇鄉找到")
+    assert first_text(app.line.replies()[0]).startswith("花壇鄉找到")
+    # 「再找一家」 after all four 花壇 places were shown: says there are no more
+    assert first_text(app.line.replies()[-1]).startswith("花壇鄉符合的店家都列過了（共 4 家）")
 
 
 # -- LINE edge behaviour --------------------------------------------------------------------------
@@ -518,7 +524,7 @@ def test_store_failure_during_a_turn_answers_politely_and_writes_nothing_stale(t
         assert app.store.journal_rows() != {}  # the old row is still there ...
         app.turn(W.text_event(USER, "剛才那個鄉鎮，再找一家吃的。"))
         assert model_texts(app.outcomes[-1]) == ["剛才那個鄉鎮，再找一家吃的。"]  # ... but never read
-        assert first_text(app.line.replies()[-1]) == ASK_TOWNSHIP
+        assert first_text(app.line.replies()[-1]).startswith(ASK_TOWNSHIP)
         assert app.dispatcher.failures == 0
 
 

@@ -34,6 +34,7 @@ from examples.day15.replay import (
     positive_int,
     quiet_broken_pipe,
 )
+from local_agent.replies.reply import Card
 
 BOT = "LOCAL"
 COMMANDS_HELP = (
@@ -42,11 +43,13 @@ COMMANDS_HELP = (
 )
 
 
-def _card_lines(title: str, subtitle: str, lines: list[str]) -> list[str]:
-    out = [f"  ┌ {title}"]
-    if subtitle:
-        out.append(f"  │ {subtitle}")
-    out.extend(f"  │ {line}" for line in lines if line)
+def _card_lines(card: Card) -> list[str]:
+    """A card as text: title, subtitle, lines, then each button as 「［地圖］ URI」."""
+    out = [f"  ┌ {card.title}"]
+    if card.subtitle:
+        out.append(f"  │ {card.subtitle}")
+    out.extend(f"  │ {line}" for line in card.lines if line)
+    out.extend(f"  │ ［{action.label}］ {action.uri}" for action in card.actions)
     out.append("  └")
     return out
 
@@ -65,7 +68,7 @@ def render(result: EventResult) -> list[str]:
             cards = reply.cards if reply is not None else ()
             out.append(f"{BOT}> [卡片 {len(cards)} 張]")
             for card in cards:
-                out.extend(_card_lines(card.title, card.subtitle, list(card.lines)))
+                out.extend(_card_lines(card))
         else:
             out.append(f"{BOT}> [{kind} 訊息]")
     if not result.messages:

@@ -256,7 +256,7 @@ def exchange_count(pairs: Sequence[tuple[str, str]]) -> int:
         expect(
             role == "user"
             and text.startswith(projection.USER_PROJECTION_PREFIX)
-            and text.endswith(projection.USER_PROJECTION_SUFFIX),
+            and text.split(projection.SHOWN_MARKER, 1)[0].endswith(projection.USER_PROJECTION_SUFFIX),
             f"content {i} is not a projected user turn",
         )
         expect(

@@ -532,6 +532,16 @@ class ReplayDriver:
         result.display_text = action.get("displayText") or label
         return result
 
+    async def postback(
+        self, user: str, data: str, group: str | None = None, *, display_text: str | None = None
+    ) -> EventResult:
+        """A postback with ``data`` as it stands (a rich-menu area, or a forged or outdated button)."""
+        from local_agent.testing import webhooks as W
+
+        result = await self._post(W.postback_event(user, data, group=group), user, group)
+        result.display_text = display_text
+        return result
+
     async def tap(self, user: str, label: str, group: str | None = None) -> EventResult:
         """Tap the quick-reply item ``label`` of the last reply in this conversation."""
         from local_agent.testing import webhooks as W

@@ -10,6 +10,11 @@ A pending question is read the same way: when the latest projected turn in the r
 area), a message that only names a township (「花壇」, 「花壇鄉的」, 「在鹿港」) completes that search.
 ``ask_call`` is how the ADK stand-in asks: it calls the tool with no area, the tool answers
 ``AREA_REQUIRED`` and the turn projects as pending.
+
+Asking for more (:data:`MORE_WORDS`: 「再找一家」「還有嗎」「換一家」) repeats the latest search's kind
+(the projected turn's goal, else the summary's) with ``more: true``: the tool then lists only what
+this conversation has not been shown. With no earlier search left in the request (the window
+expired) it asks for the township like any search without one.
 """
 
 from __future__ import annotations
@@ -29,8 +34,10 @@ from local_agent.context.projection import (
     parse_user_text,
 )
 from local_agent.context.townships import canonical_township
+from local_agent.language import words
 from local_agent.language.dates import DateReading, read_dates
 from local_agent.language.intents import is_follow_up, read, search_goal
+from local_agent.language.text import reading_form
 from local_agent.language.townships import PlaceReading, is_no, is_yes, is_zhuyin, read_places
 from local_agent.listings import catalogue
 from local_agent.replies.render import ACK_TEXT
@@ -52,6 +59,8 @@ def township_only_text(area: str) -> str:
 
 
 EXTRA_KEYWORDS = ("步道",)
+# Asking for results not shown yet (the vocabulary is data: ``language/words.py``).
+MORE_WORDS = words.MORE_WORDS
 
 _PROJECTION_AREA = re.compile(re.escape(USER_PROJECTION_PREFIX) + r"([^：]+)：")
 
@@ -117,6 +126,26 @@ def pending_goal(contents: Sequence[Mapping[str, Any]]) -> str | None:
     return None
 
 
+def context_goal(contents: Sequence[Mapping[str, Any]]) -> str | None:
+    """The goal of the latest projected public turn in the request, else the summary's goal."""
+    for content in reversed(contents[:-1]):
+        text = _text_of(content) if content.get("role") == "user" else ""
+        turn = parse_user_text(text)
+        if turn is not None and turn.goal:
+            return turn.goal
+        if text.startswith(SUMMARY_MARKER):
+            asked = (_summary_of(text) or {}).get("goal")
+            if asked in PUBLIC_TOPICS:
+                return str(asked)
+    return None
+
+
+def wants_more(text: str) -> bool:
+    """「再找一家」「還有嗎」「換一家」: the person asks for results not shown yet."""
+    form = reading_form(text)
+    return any(word in form for word in MORE_WORDS)
+
+
 def classify(text: str) -> str | None:
     """places, events or None (nothing to search, or a question the tools cannot answer), by the
     language layer's search words (``language/words.py``)."""
@@ -167,6 +196,8 @@ def _goal(
     goal = classify(current)
     if goal is not None or search_goal(current) == "unsupported":
         return goal
+    if wants_more(current):
+        return context_goal(contents) or "places"  # a bare 「還有嗎」 continues the latest search
     latest = latest_turn(contents)
     asked = latest is not None and latest.confirm_area and (is_yes(current) or is_no(current))
     if places.kind != "none" or asked:
@@ -226,10 +257,12 @@ def _plan(
         return None, {}, dates.answer  # 2月30日, 13月, a festival outside the calendar's years
     keyword = find_keyword(current)
     area = _area(current, places, contents) or ""
+    more = {"more": True} if wants_more(current) and search_goal(current) != "unsupported" else {}
     if goal == "places":
         diet = catalogue.find_dietary_type(current) or ""
-        return "search_local_places", {"area": area, "dietary_type": diet, "keyword": keyword}, None
-    return "search_local_events", {"area": area, "keyword": keyword, **_window(goal, dates, contents)}, None
+        return "search_local_places", {"area": area, "dietary_type": diet, "keyword": keyword, **more}, None
+    window = _window(goal, dates, contents)
+    return "search_local_events", {"area": area, "keyword": keyword, **window, **more}, None
 
 
 def propose(

@@ -21,6 +21,7 @@ from local_agent.context.errors import StaleContextError
 from local_agent.context.journal import ContextJournal, JournalSnapshot, ScopeKey
 from local_agent.context.projection import SafeTurn
 from local_agent.context.session_budget import BudgetResult, Measure, SessionBudget
+from local_agent.context.window import ContextWindow
 from local_agent.fingerprint import text_fingerprint
 from local_agent.language.diets import diet_said
 from local_agent.listings import catalogue
@@ -45,6 +46,12 @@ def redact_current(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
         last = out.pop()
         out.append({"role": last["role"], "current_text": text_fingerprint(last["text"])})
     return out
+
+
+def shown_in(window: ContextWindow) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(goal, township) -> listing ids shown so far, from the exchanges of ``window`` (the newest
+    exchange of a goal and township wins: it carries everything shown before it)."""
+    return {(t.goal, t.area): t.shown for t in window.turns if t.shown}
 
 
 @dataclass
@@ -108,6 +115,7 @@ class ContextPipeline:
                 named_diet=catalogue.find_dietary_type(spoken(state.current)),
                 listings=self.listings,
                 said_diet=diet_said(state.current).code,
+                shown_before=shown_in(state.budget.kept if state.budget else state.snapshot.window),
             )
         return state.tools
 
@@ -123,6 +131,7 @@ class ContextPipeline:
             error_code=result.get("code"),
             dates=(result.get("date_from", ""), result.get("date_to", "")),
             confirm_area=result.get("suggestion", ""),
+            shown=result.get("shown") or (),
         )
 
     def finish(self, state: TurnState) -> SafeTurn:

@@ -9,6 +9,13 @@ structured error the caller can show; these functions do not raise for it.
 for ``remember`` a diet the user named in this very message) and returns it; the router then
 answers with the same consent prompt, forget confirmation or "what is kept" answer as the
 code-matched commands (docs/design.md §9).
+
+``more=true`` (「再找一家」「還有嗎」「換一家」) lists only what this conversation has not been shown
+yet: the listing ids the turn's window carries for the same goal and township (``shown_before``,
+from the exchanges the budget kept). Every ok result carries ``shown`` (those ids and the new ones:
+what the turn projects), ``more_left`` (how many further results remain) and what the reply may
+offer next (``other_goal``: the township has listings of the other kind; ``suggest_memory``: a 1:1
+chat with no kept diet).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from local_agent.context.projection import CHOICE_CODE, CONFIRM_CODE, PENDING_CODE
+from local_agent.context.projection import CHOICE_CODE, CONFIRM_CODE, MAX_SHOWN_IDS, PENDING_CODE, TOOL_GOALS
 from local_agent.context.townships import canonical_township
 from local_agent.fingerprint import keyword_token
 from local_agent.language.townships import SERVED_ONLY, read_area
@@ -39,6 +46,9 @@ PREFERENCE_CHOICES_TEXT = (
 WHICH_DIET_TEXT = (
     "想讓我記住哪一種飲食偏好呢？請直接說，例如「記住我吃素」或「記住我吃全素」，我會先問您同意才記住。"
 )
+MORE_DESCRIPTION = "true：只列本對話還沒列過的結果"
+# What a 「再找一家」 without a township means: the earlier list is gone (the window expired).
+MORE_EXPIRED = "請問是哪個鄉鎮？前面找過的我已經不記得了（超過 15 分鐘沒有對話就會忘記），請選鄉鎮重新找："
 
 # What the model is told about the tools (the canonical declarations the bytes measure counts,
 # and what the offline demo sends). The ADK tools are built from these (``adk_tools.py``), so
@@ -53,6 +63,7 @@ TOOL_DECLARATIONS: list[dict[str, Any]] = [
                 "area": {"type": "string", "description": "鄉鎮市全名，例如 花壇鄉"},
                 "dietary_type": {"type": "string", "description": "本句明說的素別代碼，或空字串"},
                 "keyword": {"type": "string", "description": "店家類型關鍵字，或空字串"},
+                "more": {"type": "boolean", "description": MORE_DESCRIPTION},
             },
             "required": ["area"],
         },
@@ -70,6 +81,7 @@ TOOL_DECLARATIONS: list[dict[str, Any]] = [
                 "keyword": {"type": "string", "description": "活動類型關鍵字，或空字串"},
                 "date_from": {"type": "string", "description": "YYYY-MM-DD，或空字串"},
                 "date_to": {"type": "string", "description": "YYYY-MM-DD，只查一天時留空"},
+                "more": {"type": "boolean", "description": MORE_DESCRIPTION},
             },
             "required": ["area"],
         },
@@ -130,6 +142,8 @@ def _redact(arguments: dict[str, Any], vocabulary: frozenset[str] | None = None)
             out[key] = value if _iso_or_empty(value) else "#invalid"
         elif key == "action":
             out[key] = value if value in PREFERENCE_ACTIONS else "#invalid"
+        elif key == "more":
+            out[key] = value if isinstance(value, bool) else "#invalid"
         else:
             out[key] = "#unexpected"
     return out
@@ -165,6 +179,12 @@ def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"status": "error", "code": code, "message": message, **extra}
 
 
+def _more_error(more: Any) -> dict[str, Any] | None:
+    if isinstance(more, bool):
+        return None
+    return _error("INVALID_ARGUMENT", "more 必須是 true 或 false。", argument="more")
+
+
 @dataclass
 class TurnTools:
     """The tools of one turn, bound to its user and scope."""
@@ -186,6 +206,8 @@ class TurnTools:
     # The diet the current sentence states (``language.diets.diet_said``): a code, ``any`` for
     # 「不吃素」, or None. It beats the remembered one for this turn.
     said_diet: str | None = None
+    # (goal, township) -> listing ids this conversation has been shown (from the turn's window)
+    shown_before: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
 
     # -- helpers ---------------------------------------------------------------------------
     def _record(
@@ -228,15 +250,18 @@ class TurnTools:
         return township, kw, None
 
     def search_local_places(
-        self, area: Any = "", dietary_type: Any = "", keyword: Any = ""
+        self, area: Any = "", dietary_type: Any = "", keyword: Any = "", more: Any = False
     ) -> dict[str, Any]:
         tool = "search_local_places"
         proposed = {"area": area, "dietary_type": dietary_type, "keyword": keyword}
         pref = self.preferences.get(self.user_id)  # consent as it stands at execution time
         revision = pref.revision
         township, kw, err = self._common(proposed)
+        if more is not False:  # only a "more" call carries it, so other audit rows read as before
+            proposed["more"] = more
+        err = err or _more_error(more)
         if err:
-            return self._record(tool, proposed, {}, revision, "none", err)
+            return self._record(tool, proposed, {}, revision, "none", self._asked(tool, err, more))
         explicit = catalogue.normalize_dietary_type(dietary_type or "")
         if explicit == catalogue.INVALID:
             return self._record(
@@ -253,13 +278,14 @@ class TurnTools:
                 ),
             )
         diet, origin = self._diet(explicit, pref)
-        effective = {"area": township, "dietary_type": diet, "keyword": kw}
-        items = [
+        effective: dict[str, Any] = {"area": township, "dietary_type": diet, "keyword": kw}
+        pool = self.listings.places_in(township)
+        found = [
             catalogue.place_to_dict(p)
-            for p in catalogue.search_places(
-                township, diet, kw, limit=RESULT_LIMIT, places=self.listings.places_in(township)
-            )
+            for p in catalogue.search_places(township, diet, kw, limit=len(pool), places=pool)
         ]
+        items, paging = self._page(tool, township, found, more is True)
+        kept = pref.consent == "granted" and bool(pref.dietary_type)
         result = {
             "status": "ok",
             "tool": tool,
@@ -270,7 +296,12 @@ class TurnTools:
             "memory_revision": revision,
             "items": items,
             "notice": self.listings.notice,
+            **paging,
+            # a 1:1 chat where nothing is kept and the person has not said no
+            "suggest_memory": self.personal and not kept and pref.consent != "refused",
         }
+        if more is True:
+            effective["more"] = True
         if origin == "explicit" and diet == catalogue.ANY and self._remembered(pref):
             result["memory_set_aside"] = True  # 「今天不吃素」: the remembered diet waits this turn
         return self._record(tool, proposed, effective, revision, origin, result)
@@ -290,8 +321,43 @@ class TurnTools:
             return remembered, "consented_memory"
         return catalogue.ANY, "none"
 
+    def _page(
+        self, tool: str, township: str, found: list[dict[str, Any]], more: bool
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The results to show (``RESULT_LIMIT`` at most; with ``more``, only ids not shown before)
+        and the paging fields of the result."""
+        goal = TOOL_GOALS[tool]
+        before = self.shown_before.get((goal, township), ()) if more else ()
+        fresh = [item for item in found if item["id"] not in before]
+        page = fresh[: min(RESULT_LIMIT, max(0, MAX_SHOWN_IDS - len(before)))]
+        other = self.listings.events_in(township) if goal == "places" else self.listings.places_in(township)
+        return page, {
+            "more": more,
+            "shown_before": len(before),
+            "shown": sorted({*before, *(item["id"] for item in page)}),
+            "more_left": len(fresh) - len(page),
+            "other_goal": bool(other),
+        }
+
+    def _asked(self, tool: str, err: dict[str, Any], more: Any) -> dict[str, Any]:
+        """An error result; a missing township also carries the townships a picker offers (those
+        with listings of this kind), and for 「再找一家」 says the earlier list is gone."""
+        if err.get("code") not in ("AREA_REQUIRED", "UNKNOWN_TOWNSHIP"):
+            return err
+        goal = TOOL_GOALS[tool]
+        towns = self.listings.covered_townships
+        having = [
+            t
+            for t in towns
+            if (self.listings.places_in(t) if goal == "places" else self.listings.events_in(t))
+        ]
+        out = {**err, "picker": goal, "townships": having}
+        if more is True and err["code"] == "AREA_REQUIRED":
+            out["message"] = MORE_EXPIRED
+        return out
+
     def search_local_events(
-        self, area: Any = "", keyword: Any = "", date_from: Any = "", date_to: Any = ""
+        self, area: Any = "", keyword: Any = "", date_from: Any = "", date_to: Any = "", more: Any = False
     ) -> dict[str, Any]:
         """Events in ``area``; with ``date_from`` (and ``date_to``, inclusive, Taiwan days) only the dated
         events that have a day in that window, then the standing ones. Without a window, dated events
@@ -303,10 +369,13 @@ class TurnTools:
         revision = self.preferences.get(self.user_id).revision
         window, bad_date = _window_of(date_from, date_to)
         township, kw, err = self._common(proposed)
+        if more is not False:
+            proposed["more"] = more
+        err = err or _more_error(more)
         if err:
             if window is not None and err.get("code") in _ASKING:
                 err.update(window.arguments())  # the window waits with the question (projection)
-            return self._record(tool, proposed, {}, revision, "none", err)
+            return self._record(tool, proposed, {}, revision, "none", self._asked(tool, err, more))
         if bad_date:
             error = _error(
                 "INVALID_DATE",
@@ -315,20 +384,19 @@ class TurnTools:
             )
             return self._record(tool, proposed, {}, revision, "none", error)
         today = today_in_taipei(self.clock())
-        items = [
+        pool = self.listings.events_in(township)
+        found = [
             catalogue.event_to_dict(e)
             for e in catalogue.search_events(
-                township,
-                kw,
-                limit=RESULT_LIMIT,
-                events=self.listings.events_in(township),
-                window=window,
-                today=today,
+                township, kw, limit=len(pool), events=pool, window=window, today=today
             )
         ]
+        items, paging = self._page(tool, township, found, more is True)
         effective: dict[str, Any] = {"area": township, "keyword": kw}
         if window is not None:
             effective.update(window.arguments())
+        if more is True:
+            effective["more"] = True
         result = {
             "status": "ok",
             "tool": tool,
@@ -338,6 +406,7 @@ class TurnTools:
             "memory_revision": revision,
             "items": items,
             "notice": self.listings.notice,
+            **paging,
         }
         if window is not None:
             result.update(window.arguments(), dates_label=window.label())

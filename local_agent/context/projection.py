@@ -17,12 +17,18 @@ Two optional fields ride on a projection, both validated values, never the user'
   (「您是說員林市嗎？」): 「未指定區域：找店家，已問是否指員林市」. A 「是」 completes the search there.
 
 Both stay in the window's exchanges only; the summary keeps goal and area.
+
+A public turn that showed results also carries ``shown``: the ids of the listings shown so far for its
+goal and area in this conversation (ids only, never names or text; canonical: sorted, unique, at most
+:data:`MAX_SHOWN_IDS`). 「再找一家」 reads them back to show only listings not yet shown. They are
+part of the projected user text (after :data:`SHOWN_MARKER`, behind the suffix), so the budget
+measures them and a trimmed exchange takes them with it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -54,6 +60,11 @@ USER_PROJECTION_SUFFIX = "。不包含當次素別，不代表同意或服務完
 MODEL_PROJECTION = "【應用端投影，非模型原文】已走過該話題；最新資料與結果仍由本回合工具核對。"
 SUMMARY_MARKER = "【應用端舊話題摘要，不是指令、同意或已完成狀態】"
 SUMMARY_ACK = "只作指代線索，新的問句與後端核對優先。"
+SHOWN_MARKER = "已列出編號："
+
+# Listing ids a projection may carry: the listings loader's id alphabet and length.
+MAX_SHOWN_IDS = 30
+LISTING_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 FIXED_STRINGS: tuple[str, ...] = (
     NON_PUBLIC_LABEL,
@@ -62,6 +73,7 @@ FIXED_STRINGS: tuple[str, ...] = (
     MODEL_PROJECTION,
     SUMMARY_MARKER,
     SUMMARY_ACK,
+    SHOWN_MARKER,
     *PUBLIC_TOPICS.values(),
 )
 
@@ -76,8 +88,12 @@ class SafeTurn:
     date_from: str = ""  # ISO day; events only
     date_to: str = ""  # ISO day, not before date_from; set whenever date_from is
     confirm_area: str = ""  # pending only: the township the app asked about
+    shown: tuple[str, ...] = ()  # listing ids shown so far for this goal and area
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "shown", canonical_ids(self.shown))
+        if self.shown and not (self.goal and self.area):
+            raise ValueError("shown listing ids need a public goal and an area")
         if (self.date_from or self.date_to) and not _is_window(self.date_from, self.date_to):
             raise ValueError("date_from/date_to must be ISO days, in order, both set")
         if self.date_from and self.goal != "events":
@@ -104,12 +120,15 @@ class SafeTurn:
         error_code: str | None = None,
         dates: tuple[object, object] = ("", ""),
         confirm_area: object = "",
+        shown: Iterable[object] = (),
     ) -> SafeTurn:
         """Project a turn from the tool that ran. Anything not whitelisted is non-public; a
         public tool that answered ``AREA_REQUIRED`` (or asked to confirm or choose a township) is
         pending (its goal, no area). A pending event search keeps ``dates`` (the window it will run with)
         when they are a valid ISO window, and ``confirm_area`` when the tool asked about that township;
-        a search that ran keeps neither (its reply named the dates; the next question brings its own)."""
+        a search that ran keeps neither (its reply named the dates; the next question brings its own),
+        but keeps ``shown``: the listing ids the result says this conversation has seen for that goal
+        and area (dropped unless they are ids, at most ``MAX_SHOWN_IDS``)."""
         goal = TOOL_GOALS.get(tool or "")
         start, end = (d if isinstance(d, str) else "" for d in dates)
         window = (start, end) if goal == "events" and _is_window(start, end) else ("", "")
@@ -119,7 +138,11 @@ class SafeTurn:
         township = canonical_township(area)
         if not ok or goal is None or township is None:
             return cls()
-        return cls(goal, township)
+        try:
+            ids = canonical_ids(shown)
+        except ValueError:
+            ids = ()
+        return cls(goal, township, shown=ids)
 
     @property
     def is_public(self) -> bool:
@@ -141,23 +164,42 @@ class SafeTurn:
         return f"{self.area or NO_AREA}：{PUBLIC_TOPICS[self.goal]}{dates}{asked}"
 
     def user_text(self) -> str:
-        return f"{USER_PROJECTION_PREFIX}{self.label}{USER_PROJECTION_SUFFIX}"
+        shown = f"{SHOWN_MARKER}{','.join(self.shown)}" if self.shown else ""
+        return f"{USER_PROJECTION_PREFIX}{self.label}{USER_PROJECTION_SUFFIX}{shown}"
 
     def model_text(self) -> str:
         return MODEL_PROJECTION
 
-    def to_dict(self) -> dict[str, str]:
-        out = {"goal": self.goal, "area": self.area}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"goal": self.goal, "area": self.area}
         if self.date_from:  # optional keys only when set: older rows and byte figures stay as they were
             out.update(date_from=self.date_from, date_to=self.date_to)
         if self.confirm_area:
             out["confirm_area"] = self.confirm_area
+        if self.shown:
+            out["shown"] = list(self.shown)
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SafeTurn:
         extra = {k: str(data.get(k, "")) for k in ("date_from", "date_to", "confirm_area")}
-        return cls(str(data.get("goal", "")), str(data.get("area", "")), **extra)
+        shown = data.get("shown") or ()
+        if not isinstance(shown, (list, tuple)):
+            raise ValueError("shown must be a list of listing ids")
+        return cls(str(data.get("goal", "")), str(data.get("area", "")), **extra, shown=tuple(shown))
+
+
+def canonical_ids(ids: Iterable[object]) -> tuple[str, ...]:
+    """Listing ids as a projection keeps them: sorted and unique; ValueError for anything that is
+    not a listing id, or for more than :data:`MAX_SHOWN_IDS`."""
+    out = set()
+    for item in ids:
+        if not isinstance(item, str) or not LISTING_ID.match(item):
+            raise ValueError("shown holds listing ids only")
+        out.add(item)
+    if len(out) > MAX_SHOWN_IDS:
+        raise ValueError(f"at most {MAX_SHOWN_IDS} shown listing ids")
+    return tuple(sorted(out))
 
 
 def _is_window(start: str, end: str) -> bool:

@@ -623,3 +623,21 @@ UNSUPPORTED_WORDS: tuple[str, ...] = (
     "坐車",
     "搭車",
 )
+# Asking for results not shown yet, after a search (「再找一家」「還有嗎」「換一家」): the search runs
+# again with more=true and lists only what this conversation has not been shown.
+MORE_WORDS: tuple[str, ...] = (
+    "再找一家",
+    "再找一間",
+    "再找別家",
+    "再來一家",
+    "換一家",
+    "換一間",
+    "換別家",
+    "下一家",
+    "還有嗎",
+    "還有別的",
+    "還有別家",
+    "還有其他",
+    "別的呢",
+    "其他的呢",
+)

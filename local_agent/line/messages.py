@@ -8,7 +8,10 @@ Layout of one turn, within LINE's limits (≤ 5 message objects per request):
 
 * each text becomes a ``TextMessage`` (≤ 5000 UTF-16 units, already clipped by ``Reply``);
   texts that do not fit in the 5 slots are joined into the last text slot;
-* the cards become one ``FlexMessage`` with a carousel of ≤ 12 bubbles, after the texts;
+* the cards become one ``FlexMessage`` with a carousel of ≤ 12 bubbles, after the texts; sized for
+  older eyes: the title ``xl`` bold, the subtitle and lines ``md`` (the subtitle dark grey, the lines
+  the default near-black), each card action a full-width button in the footer (「地圖」 primary,
+  「打電話」 secondary) opening its URI;
 * the choices become a ``QuickReply`` (≤ 13 items, labels ≤ 20 characters: postback actions, or
   message actions for a choice that ``sends_text``, such as 是 / 不是) on the
   **last** message object: LINE only shows the quick reply of the last message it receives, so
@@ -22,6 +25,7 @@ from collections.abc import Iterable
 from linebot.v3.messaging import (
     FlexBox,
     FlexBubble,
+    FlexButton,
     FlexCarousel,
     FlexMessage,
     FlexText,
@@ -31,6 +35,7 @@ from linebot.v3.messaging import (
     QuickReply,
     QuickReplyItem,
     TextMessage,
+    URIAction,
 )
 
 from local_agent.replies.reply import (
@@ -39,6 +44,7 @@ from local_agent.replies.reply import (
     MAX_CHOICES,
     MAX_TEXT_UTF16,
     Card,
+    CardAction,
     Choice,
     Reply,
     clip_utf16,
@@ -51,6 +57,12 @@ MAX_DISPLAY_TEXT = 300  # postback displayText, characters
 MAX_CARD_TITLE = 100  # our own bound, keeps one bubble well under LINE's 30 KB
 MAX_CARD_LINE = 500
 MAX_CARD_LINES = 10
+MAX_CARD_ACTIONS = 3
+MAX_ACTION_LABEL = 20  # LINE's limit for an action label
+MAX_URI = 1000  # LINE's limit for a URI action's uri
+TITLE_SIZE = "xl"  # at least "lg" for older eyes
+TEXT_SIZE = "md"  # nothing smaller on a card
+SUBTITLE_COLOR = "#555555"  # dark grey on white: contrast 7.5:1 (WCAG AAA)
 CHOICES_ONLY_TEXT = "請選擇："  # shown when a turn has choices but nothing else to attach them to
 
 
@@ -75,20 +87,32 @@ def _quick_reply(choices: Iterable[Choice]) -> QuickReply | None:
     return QuickReply(items=items) if items else None
 
 
+def _button(action: CardAction, primary: bool) -> FlexButton | None:
+    if not action.uri or len(action.uri) > MAX_URI:
+        return None  # a clipped URI would open the wrong page
+    label = _clip_chars(action.label, MAX_ACTION_LABEL) or "…"
+    return FlexButton(
+        action=URIAction(label=label, uri=action.uri),
+        style="primary" if primary else "secondary",
+        height="md",
+        margin="sm",
+    )
+
+
 def _bubble(card: Card) -> FlexBubble:
-    contents: list = [
-        FlexText(text=_clip_chars(card.title, MAX_CARD_TITLE) or "—", weight="bold", size="md", wrap=True)
-    ]
+    title = _clip_chars(card.title, MAX_CARD_TITLE) or "—"
+    contents: list = [FlexText(text=title, weight="bold", size=TITLE_SIZE, wrap=True)]
     if card.subtitle:
-        contents.append(
-            FlexText(text=_clip_chars(card.subtitle, MAX_CARD_LINE), size="sm", color="#888888", wrap=True)
-        )
+        subtitle = _clip_chars(card.subtitle, MAX_CARD_LINE)
+        contents.append(FlexText(text=subtitle, size=TEXT_SIZE, color=SUBTITLE_COLOR, wrap=True))
     for line in card.lines[:MAX_CARD_LINES]:
         if line:
             contents.append(
-                FlexText(text=_clip_chars(line, MAX_CARD_LINE), size="sm", wrap=True, margin="sm")
+                FlexText(text=_clip_chars(line, MAX_CARD_LINE), size=TEXT_SIZE, wrap=True, margin="md")
             )
-    return FlexBubble(body=FlexBox(layout="vertical", spacing="sm", contents=contents))
+    buttons = [b for i, a in enumerate(card.actions[:MAX_CARD_ACTIONS]) if (b := _button(a, i == 0))]
+    footer = FlexBox(layout="vertical", spacing="sm", contents=buttons) if buttons else None
+    return FlexBubble(body=FlexBox(layout="vertical", spacing="sm", contents=contents), footer=footer)
 
 
 def default_alt_text(cards: Iterable[Card]) -> str:
@@ -149,6 +173,17 @@ def _bubble_title(bubble: object) -> str:
     return ""
 
 
+def _bubble_buttons(bubble: object) -> list[str]:
+    """The button labels of a bubble's footer (its card actions)."""
+    footer = bubble.get("footer") if isinstance(bubble, dict) else None
+    contents = footer.get("contents") if isinstance(footer, dict) else None
+    return [
+        str((c.get("action") or {}).get("label", ""))
+        for c in contents or []
+        if isinstance(c, dict) and c.get("type") == "button"
+    ]
+
+
 def _quick_reply_labels(message: dict) -> list[str]:
     items = (message.get("quickReply") or {}).get("items") or []
     return [str((item.get("action") or {}).get("label", "")) for item in items if isinstance(item, dict)]
@@ -158,8 +193,9 @@ def summarize_wire_messages(messages: Iterable[dict]) -> list[dict]:
     """Recorded wire messages -> the replay's compact form.
 
     ``{"type": "text", "text": ..., "quick_replies": [labels]}`` and
-    ``{"type": "flex", "alt_text": ..., "titles": [bubble titles], "quick_replies": [labels]}``;
-    ``quick_replies`` is omitted when the message has none. Other types give ``{"type": ...}``.
+    ``{"type": "flex", "alt_text": ..., "titles": [bubble titles], "buttons": [[labels per bubble]],
+    "quick_replies": [labels]}``; ``buttons`` is omitted when no bubble has one, ``quick_replies``
+    when the message has none. Other types give ``{"type": ...}``.
     """
     out: list[dict] = []
     for message in messages:
@@ -177,6 +213,9 @@ def summarize_wire_messages(messages: Iterable[dict]) -> list[dict]:
                 "alt_text": message.get("altText", ""),
                 "titles": [_bubble_title(b) for b in bubbles],
             }
+            buttons = [_bubble_buttons(b) for b in bubbles]
+            if any(buttons):
+                item["buttons"] = buttons
         else:
             item = {"type": kind}
         labels = _quick_reply_labels(message)

@@ -153,7 +153,7 @@ class EventProcessor:
         if event.kind == "media":
             return self.service.media_reply(event.data)
         if event.kind == "postback":
-            outcome = await self.service.handle_postback(event.scope, event.data)
+            outcome = await self.service.handle_postback(event.scope, event.data, turn_id=event.event_id)
             if outcome is None:
                 log.info("postback not ours ignored", extra={"event_kind": "postback"})
             return outcome

@@ -166,6 +166,7 @@ class Place:
     dietary: frozenset[str]
     address_hint: str
     note: str
+    phone: str = ""  # as the listing writes it; "" = none (the shipped snapshot has none)
 
 
 @dataclass(frozen=True)
@@ -298,6 +299,7 @@ def place_to_dict(p: Place) -> dict[str, object]:
         "dietary_labels": [DIETARY_TYPES[c] for c in dietary if c in DIETARY_TYPES],
         "address_hint": p.address_hint,
         "note": p.note,
+        **({"phone": p.phone} if p.phone else {}),
         "snapshot": True,
     }
 

@@ -14,7 +14,10 @@ folder refuses to start instead of serving half a file. What is refused:
 - an empty required cell, an id that is not letters/digits/``_``/``-`` or repeats one in either file;
 - a township that is not one of Changhua's 26, a diet code not in ``DIETARY_TYPES``;
 - a date that is not ``YYYY-MM-DD`` or does not exist (2026-02-30), an end before the start or without
-  one, an event longer than a year, an event with neither dates nor ``when``.
+  one, an event longer than a year, an event with neither dates nor ``when``;
+- a ``phone`` (optional column of ``places.csv``; empty means no call button) that is not a dialable
+  number: digits with ``-``, spaces or one pair of parentheses, an optional leading ``+``, starting with
+  ``0`` or ``+``, 8 to 15 digits (Taiwan's ``04-7xx-xxxx``, ``0912-345-678``, ``+886-4-7xx-xxxx``).
 
 Standard library only (csv, datetime): the offline demo reads the shipped snapshot on a bare python3.
 """
@@ -42,17 +45,30 @@ from local_agent.listings.problems import ListingsError, Problem, Problems
 PLACES_FILE = "places.csv"
 EVENTS_FILE = "events.csv"
 PLACE_COLUMNS = ("id", "name", "township", "category", "dietary", "address", "note")
+# Columns a file may leave out of its header (an absent column reads as empty cells).
+OPTIONAL_PLACE_COLUMNS = ("phone",)
 EVENT_COLUMNS = ("id", "name", "township", "venue", "category", "start_date", "end_date", "when", "note")
 # Cells that must not be empty (for events, ``when`` is also required when there are no dates).
 _REQUIRED = {"id", "name", "township", "category", "venue"}
 # Longest cell per column, in characters: a card title, subtitle or line LINE shows whole.
-MAX_CHARS = {"id": 32, "name": 40, "category": 12, "venue": 40, "address": 60, "when": 40, "note": 120}
+MAX_CHARS = {
+    "id": 32,
+    "name": 40,
+    "category": 12,
+    "venue": 40,
+    "address": 60,
+    "when": 40,
+    "note": 120,
+    "phone": 20,
+}
 MAX_FILE_BYTES = 2 * 1024 * 1024  # about 10,000 rows; a 50 MB export is refused before it is read
 SHIPPED_DIR = Path(__file__).resolve().parent / "data"
 
 _ID = re.compile(r"^[A-Za-z0-9_-]+$")
 _HTML_TAG = re.compile(r"<\s*/?\s*[A-Za-z!?][^>]*>")
 _BOM = b"\xef\xbb\xbf"
+_PHONE = re.compile(r"^(?:\+|0|\(0)[0-9()\- ]*[0-9]$")
+PHONE_DIGITS = (8, 15)  # a Taiwan landline with area code has 9-10 digits, E.164 at most 15
 
 
 T = TypeVar("T")
@@ -148,20 +164,25 @@ def _read_text(path: Path) -> str:
         raise ListingsError(name, f"bytes that are not UTF-8; {hint}", row=row, column=f"#{cell}") from None
 
 
-def _header(name: str, header: list[str] | None, columns: tuple[str, ...]) -> list[str]:
-    """The header's column names; :class:`ListingsError` with every header problem."""
+def _header(
+    name: str, header: list[str] | None, columns: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> list[str]:
+    """The header's column names; :class:`ListingsError` with every header problem. An ``optional``
+    column may be in the header or not."""
     if not header or not any(h.strip() for h in header):
         raise ListingsError(name, "empty file", row=1, allowed=f"a first row of: {','.join(columns)}")
     header = [h.strip() for h in header]
     problems = Problems()
-    expected = f"the columns {','.join(columns)}, in any order"
+    expected = f"the columns {','.join(columns)}, in any order" + "".join(
+        f", optionally {c}" for c in optional
+    )
     for column in columns:
         if column not in header:
             problems.add(
                 name, "required column is missing from the header", row=1, column=column, allowed=expected
             )
     for column in header:
-        if column not in columns:
+        if column not in columns and column not in optional:
             problems.add(name, "unknown column", row=1, column=column or "(empty)", allowed=expected)
     for column, n in Counter(header).items():
         if n > 1:
@@ -171,15 +192,18 @@ def _header(name: str, header: list[str] | None, columns: tuple[str, ...]) -> li
     return header
 
 
-def _rows(path: Path, columns: tuple[str, ...], problems: Problems) -> Iterator[tuple[int, dict[str, str]]]:
+def _rows(
+    path: Path, columns: tuple[str, ...], problems: Problems, optional: tuple[str, ...] = ()
+) -> Iterator[tuple[int, dict[str, str]]]:
     """``(row number, cells by column)`` for each non-blank row after the header. A cell that fails its
     check is recorded in ``problems`` and left out of the dict (the row builder then builds nothing);
-    a problem that makes the rest of the file unreadable (encoding, header, quotes) ends the file."""
+    a problem that makes the rest of the file unreadable (encoding, header, quotes) ends the file. An
+    ``optional`` column the header leaves out reads as empty cells."""
     name = path.name
     try:
         text = _read_text(path)
         reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-        header = _header(name, next(reader, None), columns)
+        header = _header(name, next(reader, None), columns, optional)
     except ListingsError as exc:
         problems.record(exc)
         return
@@ -199,7 +223,8 @@ def _rows(path: Path, columns: tuple[str, ...], problems: Problems) -> Iterator[
             checked = {
                 c: problems.attempt(_cell, name, row, c, v) for c, v in zip(header, cells, strict=True)
             }
-            yield row, {c: v for c, v in checked.items() if v is not None}
+            absent = {c: "" for c in optional if c not in header}
+            yield row, {**absent, **{c: v for c, v in checked.items() if v is not None}}
     except csv.Error as exc:
         problems.add(
             name,
@@ -292,6 +317,25 @@ def _dietary(file: str, row: int, value: str) -> frozenset[str]:
     return frozenset(codes)
 
 
+def _phone(file: str, row: int, value: str) -> str:
+    """A dialable number as written, or ``""`` (no phone)."""
+    if not value:
+        return ""
+    digits = sum(ch.isdigit() for ch in value)
+    low, high = PHONE_DIGITS
+    balanced = value.count("(") == value.count(")") <= 1 and value.find("(") <= value.find(")")
+    if not _PHONE.match(value) or not balanced or "+" in value[1:] or not low <= digits <= high:
+        raise ListingsError(
+            file,
+            f"{value!r} is not a phone number",
+            row=row,
+            column="phone",
+            allowed=f"digits with - ( ) or spaces, starting with 0 or +, {low}-{high} digits "
+            "(e.g. 04-7123456), or empty for no call button",
+        )
+    return value
+
+
 def _date(file: str, row: int, column: str, value: str) -> date | None:
     if not value:
         return None
@@ -342,9 +386,9 @@ class _Row:
 def _place(row: int, cells: dict[str, str], ids: _Ids, problems: Problems) -> Place | None:
     r = _Row(PLACES_FILE, row, cells, problems)
     place_id, township = r.get("id", ids.add), r.get("township", _township)
-    dietary = r.get("dietary", _dietary)
+    dietary, phone = r.get("dietary", _dietary), r.get("phone", _phone)
     name, category, address, note = r.text("name"), r.text("category"), r.text("address"), r.text("note")
-    if not r.ok or place_id is None or township is None or dietary is None:
+    if not r.ok or place_id is None or township is None or dietary is None or phone is None:
         return None
     return Place(
         id=place_id,
@@ -354,6 +398,7 @@ def _place(row: int, cells: dict[str, str], ids: _Ids, problems: Problems) -> Pl
         dietary=dietary,
         address_hint=address,
         note=note,
+        phone=phone,
     )
 
 
@@ -417,7 +462,8 @@ def check_listings(folder: str | Path) -> tuple[Listings | None, tuple[Problem, 
     meta = read_meta(path, problems)
     ids = _Ids()
     places = [
-        _place(row, cells, ids, problems) for row, cells in _rows(path / PLACES_FILE, PLACE_COLUMNS, problems)
+        _place(row, cells, ids, problems)
+        for row, cells in _rows(path / PLACES_FILE, PLACE_COLUMNS, problems, OPTIONAL_PLACE_COLUMNS)
     ]
     events = [
         _event(row, cells, ids, problems) for row, cells in _rows(path / EVENTS_FILE, EVENT_COLUMNS, problems)
@@ -459,6 +505,7 @@ __all__ = [
     "META_FILE",
     "EVENT_COLUMNS",
     "MAX_FILE_BYTES",
+    "OPTIONAL_PLACE_COLUMNS",
     "PLACES_FILE",
     "PLACE_COLUMNS",
     "SHIPPED_DIR",

@@ -9,7 +9,15 @@ from local_agent.language.diets import kind_note
 from local_agent.listings import catalogue
 from local_agent.listings.dates import DateWindow, parse_iso_date
 from local_agent.listings.meta import NO_DATE_LINE
-from local_agent.replies.reply import MAX_CARDS, Card, Choice, Reply
+from local_agent.replies import navigation
+from local_agent.replies.links import place_map_url, tel_uri
+from local_agent.replies.reply import MAX_CARDS, Card, CardAction, Choice, Reply
+
+MAP_LABEL = "地圖"
+CALL_LABEL = "打電話"
+OTHER_TOWN_LABEL = "換個鄉鎮"
+REMEMBER_LABEL = "記住我吃素"
+OTHER_GOAL_LABEL = {"events": "這裡的活動", "places": "這裡的美食"}
 
 HELP_INTRO = (
     "您好，我是 LOCAL 彰化在地小幫手。\n"
@@ -68,6 +76,10 @@ def _place_card(item: dict[str, Any], asked: str = catalogue.ANY) -> Card:
         subtitle=f"{item['township']}・{category}" + (f"・{differs}" if differs else ""),
         lines=lines,
         kind="place",
+        actions=_actions(
+            place_map_url(str(item["name"]), str(item.get("address_hint", "")), str(item["township"])),
+            tel_uri(str(item.get("phone") or "")),
+        ),
     )
 
 
@@ -78,6 +90,12 @@ def _kinds_differing(items: list[dict[str, Any]], asked: str) -> str:
         return ""
     kinds = "；".join(dict.fromkeys(notes))
     return f"其中 {len(notes)} 家不完全是{catalogue.dietary_label(asked)}：{kinds}，請看卡片上的標示。"
+
+
+def _actions(map_url: str | None, call: str | None = None) -> tuple[CardAction, ...]:
+    """「地圖」 when there is a map link, 「打電話」 when the listing has a phone."""
+    found = ((MAP_LABEL, map_url), (CALL_LABEL, call))
+    return tuple(CardAction(label, uri) for label, uri in found if uri)
 
 
 def _event_dates(item: dict[str, Any]) -> str:
@@ -94,11 +112,13 @@ def _event_card(item: dict[str, Any]) -> Card:
     second = when if "standing" in item and not item["standing"] else ""
     fields = (first, second, str(item.get("venue", "")), str(item.get("note", "")))
     lines = tuple(x for x in fields if x)
+    venue = str(item.get("venue", ""))
     return Card(
         title=str(item["name"]),
         subtitle=f"{item['township']}・{item.get('category', '')}",
         lines=lines,
         kind="event",
+        actions=_actions(place_map_url(venue, "", str(item["township"])) if venue else None),
     )
 
 
@@ -110,7 +130,7 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
         choices = tuple(Choice(str(c), str(c), str(c), sends_text=True) for c in result.get("choices") or ())
         return Reply(
             texts=(str(result.get("message") or "請再說一次。"),),
-            choices=choices if code in PENDING_CODES else (),
+            choices=(choices if code in PENDING_CODES else ()) or _picker_of(result),
             error_code=None if code in ANSWER_CODES else code,
         )
     items = list(result.get("items") or [])
@@ -126,7 +146,43 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
         alt = f"{area}活動：" + "、".join(c.title for c in cards)
     # The listings' notice, once: the line above never repeats it, even when nothing was found.
     text += "\n" + str(result.get("notice") or NO_DATE_LINE)
-    return Reply(texts=(text,), cards=cards, alt_text=alt[:400] if cards else "")
+    return Reply(texts=(text,), cards=cards, choices=next_steps(result), alt_text=alt[:400] if cards else "")
+
+
+def _picker_of(result: dict[str, Any]) -> tuple[Choice, ...]:
+    goal, towns = result.get("picker"), result.get("townships")
+    if goal not in navigation.GOAL_WORDS or not isinstance(towns, list):
+        return ()
+    return navigation.picker(str(goal), [str(t) for t in towns])[1]
+
+
+def next_steps(result: dict[str, Any]) -> tuple[Choice, ...]:
+    """Quick replies after a result: 「再找一家」 while more remain, the other kind of listing in
+    this township, another township, and 「記住我吃素」 in a 1:1 chat with no kept diet."""
+    area = str(result["area"])
+    goal = "places" if result.get("tool") == "search_local_places" else "events"
+    choices: list[Choice] = []
+    if result.get("more_left"):
+        label = navigation.MORE_LABELS[goal]
+        choices.append(Choice(label, navigation.more(goal), label))
+    if result.get("other_goal"):
+        other = "events" if goal == "places" else "places"
+        choices.append(navigation.town_choice(other, area, OTHER_GOAL_LABEL[other]))
+    choices.append(Choice(OTHER_TOWN_LABEL, navigation.pick(goal), OTHER_TOWN_LABEL))
+    if goal == "places" and result.get("suggest_memory"):
+        diet = str(result.get("dietary_type") or catalogue.ANY)
+        diet = diet if diet in catalogue.VEGETARIAN_FAMILY else "vegetarian"
+        label = remember_label(diet)
+        choices.append(Choice(label, navigation.remember(diet), label))
+    return tuple(choices)
+
+
+def remember_label(diet: str) -> str:
+    """「記住我吃素」, 「記住我吃全素」, 「記住我不吃牛」: the button that asks to remember ``diet``."""
+    if diet == "vegetarian":
+        return REMEMBER_LABEL
+    label = catalogue.dietary_label(diet)
+    return f"記住我{label}" if label.startswith("不") else f"記住我吃{label}"
 
 
 def _places_text(result: dict[str, Any], items: list[dict[str, Any]], area: str, diet: str) -> str:
@@ -135,6 +191,13 @@ def _places_text(result: dict[str, Any], items: list[dict[str, Any]], area: str,
         cond = f"（{catalogue.dietary_label(diet)}，已套用您同意記住的偏好）"
     if result.get("memory_set_aside"):
         cond = "（這次不套用您記住的飲食偏好）"
+    before = int(result.get("shown_before") or 0)
+    if result.get("more") and before:
+        if not items:
+            if result.get("more_left"):
+                return f"{area}{cond}已經列出 {before} 家了。請加上想吃的種類，或換個鄉鎮再找。"
+            return f"{area}{cond}符合的店家都列過了（共 {before} 家），沒有別家了。"
+        return f"{area}{cond}再列出 {len(items)} 家（前面列過 {before} 家）："
     if not items:
         if cond:
             return f"{area}{cond}：沒有找到符合的店家。"
@@ -147,6 +210,13 @@ def _places_text(result: dict[str, Any], items: list[dict[str, Any]], area: str,
 def _events_text(result: dict[str, Any], items: list[dict[str, Any]]) -> str:
     """The reply line: which dates were searched, how many dated and how many standing events."""
     area, label = result["area"], result.get("dates_label")
+    before = int(result.get("shown_before") or 0)
+    if result.get("more") and before:
+        if not items:
+            if result.get("more_left"):
+                return f"{area}已經列出 {before} 個活動了。請加上想找的種類，或換個鄉鎮再找。"
+            return f"{area}符合的活動都列過了（共 {before} 個），沒有別的了。"
+        return f"{area}再列出 {len(items)} 個活動（前面列過 {before} 個）："
     if not label:
         if not items:
             return f"{area}沒有找到對應的活動。"

@@ -34,6 +34,8 @@ CommandName = Literal[
     "thanks",
     "small_talk",
     "unreadable",
+    "picker",
+    "nav_refused",
 ]
 
 MAX_TEXT_UTF16 = 5000  # LINE text message limit, in UTF-16 code units
@@ -62,13 +64,22 @@ def clip_utf16(text: str, limit: int = MAX_TEXT_UTF16) -> str:
 
 
 @dataclass(frozen=True)
+class CardAction:
+    """A button on a card that opens ``uri`` (a map search, a ``tel:`` call)."""
+
+    label: str
+    uri: str
+
+
+@dataclass(frozen=True)
 class Card:
-    """One place or event, shown as a Flex bubble on LINE."""
+    """One place or event, shown as a Flex bubble on LINE (its actions as buttons)."""
 
     title: str
     subtitle: str = ""
     lines: tuple[str, ...] = ()
     kind: CardKind = "place"
+    actions: tuple[CardAction, ...] = ()
 
 
 @dataclass(frozen=True)

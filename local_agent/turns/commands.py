@@ -261,6 +261,12 @@ class Commands:
             return self.forget_question(f"了解，這次找店家不套用「{label}」。{FORGET_QUESTION}")
         return CommandResult(Reply(texts=(NOTHING_REMEMBERED,)), "diet_change")
 
+    def remember(self, scope: ScopeKey, diet: str) -> CommandResult:
+        """A 「記住我吃素」 button: the same consent question as saying it (1:1 chat only)."""
+        if scope.source_type != "user":
+            return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
+        return self.consent_prompt(scope, diet)
+
     def handle_postback(self, scope: ScopeKey, data: str) -> CommandResult | None:
         """A consent or forget button, or None when the data is not ours."""
         if data in (FORGET_YES, FORGET_NO):

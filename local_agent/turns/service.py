@@ -15,10 +15,20 @@ from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.language.diets import diet_said
-from local_agent.replies.render import JOIN_TEXT, MEDIA_TEXT_OTHER, MEDIA_TEXTS, POLITE_FAILURE
-from local_agent.replies.reply import Reply
+from local_agent.listings import catalogue
+from local_agent.listings.loader import Listings, shipped_listings
+from local_agent.replies import navigation as nav
+from local_agent.replies.render import (
+    JOIN_TEXT,
+    MEDIA_TEXT_OTHER,
+    MEDIA_TEXTS,
+    POLITE_FAILURE,
+    remember_label,
+)
+from local_agent.replies.reply import Choice, Reply
 from local_agent.stores.ports import PreferenceStore
 from local_agent.turns.commands import Commands, match_text_command, static_result
+from local_agent.turns.kept import kept_reply
 
 log = logging.getLogger("local_agent.turns.service")
 
@@ -27,6 +37,9 @@ MAX_INPUT_CHARS = 5000  # LINE's own limit for a text message
 # will not send it again, so a store hiccup must not keep their preference. Five attempts, each
 # within the store's deadline, end well inside the turn's bound (TURN_TIMEOUT_SECONDS).
 UNFOLLOW_RETRY_DELAYS = (0.2, 0.5, 1.0, 2.0)
+# The question a picker tap asks on the person's behalf (app-written, goes through the model).
+SEARCH_QUESTION = {"places": "{}有什麼好吃的？", "events": "{}有什麼活動？"}
+NAV_REFUSED = "這個按鈕已經失效，沒有做任何事。請再說一次想找什麼，例如「花壇有什麼好吃的？」"
 
 
 class LocalService:
@@ -38,9 +51,11 @@ class LocalService:
         journal: ContextJournal,
         preferences: PreferenceStore,
         clock: Callable[[], float],
+        listings: Listings | None = None,
     ) -> None:
         self.router, self.commands, self.journal = router, commands, journal
         self.preferences, self.clock = preferences, clock
+        self.listings = listings if listings is not None else shipped_listings()
 
     async def handle_text(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:
         text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
@@ -70,7 +85,8 @@ class LocalService:
         """The router's turn. When the sentence says the diet changed for good (「我現在沒有吃素了，
         二林有什麼吃的」) and a diet is remembered, the answer also asks whether to forget it."""
         outcome = await self.router.run_turn(scope, text, turn_id=turn_id)
-        if scope.source_type != "user" or not diet_said(text).lasting or outcome.reply.choices:
+        offered = [c for c in outcome.reply.choices if not nav.is_nav(c.data)]  # beyond next steps
+        if scope.source_type != "user" or not diet_said(text).lasting or offered:
             return outcome
         try:
             state = await asyncio.to_thread(self.preferences.get, scope.user_id)
@@ -84,7 +100,12 @@ class LocalService:
         )
         return replace(outcome, reply=reply)
 
-    async def handle_postback(self, scope: ScopeKey, data: str) -> TurnOutcome | None:
+    async def handle_postback(
+        self, scope: ScopeKey, data: str, *, turn_id: str | None = None
+    ) -> TurnOutcome | None:
+        found = nav.parse(data)
+        if found is not None:
+            return await self.navigate(scope, found, turn_id=turn_id)
         try:
             result = await asyncio.to_thread(self.commands.handle_postback, scope, data)
         except StoreError as exc:
@@ -92,6 +113,69 @@ class LocalService:
         if result is None:
             return None
         return TurnOutcome(result.reply, command=result.command)
+
+    async def navigate(self, scope: ScopeKey, found: nav.Nav, *, turn_id: str | None = None) -> TurnOutcome:
+        """One of the app's own buttons (quick reply, township picker, rich menu). A search button
+        runs the search as a turn with an app-written question; the others need no model."""
+        if found.kind == "help":
+            return TurnOutcome(Reply(texts=(self.commands.help_text,)), command="help")
+        if found.kind == "pick":
+            return self.picker(found.goal, found.region)
+        if found.kind == "town":
+            if found.township not in self._townships(found.goal):
+                return self._no_listings(found.goal, found.township)
+            return await self.router.run_turn(
+                scope, SEARCH_QUESTION[found.goal].format(found.township), turn_id=turn_id
+            )
+        if found.kind == "more":
+            return await self.router.run_turn(scope, nav.MORE_LABELS[found.goal], turn_id=turn_id)
+        try:
+            if found.kind == "pref":
+                reply = await asyncio.to_thread(self.preference_answer, scope)
+                return TurnOutcome(reply, command="kept" if scope.source_type == "user" else "private_only")
+            if found.kind == "remember" and found.diet in catalogue.DIETARY_TYPES:
+                result = await asyncio.to_thread(self.commands.remember, scope, found.diet)
+                return TurnOutcome(result.reply, command=result.command)
+        except StoreError as exc:
+            return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
+        return TurnOutcome(Reply(texts=(NAV_REFUSED,)), command="nav_refused")
+
+    def preference_answer(self, scope: ScopeKey) -> Reply:
+        """「我的偏好」: what is kept (``kept_reply``, with its 刪除偏好 button for a kept diet); with
+        nothing kept, buttons that ask to remember one (each asks for consent first). 1:1 only."""
+        reply = kept_reply(self.preferences, scope)
+        if scope.source_type != "user" or reply.choices:
+            return reply
+        diets = ("vegetarian", "vegan", "lacto_ovo")
+        return replace(
+            reply, choices=tuple(Choice(remember_label(d), nav.remember(d), remember_label(d)) for d in diets)
+        )
+
+    def _townships(self, goal: str) -> list[str]:
+        """The townships with listings of ``goal``'s kind (what a picker offers)."""
+        having = self.listings.places_in if goal == "places" else self.listings.events_in
+        return [t for t in self.listings.covered_townships if having(t)]
+
+    def picker(self, goal: str, region: int | None = None) -> TurnOutcome:
+        towns = self._townships(goal)
+        if region is None:
+            text, choices = nav.picker(goal, towns)
+        else:
+            text, choices = nav.region_picker(goal, region, towns)
+        if not choices:
+            return self._no_listings(goal, "")
+        return TurnOutcome(Reply(texts=(text,), choices=choices), command="picker")
+
+    def _no_listings(self, goal: str, township: str) -> TurnOutcome:
+        """A picker tap for a township without listings of that kind (the data changed since the
+        picker was shown, or the tap was forged): say so, and offer the picker again."""
+        words = nav.GOAL_WORDS[goal]
+        where = township or "這一區"
+        text, choices = nav.picker(goal, self._townships(goal))
+        return TurnOutcome(
+            Reply(texts=(f"{where}目前的教學快照裡沒有{words}資料。{text}",), choices=choices),
+            command="nav_refused",
+        )
 
     def greeting(self) -> TurnOutcome:
         return TurnOutcome(Reply(texts=(self.commands.help_text,)), command="greeting")
