@@ -239,6 +239,8 @@ def test_intent_module_imports_no_store_settings_network_or_clock():
         "local_agent.context.projection",
         "local_agent.context.townships",
         # the language layer: vocabulary read from data, no store, clock or network
+        "local_agent.language",
+        "local_agent.language.text",
         "local_agent.language.dates",
         "local_agent.language.townships",
         "local_agent.language.intents",
