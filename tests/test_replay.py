@@ -173,7 +173,7 @@ def test_preferences_in_the_words_people_use() -> None:
     assert records[6]["journal"]["turns"][-1] == "鹿港鎮：找店家"
     after = records[7]["tool_calls"][0]
     assert (after["effective_arguments"], after["preference_origin"]) == (
-        {"area": "鹿港鎮", "dietary_type": "any", "keyword": ""},
+        {"area": "鹿港鎮", "dietary_type": "any", "keyword": "", "more": True},
         "none",
     )
     assert reply_texts(records[8]) == ["不客氣！想找吃的或活動，隨時跟我說。"]
