@@ -131,3 +131,52 @@ def test_the_standalone_agent_is_the_routers_model_rules_and_tools():
     assert agent.before_model_callback is not None and agent.before_agent_callback is not None
     invocations = asyncio.run(E.run_case(agent, E.Case("t", "eval-t", ("花壇有什麼素食",))))
     assert invocations[0].final_response is not None
+
+
+def test_adk_web_lists_the_agent_and_its_trace_shows_the_budgeted_request(tmp_path):
+    import socket
+    import time
+
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    base = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [str(ADK), "web", "--port", str(port), str(AGENTS)],
+        cwd=tmp_path,
+        env=_env(tmp_path, LOCAL_DAY15_NOW=E.NOW),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                listed = httpx.get(f"{base}/list-apps", timeout=5).json()
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "adk web did not start"
+                time.sleep(0.5)
+        assert listed == ["local_day15"]
+        session = httpx.post(f"{base}/apps/local_day15/users/u1/sessions", json={}, timeout=60).json()["id"]
+        events: list[dict] = []
+        for text in ("花壇有什麼素食", "剛才那個鄉鎮，再找一家吃的。"):
+            message = {"role": "user", "parts": [{"text": text}]}
+            body = {"appName": "local_day15", "userId": "u1", "sessionId": session, "newMessage": message}
+            events = httpx.post(f"{base}/run", json=body, timeout=120).json()
+        call = next(
+            e for e in events if any("functionCall" in p for p in (e.get("content") or {}).get("parts", []))
+        )
+        trace = httpx.get(f"{base}/dev/apps/local_day15/debug/trace/{call['id']}", timeout=30).json()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+    contents = json.loads(trace["gcp.vertex.agent.llm_request"])["contents"]
+    texts = ["".join(p.get("text", "") for p in c["parts"]) for c in contents]
+    # the second turn's request: the first turn as a projection, the app's marker, the question; never
+    # the first question's words (ADK's own session history is not what the model saw)
+    assert texts[-1] == "剛才那個鄉鎮，再找一家吃的。"
+    assert any("花壇鄉：找店家" in t for t in texts[:-1])
+    assert not any("花壇有什麼素食" in t for t in texts)
