@@ -156,3 +156,29 @@ def test_the_same_script_prints_the_same_lines_and_dates_follow_the_fixed_clock(
     # a week later the same script (and --now overriding its field) asks about another weekend
     moved = _replay(with_now, "--now", "2026-12-07T12:00:00+08:00")
     assert moved[0]["tool_calls"][0]["effective_arguments"]["date_from"] == "2026-12-12"
+
+
+@pytest.mark.slow
+def test_readmes_dated_session_is_what_the_chat_prints_with_its_now():
+    """README's dated example runs as shown: its reply lines are the chat's, with the clock fixed."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("It prints each reply line, the notice, then the cards;", 1)[1].split("```", 2)[1]
+    asked = [line[2:] for line in block.splitlines() if line.startswith("> ")]
+    replies = [line for line in block.splitlines() if line and not line.startswith((">", " "))]
+    assert len(asked) == len(replies) == 3
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LINE_", "LOCAL_", "GOOGLE_"))}
+    env.update(PYTHONIOENCODING="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "examples.day15.chat", "--now", NOON],
+        input="".join(f"{q}\n" for q in asked),
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = [line.removeprefix("LOCAL> ").strip() for line in done.stdout.splitlines()]
+    for reply in replies:
+        assert reply in printed, (reply, done.stdout[-3000:])
