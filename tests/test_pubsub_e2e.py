@@ -223,6 +223,9 @@ def test_forty_messages_of_one_person_over_both_instances_are_answered_once_in_o
     assert all(q["answered"] > 0 for q in queue_counts(cluster))
     logs = {s.name: s.stdout_bytes() + s.stderr_bytes() for s in cluster.servers}
     assert scan(logs, [t.text for t in conversation]) == []  # no user text in any log line
+    # the pushes' access lines are logged, without the emulator token of their query string
+    assert all(b'"http_path": "/pubsub/push"' in blob for blob in logs.values())
+    assert scan(logs, [PUSH_TOKEN, TOKEN]) == []
     store = cluster.store()
     try:
         assert check_store(store, [conversation], exclusive=False) == []

@@ -46,15 +46,37 @@ def test_production_gets_ordering_oidc_retry_and_dead_letter() -> None:
         "--dead-letter-topic local-events-dead-letter --max-delivery-attempts 10",
         "--role roles/pubsub.publisher",
         "--role roles/pubsub.subscriber",
+        f"add-iam-policy-binding {ACCOUNT} --project p --member user:$YOUR_ACCOUNT --role roles/iam.serviceAccountUser",
+        "--role roles/iam.serviceAccountTokenCreator",
     ):
         assert flag in commands
+
+
+def test_the_printed_commands_never_show_the_emulator_token() -> None:
+    secret = "emulator-push-token-0123456789"
+    emulated = Plan(
+        "p",
+        "t-1",
+        "s-1",
+        f"http://127.0.0.1:8080/pubsub/push?a=1&token={secret}",
+        None,
+        None,
+        120,
+        10,
+        3600,
+        True,
+    )
+    commands = "\n".join(gcloud_commands(emulated))
+    assert secret not in commands
+    assert "--push-endpoint http://127.0.0.1:8080/pubsub/push?a=1&token=$LOCAL_PUBSUB_PUSH_TOKEN" in commands
+    assert subscription_request(emulated)["push_config"]["push_endpoint"].endswith(secret)  # the real one
 
 
 def test_names_come_from_the_environment_and_bad_values_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PUBSUB_EMULATOR_HOST", raising=False)
     monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj")
     monkeypatch.setenv("LOCAL_PUBSUB_TOPIC", "my-topic")
-    got = parse(["setup", "--push-endpoint", ENDPOINT])
+    got = parse(["setup", "--push-endpoint", ENDPOINT, "--push-service-account", ACCOUNT])
     assert (got.project, got.topic, got.subscription, got.emulator) == (
         "proj",
         "my-topic",
@@ -66,6 +88,26 @@ def test_names_come_from_the_environment_and_bad_values_are_refused(monkeypatch:
     monkeypatch.delenv("GOOGLE_CLOUD_PROJECT")
     with pytest.raises(SystemExit):
         parse(["setup", "--push-endpoint", ENDPOINT])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--push-endpoint", ENDPOINT],  # no service account: every push would be refused
+        ["--push-endpoint", "http://local.example/pubsub/push", "--push-service-account", ACCOUNT],
+    ],
+)
+def test_on_google_cloud_pushes_must_be_signed_and_https(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    monkeypatch.delenv("PUBSUB_EMULATOR_HOST", raising=False)
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj")
+    with pytest.raises(SystemExit) as exited:
+        parse(["setup", *argv])
+    assert exited.value.code == 2
+    assert "--push-service-account" in capsys.readouterr().err
+    monkeypatch.setenv("PUBSUB_EMULATOR_HOST", "127.0.0.1:9")  # the emulator signs nothing: allowed there
+    assert parse(["setup", "--push-endpoint", "http://127.0.0.1:9/pubsub/push?token=t"]).emulator is True
 
 
 @pytest.mark.slow

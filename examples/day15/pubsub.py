@@ -9,7 +9,8 @@ Creates, idempotently (one that exists already counts as done), in ``GOOGLE_CLOU
 * the push subscription ``LOCAL_PUBSUB_SUBSCRIPTION`` (default ``local-events-push``) to
   ``--push-endpoint`` with message ordering, an ack deadline, a retry policy, a one-hour retention,
   the dead-letter policy and, with ``--push-service-account``, an OIDC token for ``--audience``
-  (default: the endpoint URL).
+  (default: the endpoint URL). On Google Cloud ``--push-service-account`` and an ``https://``
+  endpoint are required: the service refuses every unsigned push.
 
 Against the emulator the dead-letter policy is left off: its dead-lettering on an ordered
 subscription stops every push until it restarts. It then prints the equivalent ``gcloud``
@@ -134,20 +135,37 @@ def setup(plan: Plan) -> dict[str, str]:
     return done
 
 
+def shown_endpoint(endpoint: str) -> str:
+    """The endpoint as printed: an emulator's ``?token=`` value stands as the variable that holds it."""
+    base, _, query = endpoint.partition("?")
+    if not query:
+        return endpoint
+    fields = [
+        "token=$LOCAL_PUBSUB_PUSH_TOKEN" if field.startswith("token=") else field
+        for field in query.split("&")
+    ]
+    return f"{base}?{'&'.join(fields)}"
+
+
 def gcloud_commands(plan: Plan) -> list[str]:
     """The same set-up, and the IAM production needs, as gcloud commands."""
     p = f"--project {plan.project}"
+    endpoint = shown_endpoint(plan.endpoint)
     auth = ""
     if plan.service_account:
-        auth = f" \\\n    --push-auth-service-account {plan.service_account} --push-auth-token-audience {plan.audience or plan.endpoint}"
+        auth = f" \\\n    --push-auth-service-account {plan.service_account} --push-auth-token-audience {plan.audience or endpoint}"
     agent = "service-$PROJECT_NUMBER@gcp-sa-pubsub.iam.gserviceaccount.com"
+    signer = plan.service_account or "$PUSH_SERVICE_ACCOUNT"
     return [
+        "# whoever runs the next command may act as the push service account (to attach its token)",
+        f"gcloud iam service-accounts add-iam-policy-binding {signer} {p} "
+        "--member user:$YOUR_ACCOUNT --role roles/iam.serviceAccountUser",
         f"gcloud pubsub topics create {plan.topic} {p}",
         f"gcloud pubsub topics create {plan.dead_letter_topic} {p}",
         f"gcloud pubsub subscriptions create {plan.dead_letter_subscription} --topic {plan.dead_letter_topic} "
         f"--message-retention-duration {DEAD_LETTER_RETENTION_SECONDS // 60}m {p}",
         f"gcloud pubsub subscriptions create {plan.subscription} --topic {plan.topic} {p} \\\n"
-        f"    --push-endpoint {plan.endpoint}{auth} \\\n"
+        f"    --push-endpoint {endpoint}{auth} \\\n"
         f"    --enable-message-ordering --ack-deadline {plan.ack_deadline} "
         f"--message-retention-duration {plan.retention}s \\\n"
         f"    --min-retry-delay {MIN_BACKOFF_SECONDS}s --max-retry-delay {MAX_BACKOFF_SECONDS}s \\\n"
@@ -157,6 +175,9 @@ def gcloud_commands(plan: Plan) -> list[str]:
         f"--member serviceAccount:{agent} --role roles/pubsub.publisher",
         f"gcloud pubsub subscriptions add-iam-policy-binding {plan.subscription} {p} "
         f"--member serviceAccount:{agent} --role roles/pubsub.subscriber",
+        "# Pub/Sub's service agent signs the push tokens (explicit only in projects made before April 2021)",
+        f"gcloud iam service-accounts add-iam-policy-binding {signer} {p} "
+        f"--member serviceAccount:{agent} --role roles/iam.serviceAccountTokenCreator",
         "# the service (its runtime service account) publishes to the topic",
         f"gcloud pubsub topics add-iam-policy-binding {plan.topic} {p} "
         "--member serviceAccount:$RUN_SERVICE_ACCOUNT --role roles/pubsub.publisher",
@@ -189,6 +210,12 @@ def parse(argv: Sequence[str] | None) -> Plan:
     args = parser.parse_args(argv)
     if not args.project:
         parser.error("set GOOGLE_CLOUD_PROJECT or pass --project")
+    emulator = bool(os.environ.get("PUBSUB_EMULATOR_HOST"))
+    if not emulator and not (args.push_service_account and args.push_endpoint.startswith("https://")):
+        parser.error(
+            "on Google Cloud the push needs --push-service-account (the service refuses unsigned "
+            "pushes) and an https:// --push-endpoint"
+        )
     if not (
         10 <= args.ack_deadline <= 600 and 5 <= args.max_attempts <= 100 and 600 <= args.retention <= 604800
     ):
@@ -203,7 +230,7 @@ def parse(argv: Sequence[str] | None) -> Plan:
         args.ack_deadline,
         args.max_attempts,
         args.retention,
-        emulator=bool(os.environ.get("PUBSUB_EMULATOR_HOST")),
+        emulator=emulator,
     )
 
 
