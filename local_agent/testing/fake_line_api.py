@@ -9,6 +9,19 @@ and error bodies:
                                      same retry key again                          -> 409, not a new delivery
     POST /v2/bot/chat/loading/start  {chatId, loadingSeconds}                       -> 202 {}
 
+and the rich-menu endpoints the ``richmenu`` command uses (one in-memory channel; images are kept):
+
+    POST   /v2/bot/richmenu/validate, /v2/bot/richmenu   {size, selected, name, chatBarText, areas}
+                                                 -> 200 {} / {richMenuId}; 400 with details when invalid
+    GET    /v2/bot/richmenu/list                 -> {richmenus: [...]}
+    GET    /v2/bot/richmenu/{id}                 -> the menu;  DELETE -> 200 {} (404 unknown)
+    POST   /v2/bot/richmenu/{id}/content         image/png or image/jpeg of the menu's size, <= 1 MB
+                                                 -> 200 {}; 400 wrong type/size or already uploaded;
+                                                    413 over 1 MB
+    GET    /v2/bot/richmenu/{id}/content         -> the image bytes
+    POST   /v2/bot/user/all/richmenu/{id}        set default (400 before an image is uploaded)
+    GET    /v2/bot/user/all/richmenu             -> {richMenuId} or 404;  DELETE -> 200 {}
+
 Every request is recorded (``requests``), whatever its answer; ``replies()``, ``pushes()`` and
 ``loadings()`` list only the accepted ones, i.e. what a user would have seen.
 
@@ -24,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 import uuid
@@ -32,12 +46,25 @@ from dataclasses import dataclass, field
 from email.message import Message
 from http.server import BaseHTTPRequestHandler
 
+from local_agent.line.richmenu import MAX_IMAGE_BYTES, ImageError, image_type_and_size
 from local_agent.testing.loopback import LoopbackServer
 
 REPLY_PATH = "/v2/bot/message/reply"
 PUSH_PATH = "/v2/bot/message/push"
 LOADING_PATH = "/v2/bot/chat/loading/start"
 _KINDS = {REPLY_PATH: "reply", PUSH_PATH: "push", LOADING_PATH: "loading"}
+RICHMENU_PREFIXES = ("/v2/bot/richmenu", "/v2/bot/user/all/richmenu")
+_MENU_PATH = re.compile(r"^/v2/bot/richmenu/([A-Za-z0-9_-]+)(/content)?$")
+_DEFAULT_PATH = re.compile(r"^/v2/bot/user/all/richmenu(?:/([A-Za-z0-9_-]+))?$")
+NOT_FOUND = {"message": "Not found"}
+
+
+def _kind_of(path: str) -> str | None:
+    """reply, push, loading, richmenu, or None for a path the fake does not serve."""
+    if path in _KINDS:
+        return _KINDS[path]
+    return "richmenu" if path.startswith(RICHMENU_PREFIXES) else None
+
 
 MAX_MESSAGES = 5
 MAX_TEXT_UTF16 = 5000
@@ -73,11 +100,12 @@ class RecordedRequest:
     status: int = 0
     response: dict = field(default_factory=dict)
     method: str = "POST"
+    content: bytes = b""  # a request body that is not JSON (a rich-menu image)
 
     @property
     def kind(self) -> str | None:
-        """``"reply"``, ``"push"``, ``"loading"`` or ``None`` for an unknown path."""
-        return _KINDS.get(self.path)
+        """``"reply"``, ``"push"``, ``"loading"``, ``"richmenu"`` or ``None`` for an unknown path."""
+        return _kind_of(self.path)
 
     @property
     def accepted(self) -> bool:
@@ -193,6 +221,39 @@ def _validate_body(kind: str, body: dict) -> list[dict]:
     return errors
 
 
+def _validate_richmenu(body: dict) -> list[dict]:
+    """The rich menu object's rules as LINE states them: size 800-2500 wide, at least 250 high, a
+    width/height ratio of at least 1.45; name (≤ 300) and chatBarText (≤ 14); 1-20 areas inside it."""
+    errors: list[dict] = []
+    size = body.get("size")
+    width, height = (size.get("width"), size.get("height")) if isinstance(size, dict) else (None, None)
+    if not (isinstance(width, int) and isinstance(height, int) and 800 <= width <= 2500 and height >= 250):
+        return [_detail("size", "must be 800-2500 wide and at least 250 high")]
+    if width / height < 1.45:
+        errors.append(_detail("size", "width / height must be at least 1.45"))
+    if not isinstance(body.get("selected"), bool):
+        errors.append(_detail("selected", "must be specified"))
+    for prop, limit in (("name", 300), ("chatBarText", 14)):
+        value = body.get(prop)
+        if not isinstance(value, str) or not value or len(value) > limit:
+            errors.append(_detail(prop, f"Length must be between 1 and {limit}"))
+    areas = body.get("areas")
+    if not isinstance(areas, list) or not 1 <= len(areas) <= 20:
+        return [*errors, _detail("areas", "Size must be between 1 and 20")]
+    for i, area in enumerate(areas):
+        bounds = area.get("bounds") if isinstance(area, dict) else None
+        action = area.get("action") if isinstance(area, dict) else None
+        if not isinstance(bounds, dict) or not all(
+            isinstance(bounds.get(k), int) for k in ("x", "y", "width", "height")
+        ):
+            errors.append(_detail(f"areas[{i}].bounds", "must be specified"))
+        elif bounds["x"] + bounds["width"] > width or bounds["y"] + bounds["height"] > height:
+            errors.append(_detail(f"areas[{i}].bounds", "must be inside the rich menu"))
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            errors.append(_detail(f"areas[{i}].action", "must be specified"))
+    return errors
+
+
 def _bad_request(details: list[dict]) -> dict:
     return {"message": f"The request body has {len(details)} error(s)", "details": details}
 
@@ -207,6 +268,7 @@ class _Incoming:
     headers: dict[str, str]
     parsed: object
     body: dict
+    raw: bytes = b""
 
     @classmethod
     def of(cls, method: str, raw_path: str, raw_headers: Message[str, str], raw: bytes) -> _Incoming:
@@ -216,11 +278,11 @@ class _Incoming:
             parsed = None
         headers = {k.lower(): v for k, v in raw_headers.items()}
         body = parsed if isinstance(parsed, dict) else {}
-        return cls(method, raw_path.split("?", 1)[0], headers, parsed, body)
+        return cls(method, raw_path.split("?", 1)[0], headers, parsed, body, raw)
 
     @property
     def kind(self) -> str | None:
-        return _KINDS.get(self.path)
+        return _kind_of(self.path)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -237,10 +299,16 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length > 0 else b""
         status, payload, extra = fake._handle(self.command, self.path, self.headers, raw)
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        if isinstance(payload, bytes):  # a rich-menu image
+            data, content_type = payload, extra.pop("Content-Type", "application/octet-stream")
+        else:
+            data, content_type = (
+                json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+                "application/json; charset=utf-8",
+            )
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.send_header("x-line-request-id", str(uuid.uuid4()))
             for name, value in extra.items():
@@ -269,6 +337,9 @@ class FakeLineApi(LoopbackServer):
         self._expired_tokens: set[str] = set()
         self._retry_keys: dict[str, tuple[str, list[dict]]] = {}
         self._ids = itertools.count(500000000000000001)
+        self._menus: dict[str, dict] = {}  # rich menus by id, as created
+        self._images: dict[str, tuple[str, bytes]] = {}  # rich-menu id -> (content type, image)
+        self._default_menu: str | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -335,6 +406,9 @@ class FakeLineApi(LoopbackServer):
             self._used_tokens.clear()
             self._expired_tokens.clear()
             self._retry_keys.clear()
+            self._menus.clear()
+            self._images.clear()
+            self._default_menu = None
 
     # -- fault injection -------------------------------------------------------------------
 
@@ -375,37 +449,53 @@ class FakeLineApi(LoopbackServer):
     def _sent_messages(self, messages: list) -> list[dict]:
         return [{"id": str(next(self._ids)), "quotaConsumed": 1} for _ in messages]
 
-    def _record(self, method: str, path: str, headers: dict, body: dict, status: int, payload: dict) -> None:
+    def _record(
+        self,
+        method: str,
+        path: str,
+        headers: dict,
+        body: dict,
+        status: int,
+        payload: dict | bytes,
+        content: bytes = b"",
+    ) -> None:
         # caller holds self._cond
-        self._requests.append(RecordedRequest(path, headers, body, status, payload, method))
+        response = payload if isinstance(payload, dict) else {"bytes": len(payload)}
+        self._requests.append(RecordedRequest(path, headers, body, status, response, method, content))
         self._cond.notify_all()
 
     def _handle(
         self, method: str, raw_path: str, raw_headers: Message[str, str], raw: bytes
-    ) -> tuple[int, dict, dict]:
+    ) -> tuple[int, dict | bytes, dict]:
         request = _Incoming.of(method, raw_path, raw_headers, raw)
         refused = self._refusal(request)
         if refused is not None:
             return self._answer(request, *refused)
         if request.kind == "loading":
             return self._answer(request, 202, {})
+        if request.kind == "richmenu":
+            with self._cond:
+                return self._answer(request, *self._richmenu(request))
         with self._cond:  # the token or retry-key check, its state change and its record are one step
             return self._answer(
                 request, *(self._reply(request) if request.kind == "reply" else self._push(request))
             )
 
     def _answer(
-        self, request: _Incoming, status: int, payload: dict, extra: dict | None = None
-    ) -> tuple[int, dict, dict]:
+        self, request: _Incoming, status: int, payload: dict | bytes, extra: dict | None = None
+    ) -> tuple[int, dict | bytes, dict]:
+        content = request.raw if request.parsed is None else b""
         with self._cond:  # re-entrant: also called with it held
-            self._record(request.method, request.path, request.headers, request.body, status, payload)
+            self._record(
+                request.method, request.path, request.headers, request.body, status, payload, content
+            )
         return status, payload, extra or {}
 
     def _refusal(self, request: _Incoming) -> tuple[int, dict] | None:
         """What a request is answered before it can take effect: unknown route, bad token, an
         injected fault (after an injected delay), or a body the real API rejects."""
-        if request.method != "POST" or request.kind is None:
-            return 404, {"message": "Not found"}
+        if request.kind is None or (request.method != "POST" and request.kind != "richmenu"):
+            return 404, dict(NOT_FOUND)
         auth = request.headers.get("authorization", "")
         token = auth[len("Bearer ") :].strip() if auth.startswith("Bearer ") else ""
         if not token or (self.access_token is not None and token != self.access_token):
@@ -418,10 +508,111 @@ class FakeLineApi(LoopbackServer):
             fault = self._take(self._faults, request.path)
         if fault is not None:
             return fault.status, dict(fault.body or {})
+        if request.kind == "richmenu":
+            return None  # its own checks (``_richmenu``): an image body is not JSON
         if not isinstance(request.parsed, dict):
             return 400, {"message": "The request body could not be parsed as JSON"}
         details = _validate_body(request.kind, request.body)
         return (400, _bad_request(details)) if details else None
+
+    def _richmenu(self, request: _Incoming) -> tuple[int, dict | bytes, dict]:
+        # caller holds self._cond
+        path, method = request.path, request.method
+        if path in ("/v2/bot/richmenu/validate", "/v2/bot/richmenu") and method == "POST":
+            details = (
+                _validate_richmenu(request.body)
+                if isinstance(request.parsed, dict)
+                else [_detail("", "JSON")]
+            )
+            if details:
+                return 400, _bad_request(details), {}
+            if path.endswith("/validate"):
+                return 200, {}, {}
+            menu_id = f"richmenu-{uuid.uuid4().hex}"
+            self._menus[menu_id] = dict(request.body)
+            return 200, {"richMenuId": menu_id}, {}
+        if path == "/v2/bot/richmenu/list" and method == "GET":
+            return 200, {"richmenus": [{**m, "richMenuId": i} for i, m in self._menus.items()]}, {}
+        menu = _MENU_PATH.match(path)
+        if menu is not None:
+            return self._one_menu(request, menu.group(1), bool(menu.group(2)))
+        default = _DEFAULT_PATH.match(path)
+        if default is not None:
+            return self._default(method, default.group(1))
+        return 404, dict(NOT_FOUND), {}
+
+    def _one_menu(self, request: _Incoming, menu_id: str, content: bool) -> tuple[int, dict | bytes, dict]:
+        method = request.method
+        if menu_id not in self._menus:
+            return 404, {"message": "Not found"}, {}
+        if content and method == "POST":
+            return self._upload(request, menu_id)
+        if content and method == "GET":
+            if menu_id not in self._images:
+                return 404, dict(NOT_FOUND), {}
+            kind, data = self._images[menu_id]
+            return 200, data, {"Content-Type": kind}
+        if not content and method == "GET":
+            return 200, {**self._menus[menu_id], "richMenuId": menu_id}, {}
+        if not content and method == "DELETE":
+            del self._menus[menu_id]
+            self._images.pop(menu_id, None)
+            if self._default_menu == menu_id:
+                self._default_menu = None
+            return 200, {}, {}
+        return 404, dict(NOT_FOUND), {}
+
+    def _upload(self, request: _Incoming, menu_id: str) -> tuple[int, dict, dict]:
+        declared = request.headers.get("content-type", "").split(";")[0].strip()
+        if declared not in ("image/png", "image/jpeg"):
+            return 415, {"message": "Unsupported Media Type: use image/jpeg or image/png"}, {}
+        if len(request.raw) > MAX_IMAGE_BYTES:
+            return 413, {"message": "Request Entity Too Large"}, {}
+        if menu_id in self._images:
+            return 400, {"message": "An image has already been uploaded to the richmenu"}, {}
+        size = self._menus[menu_id].get("size") or {}
+        try:
+            kind, width, height = image_type_and_size(request.raw)
+        except ImageError:
+            return 400, {"message": "The image could not be read as JPEG or PNG"}, {}
+        if kind != declared or (width, height) != (size.get("width"), size.get("height")):
+            return 400, {"message": "The image does not match the rich menu's size or declared type"}, {}
+        self._images[menu_id] = (kind, request.raw)
+        return 200, {}, {}
+
+    def _default(self, method: str, menu_id: str | None) -> tuple[int, dict, dict]:
+        if menu_id is not None and method == "POST":
+            if menu_id not in self._menus:
+                return 404, dict(NOT_FOUND), {}
+            if menu_id not in self._images:
+                return 400, {"message": "must upload a rich menu image before applying it to user"}, {}
+            self._default_menu = menu_id
+            return 200, {}, {}
+        if menu_id is None and method == "GET":
+            if self._default_menu is None:
+                return 404, {"message": "no default richmenu"}, {}
+            return 200, {"richMenuId": self._default_menu}, {}
+        if menu_id is None and method == "DELETE":
+            self._default_menu = None
+            return 200, {}, {}
+        return 404, dict(NOT_FOUND), {}
+
+    # -- the rich-menu state, as a test reads it ---------------------------------------------
+
+    def rich_menus(self) -> dict[str, dict]:
+        """The rich menus on the fake channel, by id (as created)."""
+        with self._cond:
+            return {i: dict(m) for i, m in self._menus.items()}
+
+    def rich_menu_image(self, menu_id: str) -> bytes | None:
+        with self._cond:
+            found = self._images.get(menu_id)
+            return found[1] if found else None
+
+    @property
+    def default_rich_menu(self) -> str | None:
+        with self._cond:
+            return self._default_menu
 
     def _reply(self, request: _Incoming) -> tuple[int, dict]:
         # caller holds self._cond
