@@ -22,7 +22,7 @@ from multiproc import scan
 
 from local_agent.agent.gemini import GEMINI_MODEL
 from local_agent.agent.text_gate import FALLBACK_TEXT
-from local_agent.agent.tools import PREFERENCE_CHOICES_TEXT, WHICH_DIET_TEXT
+from local_agent.agent.tools import MALFORMED_TEXT, PREFERENCE_CHOICES_TEXT, WHICH_DIET_TEXT
 from local_agent.testing import webhooks as W
 from local_agent.testing.fake_gemini import FakeGemini
 from local_agent.turns.commands import FORGET_QUESTION, FORGET_YES, IN_PRIVATE_ONLY
@@ -281,7 +281,7 @@ def test_unknown_tools_and_malformed_or_unknown_arguments_get_a_tested_answer(ge
     malformed = app.say("飲食那些就隨便了")  # forget with junk beside it: still only the confirmation
     assert malformed.texts == [FORGET_QUESTION]
     bad_area = app.say("哪裡有吃的")
-    assert bad_area.texts == ["area 必須是文字。"] and bad_area.outcome.error_code == "INVALID_ARGUMENT"
+    assert bad_area.texts == [MALFORMED_TEXT] and bad_area.outcome.error_code == "INVALID_ARGUMENT"
     assert app.codes() == ["GATE_SECOND_CALL"]
     # One model call per turn, even for the unknown tool (the second call is answered by code).
     assert len(app.fake.generate_requests) == 7

@@ -4,6 +4,7 @@ structured errors instead of exceptions."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -212,6 +213,20 @@ def test_bad_place_arguments_return_a_structured_error_and_are_still_audited(too
     dumped = json.dumps(row.to_dict(), ensure_ascii=False)
     for secret in ("0912", "糖尿病", "台中市", "我我我"):
         assert secret not in dumped
+
+
+@pytest.mark.parametrize("kwargs", [c[1] for c in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
+def test_error_messages_shown_to_the_person_name_no_argument_or_code(tools, kwargs):
+    """A tool error's message is what the person reads (``render_tool_result``): plain Chinese, never
+    an argument name, a code or the tool's own vocabulary, whatever the model got wrong."""
+    results = [
+        tools.search_local_places(**kwargs),
+        tools.call("search_local_places", {**kwargs, "unexpected": 1}),
+        tools.call("book_table", kwargs),
+    ]
+    for result in results:
+        assert result["status"] == "error"
+        assert re.search(r"[A-Za-z_]", result["message"]) is None, result["message"]
 
 
 def test_invalid_dietary_type_error_lists_the_valid_codes(tools):

@@ -43,6 +43,12 @@ RESULT_LIMIT = 10
 PREFERENCE_CHOICES_TEXT = (
     "飲食偏好我只能幫您記住、刪除或查看，而且都要您在一對一聊天按鈕確認。請直接說，例如「記住我吃素」。"
 )
+# Arguments the model got wrong (not text, not declared) or a tool it made up: the person said
+# nothing wrong, so they are asked again in words that make sense to them, never told about arguments.
+MALFORMED_TEXT = "抱歉，我沒聽清楚您要找什麼。請再說一次鄉鎮和想找的，例如「花壇有什麼好吃的？」"
+UNKNOWN_TOOL_TEXT = "這件事我還不會幫忙。我能幫您找彰化縣的店家和活動，例如「花壇有什麼好吃的？」"
+_LABELS = list(catalogue.DIETARY_TYPES.values())
+UNKNOWN_DIET_TEXT = f"這種飲食習慣我還查不了。找店家時可以說{'、'.join(_LABELS[:-1])}或{_LABELS[-1]}。"
 WHICH_DIET_TEXT = (
     "想讓我記住哪一種飲食偏好呢？請直接說，例如「記住我吃素」或「記住我吃全素」，我會先問您同意才記住。"
 )
@@ -240,7 +246,7 @@ class TurnTools:
         Returns ``(township, keyword, error)``."""
         for name, value in proposed.items():
             if value is not None and not isinstance(value, str):
-                return "", "", _error("INVALID_ARGUMENT", f"{name} 必須是文字。", argument=name)
+                return "", "", _error("INVALID_ARGUMENT", MALFORMED_TEXT, argument=name)
         township, err = self._township(proposed["area"])
         if township is None:
             return "", "", err
@@ -272,7 +278,7 @@ class TurnTools:
                 "none",
                 _error(
                     "INVALID_DIETARY_TYPE",
-                    "這個飲食類型我還不認得。",
+                    UNKNOWN_DIET_TEXT,
                     argument="dietary_type",
                     choices=sorted(catalogue.DIETARY_TYPES),
                 ),
@@ -470,7 +476,7 @@ class TurnTools:
         """Dispatch by name (what a model's function call names). Unknown tools are an error result."""
         allowed = _PARAMETERS.get(name)
         if allowed is None:
-            return _error("UNKNOWN_TOOL", "這個功能目前沒有。")
+            return _error("UNKNOWN_TOOL", UNKNOWN_TOOL_TEXT)
         if not isinstance(args, dict) or set(args) - allowed:
-            return _error("INVALID_ARGUMENT", "工具參數不正確。")
+            return _error("INVALID_ARGUMENT", MALFORMED_TEXT)
         return getattr(self, name)(**args)
