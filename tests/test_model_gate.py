@@ -127,8 +127,8 @@ def assert_nothing_kept(app: GateApp, *users: str, leaked: Sequence[str] = ()) -
     assert scan(app.stored_bytes(), [*app.typed, *leaked]) == []
 
 
-def test_a_delete_request_answered_with_a_false_deletion_gets_the_forget_confirmation(gemini) -> None:
-    claim = "好的，已經幫您刪除了"
+@pytest.mark.parametrize("claim", ["好的，已經幫您刪除了", "好的，已幫您把吃素的偏好刪除。"])
+def test_a_delete_request_answered_with_a_false_deletion_gets_the_forget_confirmation(gemini, claim) -> None:
     app = gemini([{"text": claim}])
     app.say("記住我吃素")  # a command: the consent prompt, no model
     app.tap(app.app.outcomes[-1].reply.choices[0].data)  # 同意

@@ -14,6 +14,16 @@ REFUSED = [
     ("您的飲食偏好已清除。", "GATE_ACTION_CLAIM", "forget"),
     ("好 的 ， 我 記 住 了", "GATE_ACTION_CLAIM", "remember"),  # spaced out
     ("沒問題，已儲存。", "GATE_ACTION_CLAIM", "remember"),
+    ("好的，已幫您刪除飲食偏好。", "GATE_ACTION_CLAIM", "forget"),  # words between 已 and the verb
+    ("我已經把您的偏好刪除。", "GATE_ACTION_CLAIM", "forget"),
+    ("收到，已為您取消", "GATE_ACTION_CLAIM", "forget"),
+    ("我已經幫您記住您吃素", "GATE_ACTION_CLAIM", "remember"),
+    ("好的，已為您記錄。", "GATE_ACTION_CLAIM", "remember"),
+    ("好的，記下來了！", "GATE_ACTION_CLAIM", "remember"),  # a verb and a done-ending
+    ("已經幫您存好了", "GATE_ACTION_CLAIM", "remember"),
+    ("好的，以後會幫您留意素食", "GATE_ACTION_CLAIM", "remember"),  # a promise to keep it
+    ("OK, I will remember that you are vegan.", "GATE_ACTION_CLAIM", "remember"),
+    ("我已幫您撥打電話給店家", "GATE_ACTION_CLAIM", ""),
     ("已幫您預約明天中午兩位。", "GATE_ACTION_CLAIM", ""),
     ("訂好了，請準時到。", "GATE_ACTION_CLAIM", ""),
     ("我已通知店家。", "GATE_ACTION_CLAIM", ""),
@@ -52,6 +62,9 @@ ALLOWED = [
     "請問是哪個鄉鎮？",
     "我沒辦法幫您預約，請直接聯絡店家。",
     "我無法幫您訂位。",
+    "還沒有幫您刪除，要刪除請按「確定忘記」。",  # a negation between 已/還 and the verb
+    "您可以請我記下來，我會先問您同意。",
+    "您已經說過花壇了，要找吃的還是活動？",
     "要我記住您的飲食偏好，請說「記住我吃素」，我會先問您同意。",
     "12月5號那週花壇有市集，可以問我「花壇這週有什麼活動」。",
     "其他問題我還不會回答。",

@@ -102,6 +102,60 @@ OTHER_CLAIMS = (
     "beensent",
 )
 
+# The same claims said with words in between (「已幫您刪除飲食偏好」, 「我已經把您的偏好刪除」): a
+# done-marker, then at most CLAIM_GAP characters of the same clause with no negation in them, then
+# an action verb; or an action verb directly followed by a done-ending (「記下來了」, 「存好了」).
+# A verb right after a negation (「沒刪除了」) is no claim, as above.
+CLAIM_GAP = 10
+DONE_MARKERS = ("已經", "已", "剛剛", "剛才")  # 「而已」 ("only") is not one
+CLAUSE_STOPS = "。！？!?；;，,、\n"
+FORGET_VERBS = ("刪除", "刪掉", "刪了", "清除", "清掉", "忘記", "忘掉", "取消", "移除", "拿掉")
+REMEMBER_VERBS = (
+    "記住",
+    "記下",
+    "記錄",
+    "記起來",
+    "記好",
+    "儲存",
+    "存好",
+    "存起來",
+    "保存",
+    "設定",
+    "登記",
+    "更新",
+)
+OTHER_VERBS = (
+    "預約",
+    "訂位",
+    "訂好",
+    "撥打",
+    "打電話",
+    "聯絡",
+    "通知",
+    "傳送",
+    "寄出",
+    "發送",
+    "送出",
+    "轉告",
+    "報名",
+    "完成",
+    "處理好",
+)
+DONE_ENDINGS = ("了", "好了", "好囉", "好啦", "完成", "完畢", "來了", "在心裡")
+# Promises to keep something about the person (memory LOCAL only has after a tapped consent).
+PROMISES = (
+    "幫您記著",
+    "幫你記著",
+    "會幫您留意",
+    "會幫你留意",
+    "以後會幫您",
+    "以後都會幫您",
+    "以後會幫你",
+    "下次會幫您",
+    "willremember",
+    "i'llremember",
+)
+
 # Contact details and places (matched on the text without spaces; ``\b`` is avoided: between a Latin
 # letter and a Chinese character there is no word boundary): not one of them comes from a tool the model has, so any is invented.
 PHONE_PATTERNS = (

@@ -80,20 +80,61 @@ _CLAIMS: tuple[tuple[ClaimAbout, tuple[str, ...]], ...] = (
 _SENTENCE = re.compile(r"[。！？!?；;\n]")
 
 
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+def _claim_patterns(verbs: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(done-marker … verb, verb + done-ending) for one group of action verbs."""
+    marked = (
+        f"(?<!而)(?:{_alternation(W.DONE_MARKERS)})"
+        f"(?P<gap>[^{W.CLAUSE_STOPS}]{{0,{W.CLAIM_GAP}}}?)(?:{_alternation(verbs)})"
+    )
+    ended = f"(?:{_alternation(verbs)})(?:{_alternation(W.DONE_ENDINGS)})"
+    return re.compile(marked), re.compile(ended)
+
+
+_CLAIM_PATTERNS: tuple[tuple[ClaimAbout, tuple[re.Pattern[str], re.Pattern[str]]], ...] = (
+    ("forget", _claim_patterns(W.FORGET_VERBS)),
+    ("remember", _claim_patterns(W.REMEMBER_VERBS)),
+    ("", _claim_patterns(W.OTHER_VERBS)),
+)
+
+
 def compact(text: str) -> str:
     """The text as the gate reads it: no ASCII or full-width spaces, no tabs."""
     return re.sub(r"[ \t\u3000]", "", text)
 
 
+def _claimed_word(text: str, words: tuple[str, ...]) -> bool:
+    """One of ``words`` occurs, not right after a negation."""
+    for word in words:
+        start = text.find(word)
+        while start != -1:
+            if not text[:start].endswith(W.NEGATIONS):
+                return True
+            start = text.find(word, start + 1)
+    return False
+
+
+def _claimed_pattern(text: str, marked: re.Pattern[str], ended: re.Pattern[str]) -> bool:
+    """A done-marker … verb with no negation between, or a verb + done-ending not after a negation."""
+    for match in marked.finditer(text):
+        if not any(n in match.group("gap") for n in W.NEGATIONS):
+            return True
+    return any(not text[: m.start()].endswith(W.NEGATIONS) for m in ended.finditer(text))
+
+
 def _claim(text: str) -> ClaimAbout | None:
     """What the first claim of a done action is about, or None when the text claims nothing."""
     for about, words in _CLAIMS:
-        for word in words:
-            start = text.find(word)
-            while start != -1:
-                if not text[:start].endswith(W.NEGATIONS):
-                    return about
-                start = text.find(word, start + 1)
+        if _claimed_word(text, words):
+            return about
+    for about, (marked, ended) in _CLAIM_PATTERNS:
+        if _claimed_pattern(text, marked, ended):
+            return about
+    if _claimed_word(text, W.PROMISES):
+        return "remember"
     return None
 
 
