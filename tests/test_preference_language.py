@@ -122,6 +122,14 @@ def test_a_negated_delete_request_keeps_the_preference(app):
     assert applied(app) == "consented_memory"
 
 
+def test_dont_forget_my_diet_keeps_a_remembered_one_and_otherwise_asks_to_remember_it(app):
+    say(app, "別忘了我吃素喔")
+    assert set(buttons(app)) == {"同意", "不同意"} and app.store.get(U1).consent == "none"
+    app.turn(W.postback_event(U1, buttons(app)["同意"]))
+    say(app, "別忘了我吃素喔")
+    assert first_text(app.line.replies()[-1]) == NOT_DELETED and applied(app) == "consented_memory"
+
+
 # -- remember requests and typed answers ------------------------------------------------------------------
 
 

@@ -223,6 +223,13 @@ def asks_to_remember(t: str) -> bool:
     return False
 
 
+def _without_diet(t: str) -> str:
+    """``t`` with its diet words taken out (「別忘了我吃素」 asks for no search by its 吃)."""
+    for word in sorted((*catalogue.DIETARY_WORDS, *words.VEGETARIAN_WORDS), key=len, reverse=True):
+        t = t.replace(word, "")
+    return t
+
+
 def search_goal(text: str) -> SearchGoal | None:
     t = reading_form(text)
     if any(w in t for w in words.UNSUPPORTED_WORDS):
@@ -287,7 +294,7 @@ def read(text: str) -> Reading:
             return Reading("help")
         return Reading("unreadable" if len(text) <= SHORT_MESSAGE_CHARS else "unknown")
     forget = match_forget(t)
-    if forget == "forget_declined" and search_goal(t) in ("places", "events"):
+    if forget == "forget_declined" and search_goal(_without_diet(t)) in ("places", "events"):
         return Reading("search")  # 「不要忘記我吃素，二林有什麼吃的」: the search, the diet kept
     if forget is not None:
         return Reading(forget)

@@ -27,6 +27,7 @@ from typing import Literal
 from local_agent.context.errors import StaleContextError, StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.language import diets, words
+from local_agent.language.diets import find_diet
 from local_agent.language.intents import Reading, bare, read
 from local_agent.language.text import reading_form
 from local_agent.listings import catalogue
@@ -144,7 +145,7 @@ def static_result(
     if kind in STATIC:
         answer, name = STATIC[kind]
         return CommandResult(Reply(texts=(answer,)), name)
-    if kind == "forget_declined":
+    if kind == "forget_declined" and (scope.source_type != "user" or not find_diet(reading_form(text))):
         return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
     if kind == "unsupported_diet":
         named = read(text).unsupported or ""
@@ -191,6 +192,8 @@ class Commands:
         if kind == "consent_prompt":
             diet = read(text).diet
             return self.consent_prompt(scope, diet) if diet else None
+        if kind == "forget_declined":
+            return self.keep_diet(scope, text)
         if kind == "consent_answer":
             return self.typed_answer(scope, text)
         if kind == "show_kept":
@@ -252,6 +255,19 @@ class Commands:
             agree = answer == "consent_yes"
             return self._answer(scope, agree, check.dietary_type, revision, late=EXPIRED_PROMPT)
         return self.consent_prompt(scope, check.dietary_type, lead=TAP_HINT)
+
+    def keep_diet(self, scope: ScopeKey, text: str) -> CommandResult:
+        """「別忘了我吃素喔」: kept as it is when remembered; otherwise it asks to be remembered, so the
+        consent prompt (a diet that cannot be kept gets the honest answer)."""
+        state = self.preferences.get(scope.user_id)
+        diet = find_diet(reading_form(text))
+        if (state.consent == "granted" and state.dietary_type) or diet is None:
+            return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
+        if not diets.rememberable(diet):
+            return CommandResult(
+                Reply(texts=(unsupported_diet_text(catalogue.dietary_label(diet)),)), "unsupported_diet"
+            )
+        return self.consent_prompt(scope, diet)
 
     def diet_change(self, scope: ScopeKey) -> CommandResult:
         """「我現在沒有吃素了」 with no search: offer to forget what is remembered, if anything is."""
