@@ -162,7 +162,14 @@ class Settings(BaseSettings):
         service account), or the emulator's token while PUBSUB_EMULATOR_HOST is set."""
         if not self.google_cloud_project:
             raise ValueError("LOCAL_QUEUE=pubsub needs GOOGLE_CLOUD_PROJECT")
-        oidc = bool(self.local_pubsub_push_audience and self.local_pubsub_push_service_account)
+        audience, account = self.local_pubsub_push_audience, self.local_pubsub_push_service_account
+        if bool(audience) != bool(account):
+            missing = "LOCAL_PUBSUB_PUSH_SERVICE_ACCOUNT" if audience else "LOCAL_PUBSUB_PUSH_AUDIENCE"
+            raise ValueError(
+                "LOCAL_PUBSUB_PUSH_AUDIENCE and LOCAL_PUBSUB_PUSH_SERVICE_ACCOUNT go together (OIDC); "
+                f"{missing} is not set"
+            )
+        oidc = bool(audience and account)
         emulator = bool(self.pubsub_emulator_host and self.local_pubsub_push_token)
         if not (oidc or emulator):
             raise ValueError(

@@ -122,6 +122,18 @@ def test_pubsub_mode_needs_a_project_and_a_way_to_authenticate_pushes() -> None:
         _settings(LOCAL_QUEUE="pubsub", GOOGLE_CLOUD_PROJECT="p")
     with pytest.raises(ValidationError, match="LOCAL_PUBSUB_PUSH_AUDIENCE"):  # a token alone, no emulator
         _settings(LOCAL_QUEUE="pubsub", GOOGLE_CLOUD_PROJECT="p", LOCAL_PUBSUB_PUSH_TOKEN=PUSH_TOKEN)
+    for given, missing in (
+        (
+            {"LOCAL_PUBSUB_PUSH_AUDIENCE": "https://local.example/pubsub/push"},
+            "LOCAL_PUBSUB_PUSH_SERVICE_ACCOUNT",
+        ),
+        (
+            {"LOCAL_PUBSUB_PUSH_SERVICE_ACCOUNT": "push@p.iam.gserviceaccount.com"},
+            "LOCAL_PUBSUB_PUSH_AUDIENCE",
+        ),
+    ):
+        with pytest.raises(ValidationError, match=f"go together \\(OIDC\\); {missing} is not set"):
+            _settings(LOCAL_QUEUE="pubsub", GOOGLE_CLOUD_PROJECT="p", **given)
     with pytest.raises(ValidationError, match="at least 16"):
         _settings(
             LOCAL_QUEUE="pubsub",
