@@ -86,6 +86,20 @@ def test_quit_stops_reading(session: str) -> None:
     assert session.rstrip().endswith("再見！")
 
 
+def test_the_rich_menu_can_be_tapped_in_the_chat() -> None:
+    proc = run_chat(["/menu", "/menu 1", "/menu 9", "/menu 4"])
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "選單：1) 找美食  2) 找活動  3) 我的偏好  4) 使用說明" in out
+    assert "（點選選單「找美食」）你> 找美食" in out and "請先選區域" in out and "彰化市周邊（" in out
+    assert "用法：/menu 1 到 4" in out
+    assert "（點選選單「使用說明」）你> 使用說明" in out and "花壇有什麼好吃的" in out
+
+
+def test_a_card_shows_its_buttons_as_lines(session: str) -> None:
+    assert "［地圖］ https://www.google.com/maps/search/?api=1&query=" in session
+
+
 def test_in_a_group_only_lines_that_mention_the_bot_are_answered() -> None:
     proc = run_chat(["員林有什麼好吃的？", "@LOCAL 員林有什麼好吃的？"], "--user", "U9", "--group", "G7")
     assert proc.returncode == 0, proc.stderr

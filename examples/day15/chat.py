@@ -10,6 +10,7 @@ quick replies are shown as numbered choices — type the number to tap one. In a
 
     /debug           toggle showing what the model was sent and the tool calls (last turn, then every turn)
     /advance SECONDS move the service clock forward (e.g. /advance 901 to let the context expire)
+    /menu [N]        the rich menu's areas; /menu 1 taps 找美食 (as the menu would, a postback)
     /help            these commands
     /quit            leave (so does end of input, Ctrl-D)
 
@@ -34,12 +35,13 @@ from examples.day15.replay import (
     positive_int,
     quiet_broken_pipe,
 )
+from local_agent.line.richmenu import AREAS
 from local_agent.replies.reply import Card
 
 BOT = "LOCAL"
 COMMANDS_HELP = (
     "指令：/debug 顯示送給模型的內容與工具呼叫（開／關），/advance 秒數 讓時間往前走，"
-    "/help 說明，/quit 離開。輸入選項前的數字可以點選快速回覆。"
+    "/menu 選單（/menu 1 點「找美食」），/help 說明，/quit 離開。輸入選項前的數字可以點選快速回覆。"
 )
 
 
@@ -172,7 +174,11 @@ class _Session:
         choices = [a.get("label", "") for a in previous.quick_replies] if previous else []
         if not self.interactive:
             self.say(f"你> {text}")
-        if text.isdigit() and 1 <= int(text) <= len(choices):
+        if text.split()[0] == "/menu":
+            result = await self.menu(text)
+            if result is None:
+                return
+        elif text.isdigit() and 1 <= int(text) <= len(choices):
             label = choices[int(text) - 1]
             result = await self.driver.tap(self.user, label, self.group)
             self.say(f"（點選「{label}」）你> {result.display_text or label}")
@@ -182,6 +188,24 @@ class _Session:
         self.say(render(result))
         if self.debug:
             self.say(render_debug(result))
+
+    async def menu(self, text: str) -> EventResult | None:
+        """``/menu`` lists the rich menu's areas; ``/menu N`` taps area N (its postback)."""
+        parts = text.split()
+        if len(parts) == 1:
+            self.say(
+                "選單："
+                + "  ".join(f"{i}) {a.label}" for i, a in enumerate(AREAS, 1))
+                + "（/menu 數字 點選）"
+            )
+            return None
+        if not parts[1].isdigit() or not 1 <= int(parts[1]) <= len(AREAS):
+            self.say(f"用法：/menu 1 到 {len(AREAS)}")
+            return None
+        area = AREAS[int(parts[1]) - 1]
+        result = await self.driver.postback(self.user, area.data, self.group, display_text=area.label)
+        self.say(f"（點選選單「{area.label}」）你> {area.label}")
+        return result
 
 
 async def chat(
