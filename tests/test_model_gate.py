@@ -119,12 +119,15 @@ def gemini(tmp_path: Path) -> Iterator[Any]:
 
 def assert_nothing_kept(app: GateApp, *users: str, leaked: Sequence[str] = ()) -> None:
     """No preference was written for ``users``, and neither the user's words nor the model's
-    ``leaked`` texts are anywhere in the SQLite files."""
+    ``leaked`` texts are anywhere in the SQLite files or the JSON log."""
     for user in users:
         state = app.app.store.get(user)
         assert (state.consent, state.dietary_type, state.revision) == ("none", None, 0)
     app.stop()
-    assert scan(app.stored_bytes(), [*app.typed, *leaked]) == []
+    needles = [*app.typed, *leaked]
+    assert scan(app.stored_bytes(), needles) == []
+    assert app.log.getvalue().strip(), "the log was captured"
+    assert scan({"log": app.log.getvalue().encode("utf-8")}, needles) == []
 
 
 @pytest.mark.parametrize("claim", ["好的，已經幫您刪除了", "好的，已幫您把吃素的偏好刪除。"])
@@ -285,7 +288,7 @@ def test_unknown_tools_and_malformed_or_unknown_arguments_get_a_tested_answer(ge
     assert app.codes() == ["GATE_SECOND_CALL"]
     # One model call per turn, even for the unknown tool (the second call is answered by code).
     assert len(app.fake.generate_requests) == 7
-    assert_nothing_kept(app, USER)
+    assert_nothing_kept(app, USER, leaked=["阿璋肉圓", "delete_everything", "book_table"])
 
 
 def test_empty_thoughts_only_and_very_long_answers_are_replaced(gemini) -> None:
