@@ -48,6 +48,8 @@ REFUSED = [
     ("下午5點以後人少", "GATE_HOURS", ""),
     ("週一公休", "GATE_HOURS", ""),
     ("一份 60 元", "GATE_PRICE", ""),
+    ("大概一百元左右", "GATE_PRICE", ""),
+    ("一碗五十塊錢", "GATE_PRICE", ""),
     ("大家的偏好我可以列給你", "GATE_OTHER_PERSON", ""),
     ("她吃蛋奶素。", "GATE_OTHER_PERSON", ""),
     ("其他人的飲食我都知道", "GATE_OTHER_PERSON", ""),
@@ -65,6 +67,7 @@ ALLOWED = [
     "還沒有幫您刪除，要刪除請按「確定忘記」。",  # a negation between 已/還 and the verb
     "您可以請我記下來，我會先問您同意。",
     "目前已經無法線上預約，請見諒。",  # a negation between 已經 and the verb
+    "可以和家人一塊去逛逛。",
     "您已經說過花壇了，要找吃的還是活動？",
     "要我記住您的飲食偏好，請說「記住我吃素」，我會先問您同意。",
     "12月5號那週花壇有市集，可以問我「花壇這週有什麼活動」。",

@@ -198,7 +198,11 @@ HOURS_PATTERNS = (
     r"(?:早上|上午|中午|下午|晚上|凌晨)[0-9０-９一二三四五六七八九十]{1,3}(?:點|時)",
     r"[0-9０-９]{1,2}(?:點|時)(?:到|至|~|～|-)",
 )
-PRICE_PATTERNS = (r"[0-9０-９]+(?:元|塊)", r"(?i)nt\$|新台幣|\$[0-9]")
+PRICE_PATTERNS = (
+    r"[0-9０-９]+(?:元|塊)",
+    r"[一二三四五六七八九十百千兩]+(?:元|塊錢)",  # 一百元, 五十塊錢 (not 一塊去: "together")
+    r"(?i)nt\$|新台幣|\$[0-9]",
+)
 
 # Another person's preference: a word for someone else next to a word about diets or preferences.
 OTHER_PEOPLE = (
