@@ -102,3 +102,19 @@ def test_webhook_load_queue_modes_smoke(tmp_path: Path) -> None:
     assert lines[-1].startswith("KEY webhook_load: ")
     assert "pubsub10_lost=0" in lines[-1] and "pubsub10_twice=0" in lines[-1]
     assert "inprocess10_lost=0" in lines[-1]
+
+
+@pytest.mark.slow
+def test_language_cost_quick(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.language_cost", "--quick", "--out-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_LIMIT_S,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert (tmp_path / "language_cost.csv").stat().st_size > 0
+    assert (tmp_path / "language_cost.png").is_file()
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert lines[-1].startswith("KEY language_cost: ")

@@ -396,3 +396,66 @@ def test_a_bad_listings_folder_stops_the_replay_naming_file_row_and_column(tmp_p
     proc = run_replay(script, env=_env(LOCAL_LISTINGS_DIR=str(folder)))
     assert proc.returncode == 1
     assert "places.csv row 2 column dietary" in proc.stderr and proc.stdout == ""
+
+
+# -- places and dates as people say them (the language layer) -----------------------------------
+
+MONDAY_NOON = "2026-11-30T12:00:00+08:00"  # the scripts' clock; 端午 is 2027-06-09
+
+
+def _places_and_dates(tmp_path: Path) -> tuple[list[dict], Path]:
+    db = tmp_path / "places.sqlite3"
+    proc = run_replay(
+        SCRIPTS / "places_and_dates.json", "--now", MONDAY_NOON, env=_env(LOCAL_SQLITE_PATH=str(db))
+    )
+    assert proc.returncode == 0, proc.stderr
+    return lines_of(proc), db
+
+
+def _searched(record: dict) -> list[tuple[str, dict]]:
+    return [(c["tool"], c["effective_arguments"]) for c in record["tool_calls"] if c["effective_arguments"]]
+
+
+def test_places_and_dates_through_the_replay(tmp_path: Path) -> None:
+    r, db = _places_and_dates(tmp_path)
+    duanwu = {"date_from": "2027-06-09", "date_to": "2027-06-09"}
+    # a festival: only that window is searched
+    assert _searched(r[0]) == [("search_local_events", {"area": "二林鎮", "keyword": "", **duanwu})]
+    # a window said before 「請問是哪個鄉鎮？」 waits in the projection (ISO dates only) and survives it
+    assert reply_texts(r[1]) == [ASK_TOWNSHIP]
+    assert r[1]["journal"]["turns"] == ["未指定區域：查活動，日期 2027-06-09"]
+    assert _searched(r[2]) == [("search_local_events", {"area": "鹿港鎮", "keyword": "", **duanwu})]
+    # 「那後天呢」 re-runs the event search with the new window, from the request's context
+    later = {"date_from": "2026-12-02", "date_to": "2026-12-02"}
+    assert _searched(r[3]) == [("search_local_events", {"area": "鹿港鎮", "keyword": "", **later})]
+    # a near miss is confirmed, never applied; 是 completes it through the projection
+    assert reply_texts(r[4]) == ["您是說員林市嗎？"] and r[4]["replies"][0]["quick_replies"] == ["是", "不是"]
+    assert _searched(r[4]) == [] and r[4]["journal"]["turns"][-1] == "未指定區域：找店家，已問是否指員林市"
+    assert [a["area"] for _, a in _searched(r[5])] == ["員林市"]
+    # a place outside the county: the honest answer, no search
+    assert "目前只服務彰化縣的 26 個鄉鎮市" in reply_texts(r[6])[0] and _searched(r[6]) == []
+    # two townships: asked which, and the tapped answer completes it
+    assert r[7]["replies"][0]["quick_replies"] == ["二林鎮", "芳苑鄉"] and _searched(r[7]) == []
+    assert [a["area"] for _, a in _searched(r[8])] == ["芳苑鄉"]
+    # destination beats residence; 和美 inside 和美食 is not 和美鎮
+    assert [a["area"] for _, a in _searched(r[9])] == ["二林鎮"]
+    assert all(a["area"] != "和美鎮" for _, a in _searched(r[10]))
+    # 1２月５日 in full-width digits is a date
+    assert _searched(r[15]) == [
+        (
+            "search_local_events",
+            {"area": "花壇鄉", "keyword": "", "date_from": "2026-12-05", "date_to": "2026-12-05"},
+        )
+    ]
+
+
+def test_bad_dates_and_zhuyin_get_an_answer_and_nothing_is_stored(tmp_path: Path) -> None:
+    r, db = _places_and_dates(tmp_path)
+    answers = {11: "這個日期不存在", 12: "這個日期不存在", 13: "1901 到 2100", 14: "看不懂"}
+    for index, needle in answers.items():
+        assert r[index]["tool_calls"] == [] and r[index]["error_code"] is None
+        assert needle in reply_texts(r[index])[0]
+        assert r[index]["journal"]["turns"][-1] == "未指定區域：詢問可用功能"
+    stored = db.read_bytes() + b"".join(p.read_bytes() for p in tmp_path.glob("places.sqlite3-*"))
+    for said in ("2月30日", "13月", "2200年", "ㄌㄨˋ", "原林", "台中", "端午", "後天", "１２月"):
+        assert said.encode() not in stored, said

@@ -5,8 +5,8 @@
 - ``window``: a :class:`~local_agent.listings.dates.DateWindow` of Taiwan days. Besides everything
   ``listings/dates.py`` reads (今天, 這週末, 下個月, 12/5, …) it reads
   the lunar festivals — 過年/春節 (除夕 to 初五), 除夕, 大年初一, 元宵, 端午, 七夕, 中元, 中秋, 重陽 — and
-  初一 / 十五 (the next first or fifteenth of a lunar month; 「初一十五」 is the nearer of the two), and a
-  month on its own (「3月」: the next such month, from today when it is this one). A festival is its next
+  初一 / 十五 (the next first or fifteenth of a lunar month; 「初一十五」 is the nearer of the two), 大後天,
+  今晚, the Taiwanese 今仔日 / 明仔載 / 後日, and a month on its own (「3月」: the next such month, from today when it is this one). A festival is its next
   occurrence that has not ended by today, or the one of a year said with it (「2027年中秋」).
 - ``invalid``: a date that does not exist (2月30日, 13月, 0/5): the person is told so, nothing is searched.
 - ``out_of_range``: a festival outside the years the calendar is trusted for (:data:`FIRST_YEAR` to
@@ -63,6 +63,13 @@ FESTIVALS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
     (re.compile("重陽|重九"), (9, 9, 0, 0)),
 )
 _FIRST_AND_FIFTEENTH = re.compile("初一[、，,和跟或與到及]?十五|農曆十五|(?<![國大正])初一(?!年級)")
+# Days the listings' phrases leave out: 大後天, tonight, and the Taiwanese words for today and tomorrow.
+_MORE_DAYS: tuple[tuple[re.Pattern[str], int], ...] = (
+    (re.compile("大後天|大後日"), 3),
+    (re.compile("今晚|今天晚上|今仔日|今日仔"), 0),
+    (re.compile("明仔載|明仔再|明仔日"), 1),
+    (re.compile("(?<![今明大])後日"), 2),
+)
 _YEAR = re.compile(r"(\d{4})\s*年")
 _MONTH_DAY = re.compile(r"(?<![\d/])(\d{1,2})\s*(?:月\s*(\d{1,2})\s*[日號号]|/(\d{1,2}))(?![\d/])")
 _MONTH = re.compile(r"(?<![\d/])(\d{1,2})\s*月(?!\s*\d)")
@@ -169,6 +176,10 @@ def read_dates(text: str, today: date) -> DateReading:
         return DateReading("invalid")
     if (festival := _festival(text, today)) is not None:
         return festival
+    for pattern, days in _MORE_DAYS:
+        if pattern.search(text):
+            day = today + timedelta(days=days)
+            return DateReading("window", DateWindow(day, day))
     window = find_date_window(text, today)
     if window is not None:
         return DateReading("window", window)

@@ -124,18 +124,18 @@ def _pinyin_dictionary_path() -> Path | None:
 
 
 @functools.cache
-def sounds() -> dict[str, frozenset[str]]:
+def sounds() -> dict[str, str]:
     """Character → its usual reading, for the characters whose usual reading is a township syllable
     (empty without pypinyin)."""
     path = _pinyin_dictionary_path()
     if path is None:
         return {}
     wanted = frozenset(s for positions in vocabulary().readings.values() for pos in positions for s in pos)
-    table: dict[str, frozenset[str]] = {}
+    table: dict[str, str] = {}
     for code, readings in json.loads(path.read_text(encoding="utf-8")).items():
         usual = readings.split(",", 1)[0]  # a keyboard writes a character for how it is usually said
         if usual in wanted:
-            table[chr(int(code))] = frozenset((usual,))
+            table[chr(int(code))] = usual
     return table
 
 
@@ -206,7 +206,7 @@ def _near_miss(text: str, taken: list[bool], vocab: _Vocabulary) -> tuple[str, s
         if not first or not second:
             continue
         for name, (one, two) in vocab.readings.items():
-            if first & one and second & two:
+            if first in one and second in two:
                 return pair, SHORT_NAMES[name]
     return None
 

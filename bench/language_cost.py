@@ -1,0 +1,179 @@
+"""What the language layer's places and dates cost: memory and time at start, time per sentence.
+
+    python -m bench.language_cost [--repeat 200] [--quick] [--out-dir DIR]
+
+**At start**, each in a fresh interpreter that has imported the language modules (and nothing of
+their data yet): the Python heap allocated (``tracemalloc``, what stays allocated after the step) and the growth of the process's peak
+resident set (``ru_maxrss``, the cost the machine sees, including the transient peak) of
+
+- ``language.townships.warm()``: the vocabulary file and the pronunciation table, built from pypinyin's
+  character dictionary (read once; only the characters that sound like a township syllable are kept);
+- the lunar calendar (``import sxtwl`` and one festival resolved);
+- for comparison, ``import pypinyin`` as a whole, which also loads its phrase dictionary (the layer does
+  not do this).
+
+**Per sentence**, warm, in this interpreter: ``read_places`` and ``read_dates`` over the benchmark
+script's twenty voice-typed sentences plus festival, homophone and out-of-county ones, side by side
+with what they replaced — the stdlib ``context.townships.find_townships`` and
+``listings.dates.find_date_window`` — and the ratio. A turn runs each once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import date
+
+from bench._common import ROOT, SENTENCES, fmt, format_table, median, out_path, percentile, pyplot, write_csv
+
+EXTRA = (
+    "端午節二林有什麼活動",
+    "過年鹿港有什麼好玩的",
+    "原林有什麼好吃的",
+    "台中有什麼好吃的",
+    "我住田中，後天要去二林",
+    "咖啡和美食哪裡有",
+    "初一十五花壇有什麼活動",
+    "１２月５日員林有市集嗎",
+)
+TODAY = date(2026, 12, 1)
+
+_MEASURE = """
+import json, resource, sys, time, tracemalloc
+from datetime import date
+from local_agent.language import townships
+from local_agent.language.dates import read_dates
+step, traced = sys.argv[1], sys.argv[2] == "memory"
+base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+if traced:
+    tracemalloc.start()
+started = time.perf_counter()
+if step == "townships":
+    townships.warm()
+    assert townships.sounds()
+elif step == "calendar":
+    assert read_dates("端午", date(2026, 12, 1)).kind == "window"
+elif step == "pypinyin":
+    import pypinyin
+    pypinyin.pinyin("員林")
+seconds = time.perf_counter() - started
+current, peak = tracemalloc.get_traced_memory() if traced else (0, 0)
+print(json.dumps({"kib": current / 1024, "peak_kib": peak / 1024, "seconds": seconds,
+                  "rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base_rss}))
+"""
+STEPS = (
+    ("townships", "township vocabulary + pronunciation table"),
+    ("calendar", "lunar calendar (sxtwl) + one festival"),
+    ("pypinyin", "comparison: import pypinyin whole"),
+)
+
+
+def at_start(step: str) -> dict[str, float]:
+    """Memory and time of one start step, each in a fresh interpreter (the modules themselves imported
+    first): memory with ``tracemalloc`` on, time in another run without it (tracing slows allocation)."""
+    runs = []
+    for what in ("memory", "time"):
+        done = subprocess.run(
+            [sys.executable, "-c", _MEASURE, step, what],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return {**runs[0], "seconds": runs[1]["seconds"]}
+
+
+def per_call(fn: Callable[[str], object], texts: Sequence[str], repeat: int) -> list[float]:
+    """Seconds per call, one sample per (repeat, text)."""
+    samples: list[float] = []
+    for _ in range(repeat):
+        for text in texts:
+            t = time.perf_counter()
+            fn(text)
+            samples.append(time.perf_counter() - t)
+    return samples
+
+
+def sentence_rows(repeat: int) -> list[list[object]]:
+    from local_agent.context.townships import find_townships
+    from local_agent.language import townships
+    from local_agent.language.dates import read_dates
+    from local_agent.listings.dates import find_date_window
+
+    townships.warm()
+    read_dates("端午", TODAY)  # the calendar imported before timing
+    texts = (*SENTENCES, *EXTRA)
+    pairs = (
+        ("places", townships.read_places, find_townships),
+        ("dates", lambda t: read_dates(t, TODAY), lambda t: find_date_window(t, TODAY)),
+    )
+    rows: list[list[object]] = []
+    for name, new, old in pairs:
+        new_s = per_call(new, texts, repeat)
+        old_s = per_call(old, texts, repeat)
+        rows.append(
+            [
+                name,
+                median(new_s) * 1e6,
+                percentile(new_s, 99) * 1e6,
+                median(old_s) * 1e6,
+                median(new_s) / median(old_s),
+            ]
+        )
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.language_cost", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--repeat", type=int, default=200, help="passes over the sentences")
+    parser.add_argument("--quick", action="store_true", help="10 passes")
+    parser.add_argument("--out-dir", default=None)
+    args = parser.parse_args(argv)
+    repeat = 10 if args.quick else args.repeat
+
+    start_headers = ["at start (fresh interpreter)", "heap KiB kept", "heap KiB peak", "peak RSS +KiB", "ms"]
+    start_rows: list[list[object]] = []
+    for step, label in STEPS:
+        m = at_start(step)
+        start_rows.append([label, m["kib"], m["peak_kib"], m["rss_kib"], m["seconds"] * 1e3])
+    print(format_table(start_headers, start_rows))
+    print()
+    call_headers = ["per sentence", "µs median", "µs p99", "stdlib before µs", "ratio"]
+    calls = sentence_rows(repeat)
+    print(format_table(call_headers, calls))
+    print(f"({len(SENTENCES) + len(EXTRA)} sentences × {repeat} passes; a turn reads each sentence once)")
+
+    csv_path = write_csv(
+        out_path("language_cost.csv", args.out_dir),
+        ["row", "a", "b", "c", "d"],
+        [[r[0], *r[1:]] for r in (*start_rows, *calls)],
+    )
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.bar([r[0] for r in calls], [r[1] for r in calls], label="language layer")
+    ax.bar([r[0] for r in calls], [r[3] for r in calls], label="stdlib before", alpha=0.6)
+    ax.set_ylabel("µs per sentence (median)")
+    ax.set_title("Language layer per sentence")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out_path("language_cost.png", args.out_dir))
+    print(f"wrote {csv_path}")
+    print(
+        f"KEY language_cost: townships_heap_kib={fmt(start_rows[0][1])}; townships_rss_kib={fmt(start_rows[0][3])}; "
+        f"townships_start_ms={fmt(start_rows[0][4])}; calendar_heap_kib={fmt(start_rows[1][1])}; "
+        f"pypinyin_whole_heap_kib={fmt(start_rows[2][1])}; places_us={fmt(calls[0][1])}; "
+        f"places_ratio={fmt(calls[0][4])}; dates_us={fmt(calls[1][1])}; dates_ratio={fmt(calls[1][4])}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
