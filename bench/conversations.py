@@ -336,7 +336,7 @@ def check(step: Step, result: Any) -> str | None:
         return None if not result.messages else f"expected silence, got {first[:30]!r}"
     if step.expect == "help":
         return None if first == HELP_TEXT else f"expected help, got {first[:30]!r}"
-    if step.expect == "ask":  # the question, possibly with why it is asked (「前面找過的我已經不記得了…」)
+    if step.expect == "ask":  # the question, possibly with why it is asked (「我這裡沒有前面找過的紀錄…」)
         asked = first.startswith(ASK)
         return None if asked else f"expected {ASK}, got {first[:30]!r}"
     if step.expect == "text":

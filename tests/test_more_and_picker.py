@@ -116,7 +116,7 @@ def test_a_stale_more_after_the_window_expired_asks_which_township_with_a_picker
         return stale, again
 
     stale, again = run(body, {"LOCAL_LISTINGS_DIR": str(listings)})
-    assert text_of(stale).startswith("請問是哪個鄉鎮？前面找過的我已經不記得了")
+    assert text_of(stale).startswith("請問是哪個鄉鎮？我這裡沒有前面找過的紀錄")
     assert labels(stale) == ["員林市", "花壇鄉"]  # the townships with places, one tap each (county order)
     assert stale.journal["turns"] == ["未指定區域：找店家"]  # pending: the next answer completes it
     assert text_of(again).startswith("員林市找到 10 家店家") and len(titles(again)) == RESULT_LIMIT

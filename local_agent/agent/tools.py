@@ -54,7 +54,7 @@ WHICH_DIET_TEXT = (
 )
 MORE_DESCRIPTION = "true：只列本對話還沒列過的結果"
 # What a 「再找一家」 without a township means: the earlier list is gone (the window expired).
-MORE_EXPIRED = "請問是哪個鄉鎮？前面找過的我已經不記得了（超過 15 分鐘沒有對話就會忘記），請選鄉鎮重新找："
+MORE_EXPIRED = "請問是哪個鄉鎮？我這裡沒有前面找過的紀錄（超過 15 分鐘沒有對話就不會記得），請選鄉鎮重新找："
 
 # What the model is told about the tools (the canonical declarations the bytes measure counts,
 # and what the offline demo sends). The ADK tools are built from these (``adk_tools.py``), so
