@@ -5,7 +5,6 @@ lists it, and the evalset converted from the replay scripts passes."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
 import subprocess
@@ -100,14 +99,6 @@ def test_adk_web_lists_the_agent():
     assert done.stdout.splitlines()[-2:] == ["['local_day15']", "LlmAgent"]
 
 
-def _adk_eval_installed() -> bool:
-    return all(importlib.util.find_spec(name) is not None for name in ("pandas", "rouge_score", "tabulate"))
-
-
-@pytest.mark.skipif(
-    not _adk_eval_installed(),
-    reason="adk eval needs ADK's eval extra (google-adk[eval]: pandas, rouge-score, tabulate, ...), not installed",
-)
 def test_adk_eval_passes_the_shipped_evalset(tmp_path):
     done = subprocess.run(
         [str(ADK), "eval", str(AGENT), str(E.EVALSET)],
