@@ -28,8 +28,18 @@ CLEAR_DELETES = [
     "删除我的偏好",  # simplified
     "忘 記 我 的 偏 好",  # voice input spaces
     "把我吃素的資料刪掉🙏",
+    "不想被你記住吃素",
 ]
-UNCLEAR_DELETES = ["全部刪掉", "忘了吧", "幫我刪掉", "取消", "你把它刪了"]
+UNCLEAR_DELETES = [
+    "全部刪掉",
+    "忘了吧",
+    "幫我刪掉",
+    "取消",
+    "你把它刪了",
+    "以後找店不要再幫我過濾素食",  # stop filtering: maybe only this search, so asked first
+    "你不用再記我吃什麼了",
+    "那個偏好不要了",
+]
 ASKING_DELETES = [
     "你會不會忘記我的飲食偏好？",
     "能不能忘記我吃素？",
@@ -42,6 +52,9 @@ NEGATED_DELETES = [
     "別清除我的偏好",
     "不用幫我刪除偏好",
     "別把我的偏好刪掉",
+    "你不會忘記我吃素吧",
+    "我不想取消吃素",
+    "我不會刪除我的偏好",
 ]
 
 

@@ -122,6 +122,27 @@ def test_a_negated_delete_request_keeps_the_preference(app):
     assert applied(app) == "consented_memory"
 
 
+@pytest.mark.parametrize("text", ["你不會忘記我吃素吧", "我不想取消吃素"])
+def test_a_question_or_a_negated_wish_to_delete_keeps_the_preference(app, text):
+    grant(app)
+    assert say(app, text).command == "forget_declined"
+    assert first_text(app.line.replies()[-1]) == NOT_DELETED
+    assert app.store.get(U1).consent == "granted" and applied(app) == "consented_memory"
+
+
+@pytest.mark.parametrize(
+    "text", ["以後找店不要再幫我過濾素食", "你不用再記我吃什麼了", "不想被你記住吃素", "那個偏好不要了"]
+)
+def test_asking_to_stop_remembering_or_filtering_forgets_or_asks_never_offers_to_remember(app, text):
+    grant(app)
+    out = say(app, text)
+    assert out.command in ("forget", "forget_confirm") and "同意" not in buttons(app)
+    if out.command == "forget_confirm":
+        assert first_text(app.line.replies()[-1]) == FORGET_QUESTION
+        app.turn(W.postback_event(U1, buttons(app)["確定忘記"]))
+    assert app.store.get(U1).consent == "forgotten" and applied(app) == "none"
+
+
 def test_dont_forget_my_diet_keeps_a_remembered_one_and_otherwise_asks_to_remember_it(app):
     say(app, "別忘了我吃素喔")
     assert set(buttons(app)) == {"同意", "不同意"} and app.store.get(U1).consent == "none"

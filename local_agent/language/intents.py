@@ -4,8 +4,10 @@
 
 - ``forget`` a clear request to delete the remembered diet, in any word order (「取消吃素」,
   「把我吃素的資料刪掉」, 「我吃素的事不用記了」, 「不想讓你記得我吃素」);
-- ``forget_confirm`` an unclear or asking one (「可以刪除我的偏好嗎？」, 「全部刪掉」): ask first;
-- ``forget_declined`` a negated one (「不要忘記我的飲食偏好」): nothing changes;
+- ``forget_confirm`` an unclear or asking one (「可以刪除我的偏好嗎？」, 「全部刪掉」), or a request
+  to stop filtering by the diet (「以後不要再幫我過濾素食」): ask first;
+- ``forget_declined`` a negated one (「不要忘記我的飲食偏好」, 「我不想取消吃素」,
+  「你不會忘記我吃素吧」): nothing changes;
 - ``show_kept`` 「你記得我什麼？」, 「你還記得我吃素嗎」;
 - ``remember`` a request to remember a diet, in any order (「我吃素，請你記住」); ``diet`` is its code,
   ``unsupported`` a diet that cannot be remembered (早齋, 不吃牛) as the sentence names it;
@@ -73,13 +75,13 @@ def is_question(t: str) -> bool:
     return any(q in t for q in words.QUESTION_MARKERS)
 
 
-def _ends_negated(head: str) -> bool:
-    """A negation ends ``head`` (「不要」, 「別」, 「不想讓你」), allowing 幫我/再/你/把 after it;
-    an asking form (「要不要」, 「會不會」) is no negation."""
+def _ends_negated(head: str, extra: tuple[str, ...] = ()) -> bool:
+    """A negation ends ``head`` (「不要」, 「別」, 「不想讓你」, or one of ``extra``), allowing
+    幫我/再/你/把 after it; an asking form (「要不要」, 「會不會」) is no negation."""
     for _ in range(4):
         if any(head.endswith(q) for q in words.ASKING):
             return False
-        if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS)):
+        if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
             return True
         filler = next((f for f in ("幫我", "再", "你", "讓你", "給我", "幫") if head.endswith(f)), "")
         if not filler:
@@ -123,15 +125,18 @@ def _stop_remembering(t: str) -> ForgetMatch | None:
             if is_question(t):
                 return "forget_confirm"
             return "forget" if has_object(t) or len(t) <= 8 else "forget_confirm"
+    for at, _ in _verb_positions(t, words.FILTER_VERBS, ()):
+        if _ends_negated(t[:at]) and has_object(t):
+            return "forget_confirm"  # 「以後不要再幫我過濾素食」: stop applying it, asked first
     return None
 
 
 def _negated_request(t: str, at: int) -> bool:
-    head = t[:at]
-    if _ends_negated(head):
+    head, extra = t[:at], words.FORGET_NEGATIONS
+    if _ends_negated(head, extra):
         return True
     for ba in ("把", "將"):  # 「別把我的偏好刪掉」
-        if ba in head and _ends_negated(head[: head.rfind(ba)]):
+        if ba in head and _ends_negated(head[: head.rfind(ba)], extra):
             return True
     return False
 

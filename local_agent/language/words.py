@@ -169,7 +169,18 @@ STOP_LEADS: tuple[str, ...] = (
     "以後不用",
     "以後別",
     "停止",
+    "不想被你",
+    "不要被你",
+    "不想被",
+    "不要被",
+    "不希望被",
 )
+# Negations that only negate a delete verb: 「我不想取消吃素」, 「你不會忘記我吃素吧」 delete nothing
+# (「會不會忘記」 asks, see ``ASKING``).
+FORGET_NEGATIONS: tuple[str, ...] = ("不會", "不想", "不願意", "不打算", "沒有要", "沒要", "不希望")
+# Filtering verbs: negated (「以後不要再幫我過濾素食」) they ask to stop applying the diet, which is
+# confirmed first (it may mean only this search).
+FILTER_VERBS: tuple[str, ...] = ("過濾", "篩選", "篩掉", "只找", "限定")
 # A sentence ending so, about the diet, asks to drop it (「吃素那個不要了」): confirmed first.
 DROP_ENDINGS: tuple[str, ...] = ("不要了", "不用了", "免了", "算了", "不需要了", "不必了", "作廢")
 # Said with a diet, these ask to keep it as a lasting preference: 「以後找店家都幫我找素食的」.
