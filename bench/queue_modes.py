@@ -45,8 +45,10 @@ def _timed_fake() -> Any:
             super().__init__(access_token=TOKEN)
             self.timeline: list[tuple[float, str, str]] = []
 
-        def _record(self, method, path, headers, body, status, payload) -> None:  # caller holds the lock
-            super()._record(method, path, headers, body, status, payload)
+        def _record(
+            self, method, path, headers, body, status, payload, content=b""
+        ) -> None:  # caller holds the lock
+            super()._record(method, path, headers, body, status, payload, content)
             recorded = self._requests.pop()  # keep memory flat; the timeline is all we need
             if not recorded.accepted:
                 return

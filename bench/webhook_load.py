@@ -81,8 +81,8 @@ def serve_fake(port_file: Path) -> int:
             self.counts: Counter[str] = Counter()
             self.last_answer_at = 0.0
 
-        def _record(self, method, path, headers, body, status, payload) -> None:  # caller holds the lock
-            super()._record(method, path, headers, body, status, payload)
+        def _record(self, *args: Any, **kwargs: Any) -> None:  # caller holds the lock
+            super()._record(*args, **kwargs)
             recorded = self._requests[-1]
             kind, ok = recorded.kind or "other", recorded.accepted
             self.counts[f"{kind}_{'ok' if ok else 'rejected'}"] += 1
