@@ -169,9 +169,8 @@ def _delete_items() -> list[Item]:
 
 
 # Every sentence in the corpus that asks to delete, stop remembering or cancel the diet must either
-# forget it or ask 確定忘記 / 不用. Expected to fail until the language layer understands them.
+# forget it or ask 確定忘記 / 不用 (the privacy promise: no delete request is ignored).
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="delete requests in other word orders are not all understood yet")
 def test_every_delete_request_in_the_corpus_forgets_or_confirms() -> None:
     results = asyncio.run(P.run_phrasings(_delete_items()))
     missed = [(r.item.id, r.item.name) for r in results for ok in r.deletes if not ok]
