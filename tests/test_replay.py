@@ -245,7 +245,7 @@ def test_ttl_expiry_asks_for_the_township() -> None:
     assert records[1]["advanced_seconds"] == 901
     last = records[2]
     (asked,) = reply_texts(last)  # 「再找一家」 with the window gone: which township, and why it asks
-    assert asked.startswith(ASK_TOWNSHIP) and "不記得" in asked
+    assert asked.startswith(ASK_TOWNSHIP) and "沒有前面找過的紀錄" in asked
     assert [c["effective_arguments"] for c in last["tool_calls"]] == [{}]  # asked: nothing searched
     assert last["journal"]["turns"] == ["未指定區域：找店家"]
     assert [c["role"] for c in last["model_requests"][0]["contents"]] == ["user"]
