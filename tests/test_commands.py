@@ -265,3 +265,29 @@ def test_a_negated_forget_changes_nothing(commands, store):
     result = commands.handle_text(SCOPE, "不要忘記我的飲食偏好喔")
     assert result.command == "forget_declined"
     assert store.get("U1").consent == "granted" and store.get("U1").revision == 1
+
+
+# -- a typed answer with courtesies -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", ["好的，謝謝你", "可以，幫我記住", "好，麻煩你了", "嘿啊", "OK的"])
+def test_a_typed_yes_with_courtesies_answers_the_live_prompt(commands, store, said):
+    commands.handle_text(SCOPE, "記住我吃素")
+    result = commands.handle_text(SCOPE, said)
+    assert result is not None and result.command == "consent_granted"
+    assert store.get("U1").dietary_type == "vegetarian"
+
+
+@pytest.mark.parametrize("said", ["不用了，謝謝", "毋免啦", "先不用，謝謝你"])
+def test_a_typed_no_with_courtesies_declines_the_live_prompt(commands, store, said):
+    commands.handle_text(SCOPE, "記住我吃素")
+    result = commands.handle_text(SCOPE, said)
+    assert result is not None and result.command == "consent_refused"
+    assert store.get("U1").consent != "granted"
+
+
+@pytest.mark.parametrize("scope", [SCOPE, ScopeKey("local", "group", "G1", "U1")])
+def test_thanks_with_a_yes_in_it_is_thanked_when_nothing_was_asked(commands, store, scope):
+    result = commands.handle_text(scope, "好的，謝謝你")
+    assert result is not None and result.command == "thanks"
+    assert store.get("U1").consent != "granted"

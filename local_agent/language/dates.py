@@ -6,7 +6,7 @@
   ``listings/dates.py`` reads (今天, 這週末, 下個月, 12/5, …) it reads
   the lunar festivals — 過年/春節 (除夕 to 初五), 除夕, 大年初一, 元宵, 端午, 七夕, 中元, 中秋, 重陽 — and
   初一 / 十五 (the next first or fifteenth of a lunar month; 「初一十五」 is the nearer of the two), 大後天,
-  今晚, the Taiwanese 今仔日 / 明仔載 / 後日, and a month on its own (「3月」: the next such month, from today when it is this one). A festival is its next
+  今晚, the Taiwanese 今仔日 / 明仔載 / 後日, a month on its own (「3月」: the next such month, from today when it is this one), and a day of the month on its own (「16號」: the next day with that number). A festival is its next
   occurrence that has not ended by today, or the one of a year said with it (「2027年中秋」).
 - ``invalid``: a date that does not exist (2月30日, 13月, 0/5): the person is told so, nothing is searched.
 - ``out_of_range``: a festival outside the years the calendar is trusted for (:data:`FIRST_YEAR` to
@@ -74,6 +74,8 @@ _YEAR = re.compile(r"(\d{4})\s*年")
 _MONTH_DAY = re.compile(r"(?<![\d/])(\d{1,2})\s*(?:月\s*(\d{1,2})\s*[日號号]|/(\d{1,2}))(?![\d/])")
 _MONTH = re.compile(r"(?<![\d/])(\d{1,2})\s*月(?!\s*\d)")
 _CHINESE_BAD_MONTH = re.compile("(?:十[三四五六七八九]|二十)月")
+# A day of the month on its own: 「16號」, 「那20日呢」 (not 「3日遊」, not part of 12月16號 or 12/16).
+_DAY_OF_MONTH = re.compile(r"(?<![\d/月])(\d{1,2})\s*[號号日](?![\d遊游])")
 
 
 def normalise(text: str) -> str:
@@ -158,6 +160,24 @@ def _month(text: str, today: date) -> DateReading | None:
     return DateReading("window", DateWindow(max(first, today), last))
 
 
+def _day_of_month(text: str, today: date) -> DateReading | None:
+    """「16號」: the next day with that number, this month if it is still to come, else the next
+    month that has it; a day no month has (「32號」) is invalid."""
+    match = _DAY_OF_MONTH.search(text)
+    if match is None:
+        return None
+    dom = int(match.group(1))
+    if not 1 <= dom <= 31:
+        return DateReading("invalid")
+    year, month = today.year, today.month
+    for _ in range(3):
+        if _exists(year, month, dom) and date(year, month, dom) >= today:
+            day = date(year, month, dom)
+            return DateReading("window", DateWindow(day, day))
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return DateReading("invalid")  # pragma: no cover - 31 comes round within three months
+
+
 def _festival(text: str, today: date) -> DateReading | None:
     year_match = _YEAR.search(text)
     year = int(year_match.group(1)) if year_match else None
@@ -183,7 +203,7 @@ def read_dates(text: str, today: date) -> DateReading:
     window = find_date_window(text, today)
     if window is not None:
         return DateReading("window", window)
-    return _month(text, today) or DateReading()
+    return _month(text, today) or _day_of_month(text, today) or DateReading()
 
 
 __all__ = [

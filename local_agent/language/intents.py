@@ -177,20 +177,45 @@ def _only_kept_topic(t: str) -> bool:
     return not rest.rstrip(words.TRAILING_PARTICLES)
 
 
+def _about_kept(head: str, tail: str) -> bool:
+    """Around a kept verb: the speaker asked about (「…記得我吃素嗎」), what is kept asked for
+    (「你現在記的是什麼」), or the speaker's diet or data named before it (「我吃素你有記起來嗎」)."""
+    if tail.startswith(words.KEPT_ABOUT_ME) or tail.startswith(words.KEPT_WHAT):
+        return True
+    return "我" in head and (find_diet(head) is not None or any(w in head for w in words.KEPT_TOPICS))
+
+
 def asks_what_is_kept(t: str) -> bool:
     if any(p in t for p in words.KEPT_PHRASES) or _only_kept_topic(t):
         return True
-    if not is_question(t):
+    if not (is_question(t) or any(w in t for w in words.SHOW_ME)):
         return False
-    for at, verb in _verb_positions(t, words.KEPT_VERBS):
+    rest = t
+    for word in words.EATING_ABOUT_ME:
+        rest = rest.replace(word, "")
+    if search_goal(_without_diet(rest)) is not None or find_townships(t):
+        return False  # 「你知道什麼好吃的嗎」 asks for a search
+    hits = _verb_positions(t, words.KEPT_VERBS)
+    for at, verb in hits:
         head, tail = t[:at], t[at + len(verb) :]
         if head.endswith("我") and not head.endswith(("幫我", "給我")):
             continue  # 「我記得…」: the speaker remembers
-        if head.endswith(words.POLITE_ASKING):
-            continue  # 「能不能記得我吃全素」 asks to remember
-        if tail.startswith(words.KEPT_ABOUT_ME):
+        done = tail.startswith(("的", "了"))  # 「你幫我記的是哪一種素」 asks what was done
+        if not done and (head.endswith(words.POLITE_ASKING) or any(p in head for p in words.REQUEST_LEADS)):
+            continue  # 「能不能記得我吃全素」, 「幫我記一下我吃素好嗎」 ask to remember
+        if _about_kept(head, tail):
             return True
-    return False
+    return _asks_about_my_data(t) if not hits else False
+
+
+def _asks_about_my_data(t: str) -> bool:
+    """「我有給你什麼個人資料嗎」, 「我有什麼偏好在你那」: a question about the speaker's kept data,
+    naming no diet and asking no how-to (「怎麼設定偏好」 is for the help text)."""
+    if not is_question(t) or "我" not in t or find_diet(t) is not None:
+        return False
+    if any(w in t for w in words.HOW_TO) or _verb_positions(t, words.FORGET_VERBS, ()):
+        return False
+    return any(topic in t for topic in words.KEPT_TOPICS)
 
 
 _REMEMBER_TAIL_STARTS = (
@@ -252,11 +277,15 @@ def is_follow_up(text: str) -> bool:
     return t.endswith(words.FOLLOW_UP_ENDINGS) or t.startswith(words.FOLLOW_UP_STARTS)
 
 
-def _small_talk(t: str) -> Intent | None:
+def small_talk(t: str) -> Intent | None:
+    """help, greeting or thanks for reading form ``t``, else None."""
     b = bare(t)
     if b in words.HELP_WORDS or t.lower() in words.HELP_WORDS:
         return "help"
-    if b in words.GREETING_WORDS:
+    plain = t.lower()
+    for filler in words.GREETING_FILLERS:
+        plain = plain.replace(filler, "")
+    if b in words.GREETING_WORDS or plain.rstrip("?") in words.GREETING_WORDS:
         return "greeting"
     rest, thanked = t.lower(), False
     for word in sorted(words.THANKS_WORDS, key=len, reverse=True):
@@ -265,6 +294,11 @@ def _small_talk(t: str) -> Intent | None:
     for filler in words.SMALL_TALK_FILLERS:
         rest = rest.replace(filler, "")
     return "thanks" if thanked and not rest else None
+
+
+def thanked(t: str) -> bool:
+    """Reading form ``t`` is a thank-you (「好的，謝謝你」), not a bare 「好」."""
+    return small_talk(t) == "thanks" and any(w in t.lower() for w in words.GRATITUDE)
 
 
 def _remember(t: str) -> Reading | None:
@@ -278,16 +312,35 @@ def _remember(t: str) -> Reading | None:
     return Reading("remember", diet=diet) if diet else None
 
 
-def _consent_answer(b: str) -> Intent | None:
+# Longer than this (in reading form), a message is no answer to a consent prompt.
+CONSENT_ANSWER_CHARS = 16
+
+
+def consent_answer(b: str) -> Intent | None:
+    """A short answer to a yes/no question, in bare reading form ``b``: 「好」, 「好的，謝謝你」,
+    「可以，幫我記住」, 「嘿啊」 say yes; 「不用了，謝謝」, 「毋免啦」 say no; 「考慮一下」 neither."""
     b = b.replace(",", "").replace("、", "").replace(".", "")
     if b in words.CONSENT_YES:
         return "consent_yes"
-    if len(b) <= 6 and set(b) <= words.CONSENT_YES_CHARS and any(c in b for c in words.CONSENT_YES_CORES):
-        return "consent_yes"  # 「嗯嗯好」, 「好啦好啦」
     if b in words.CONSENT_NO:
         return "consent_no"
     if b in words.CONSENT_UNCLEAR:
         return "consent_unclear"
+    if len(b) > CONSENT_ANSWER_CHARS:
+        return None
+    rest = b
+    for latin, core in words.CONSENT_SAME.items():
+        rest = rest.replace(latin, core)
+    for word in words.CONSENT_COURTESIES:
+        rest = rest.replace(word, "")
+    rest = rest.strip(words.TRAILING_PARTICLES + "!?")
+    if not rest:
+        return None  # 「謝謝」 alone is thanks
+    if any(no in rest for no in words.CONSENT_NO_CORES):
+        return "consent_no" if len(rest) <= 8 else None
+    if len(rest) <= 6 and set(rest) <= words.CONSENT_YES_CHARS:
+        if any(core in rest for core in words.CONSENT_YES_CORES):
+            return "consent_yes"  # 「嗯嗯好」, 「好啦好啦」, 「OK的」
     return None
 
 
@@ -308,10 +361,10 @@ def read(text: str) -> Reading:
     remember = _remember(t)
     if remember is not None:
         return remember
-    answer = _consent_answer(bare(t))
+    answer = consent_answer(bare(t))
     if answer is not None:
         return Reading(answer)
-    talk = _small_talk(t)
+    talk = small_talk(t)
     if talk is not None:
         return Reading(talk)
     if len(t) <= SHORT_MESSAGE_CHARS and not has_words(text):

@@ -180,7 +180,21 @@ STOP_LEADS: tuple[str, ...] = (
 FORGET_NEGATIONS: tuple[str, ...] = ("不會", "不想", "不願意", "不打算", "沒有要", "沒要", "不希望")
 # Filtering verbs: negated (「以後不要再幫我過濾素食」) they ask to stop applying the diet, which is
 # confirmed first (it may mean only this search).
-FILTER_VERBS: tuple[str, ...] = ("過濾", "篩選", "篩掉", "只找", "限定")
+FILTER_VERBS: tuple[str, ...] = (
+    "過濾",
+    "篩選",
+    "篩掉",
+    "只找",
+    "限定",
+    "限制",
+    "管",
+    "理",
+    "考慮",
+    "在意",
+    "顧慮",
+    "照顧",
+    "配合",
+)
 # A sentence ending so, about the diet, asks to drop it (「吃素那個不要了」): confirmed first.
 DROP_ENDINGS: tuple[str, ...] = ("不要了", "不用了", "免了", "算了", "不需要了", "不必了", "作廢")
 # Said with a diet, these ask to keep it as a lasting preference: 「以後找店家都幫我找素食的」.
@@ -199,6 +213,8 @@ POLITE_ASKING: tuple[str, ...] = (
     "麻煩",
     "拜託",
 )
+# Anywhere before a remembering verb, these make it a request (「請你幫我記一下我吃素好嗎」).
+REQUEST_LEADS: tuple[str, ...] = ("幫我", "請你", "請您", "麻煩", "拜託")
 QUESTION_MARKERS: tuple[str, ...] = (
     *ASKING,
     "可以",
@@ -210,12 +226,52 @@ QUESTION_MARKERS: tuple[str, ...] = (
     "什麼",
     "啥",
     "哪些",
+    "哪一種",
+    "哪種",
     "多少",
 )
 
 # -- asking what is kept ------------------------------------------------------------------------------
 # 「你記得我什麼？」, 「你還記得我吃素嗎」, 「你存了我什麼資料」, 「我的偏好是什麼」.
-KEPT_VERBS: tuple[str, ...] = ("記得", "記住", "記著", "記了", "存了", "保存", "存", "記錄", "記")
+KEPT_VERBS: tuple[str, ...] = (
+    "記得",
+    "記住",
+    "記著",
+    "記了",
+    "記起來",
+    "記下來",
+    "存了",
+    "保存",
+    "存",
+    "記錄",
+    "記",
+    "知道",
+    "留了",
+    "留",
+)
+# After a kept verb these ask what it is: 「你現在記的是什麼」, 「我之前叫你記什麼」.
+KEPT_WHAT: tuple[str, ...] = (
+    "什麼",
+    "啥",
+    "哪些",
+    "哪一種",
+    "哪種",
+    "的是",
+    "了什麼",
+    "了哪些",
+    "了啥",
+    "了些什麼",
+    "了些啥",
+    "住什麼",
+    "的東西",
+    "了我",
+)
+# What the speaker eats, asked about in a question on what is kept (「你知道我吃什麼嗎」): no search.
+EATING_ABOUT_ME: tuple[str, ...] = ("我是吃", "我吃", "吃什麼", "吃啥", "吃哪種", "吃哪一種")
+# A question how to do something is no question about what is kept: 「怎麼設定偏好」.
+HOW_TO: tuple[str, ...] = ("怎麼", "如何", "要怎樣", "怎樣")
+# Asking to be shown, not asked: 「看一下你記住我的東西」, 「告訴我你存了什麼」.
+SHOW_ME: tuple[str, ...] = ("看一下", "給我看", "查一下", "查看", "查詢", "告訴我", "跟我說", "列出", "顯示")
 KEPT_ABOUT_ME: tuple[str, ...] = (
     "我什麼",
     "我啥",
@@ -268,9 +324,30 @@ KEPT_PHRASES: tuple[str, ...] = (
     "跟你說過我吃",
 )
 # 「查我的偏好」, 「目前的設定」, 「你有我的資料嗎」: a kept thing asked about with nothing but these.
-KEPT_TOPICS: tuple[str, ...] = ("飲食偏好", "偏好", "設定", "資料", "紀錄", "記錄")
+KEPT_TOPICS: tuple[str, ...] = (
+    "飲食偏好",
+    "飲食設定",
+    "飲食習慣",
+    "個人資料",
+    "偏好設定",
+    "偏好",
+    "設定",
+    "資料",
+    "紀錄",
+    "記錄",
+)
 KEPT_ASKING: tuple[str, ...] = (
     "給我看",
+    "查一下",
+    "看看",
+    "幫我查",
+    "幫我看",
+    "請問",
+    "告訴我",
+    "一下",
+    "查詢",
+    "查看",
+    "看一下",
     "有哪些",
     "有什麼",
     "是什麼",
@@ -415,6 +492,54 @@ CONSENT_NO: tuple[str, ...] = (
     "先不用",
     "不必了",
 )
+# Said around a short answer, these add nothing to it (「好的，謝謝你」, 「好，麻煩你了」, 「可以，幫我記住」).
+CONSENT_COURTESIES: tuple[str, ...] = (
+    "不好意思",
+    "謝謝你",
+    "謝謝您",
+    "謝謝",
+    "多謝",
+    "感謝",
+    "感恩",
+    "謝啦",
+    "勞力",
+    "麻煩你了",
+    "麻煩您了",
+    "麻煩了",
+    "麻煩你",
+    "麻煩",
+    "辛苦了",
+    "就這樣",
+    "這樣就好",
+    "那就",
+    "幫我記住",
+    "幫我記起來",
+    "幫我記下來",
+    "幫我記",
+    "記起來",
+    "記下來",
+    "記住",
+    "記吧",
+    "拜託",
+)
+# A short answer with one of these (after the courtesies are taken out) declines: 「不用了，謝謝」.
+CONSENT_NO_CORES: tuple[str, ...] = (
+    "不同意",
+    "不要",
+    "不用",
+    "不必",
+    "不需要",
+    "不行",
+    "不好",
+    "不可以",
+    "免",
+    "算了",
+    "毋",
+    "莫",
+    "先不",
+    "不是",
+    "no",
+)
 # Short answers that are neither: while a consent prompt is live they get a hint to tap.
 CONSENT_UNCLEAR: tuple[str, ...] = (
     "看看",
@@ -435,8 +560,31 @@ CONSENT_UNCLEAR: tuple[str, ...] = (
     "不確定",
 )
 # A short answer made only of these characters, with one of CONSENT_YES_CORES in it, is a yes.
-CONSENT_YES_CHARS = frozenset("好嗯可以對是啦吧呀喔的行要當然沒問題啊哦")
-CONSENT_YES_CORES: tuple[str, ...] = ("好", "可以", "對", "是", "要", "行", "沒問題", "當然")
+CONSENT_YES_CHARS = frozenset("好嗯可以對是啦吧呀喔的行要當然沒問題啊哦嘿著同意")
+CONSENT_YES_CORES: tuple[str, ...] = (
+    "好",
+    "可以",
+    "對",
+    "是",
+    "要",
+    "行",
+    "沒問題",
+    "當然",
+    "嘿",
+    "著",
+    "同意",
+)
+# Read as the core they stand for before courtesies are taken out (「OK的」, 「我同意，謝謝」).
+CONSENT_SAME: dict[str, str] = {
+    "okay": "好",
+    "ok": "好",
+    "yes": "好",
+    "sure": "好",
+    "我不同意": "不同意",
+    "我同意": "同意",
+    "我不要": "不要",
+    "我要": "要",
+}
 # Words only a consent answer uses: said with no live prompt, they get a pointer instead of small talk.
 CONSENT_ONLY: tuple[str, ...] = ("同意", "我同意", "不同意", "我不同意")
 
@@ -457,7 +605,31 @@ HELP_WORDS: tuple[str, ...] = (
     "??",
     "???",
 )
+# Taken off a greeting before it is looked up: 「你吃飽沒」, 「阿伯早安喔」.
+GREETING_FILLERS: tuple[str, ...] = (
+    "你",
+    "您",
+    "恁",
+    "汝",
+    "大家",
+    "阿伯",
+    "阿姨",
+    "喔",
+    "啊",
+    "呀",
+    "!",
+    ",",
+    "。",
+)
 GREETING_WORDS: tuple[str, ...] = (
+    "吃飽沒",
+    "吃飽了沒",
+    "吃飽了嗎",
+    "吃飯了沒",
+    "呷飽未",
+    "食飽未",
+    "食飽矣未",
+    "好久不見",
     "hi",
     "hello",
     "hey",
@@ -507,6 +679,8 @@ THANKS_WORDS: tuple[str, ...] = (
     "好",
     "ok",
 )
+# A thank-you proper (「好」 or 「ok」 alone only acknowledge): 「好的，謝謝你」 is thanked.
+GRATITUDE: tuple[str, ...] = ("謝", "感恩", "感謝", "勞力", "3q", "thank", "thx")
 # What may surround a thank-you without making it more than small talk (「好，謝謝你喔」).
 SMALL_TALK_FILLERS: tuple[str, ...] = (
     "非常",

@@ -28,7 +28,7 @@ from local_agent.context.errors import StaleContextError, StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.language import diets, words
 from local_agent.language.diets import find_diet
-from local_agent.language.intents import Reading, bare, read
+from local_agent.language.intents import Reading, bare, read, thanked
 from local_agent.language.text import reading_form
 from local_agent.listings import catalogue
 from local_agent.replies.render import (
@@ -156,6 +156,8 @@ def static_result(
         said = bare(reading_form(text))  # anything else (是, 好) is the normal turn's
         if said in words.CONSENT_ONLY:
             return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
+        if thanked(reading_form(text)):  # 「好，謝謝你喔」
+            return static_result("thanks", scope, text)
         return None
     if kind == "diet_change":
         return CommandResult(Reply(texts=("好的，這次找店家不限定素食。",)), "diet_change")
@@ -246,6 +248,8 @@ class Commands:
         if not token:  # not an answer to a consent prompt: 是 / 好 / 不是 are the normal turn's
             if said in words.CONSENT_ONLY:  # (「您是說員林市嗎？」 is answered there)
                 return CommandResult(Reply(texts=(NO_LIVE_PROMPT,)), "consent_hint")
+            if thanked(reading_form(text)):  # 「好的，謝謝你」 with nothing asked
+                return static_result("thanks", scope, text)
             return None
         check = self.tokens.check(scope, token, revision=revision, now=self.clock())
         if not check.ok or check.dietary_type not in catalogue.DIETARY_TYPES:
