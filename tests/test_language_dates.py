@@ -83,7 +83,29 @@ def test_a_festival_outside_the_calendars_years(text, today):
     assert reading.kind == "out_of_range" and reading.answer == OUT_OF_RANGE_TEXT
 
 
-@pytest.mark.parametrize("text", ["國一學生", "花壇有什麼好吃的", "我十五歲", ""])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("那16號呢", ("2026-12-16", "2026-12-16")),
+        ("１號有活動嗎", ("2026-12-01", "2026-12-01")),
+        ("31日", ("2026-12-31", "2026-12-31")),
+        ("下下禮拜二水有活動嗎", ("2026-12-14", "2026-12-20")),
+        ("下下週六", ("2026-12-19", "2026-12-19")),
+        ("下禮拜二水有活動嗎", ("2026-12-07", "2026-12-13")),  # 二水 is the township, not Tuesday
+        ("禮拜二二林有什麼", ("2026-12-01", "2026-12-01")),
+        ("五日節鹿港有划龍船無", ("2027-06-09", "2027-06-09")),
+    ],
+)
+def test_a_day_on_its_own_the_week_after_next_and_weekday_like_townships(text, expected):
+    assert window(text) == expected
+
+
+def test_a_day_of_the_month_that_comes_round_later_and_one_that_never_does():
+    assert window("31號", date(2027, 2, 10)) == ("2027-03-31", "2027-03-31")  # February has none
+    assert read_dates("32號", TODAY).kind == "invalid"
+
+
+@pytest.mark.parametrize("text", ["國一學生", "花壇有什麼好吃的", "我十五歲", "", "二林3日遊"])
 def test_no_date(text):
     assert read_dates(text, TODAY).kind == "none"
 

@@ -6,7 +6,7 @@
   ``listings/dates.py`` reads (今天, 這週末, 下個月, 12/5, …) it reads
   the lunar festivals — 過年/春節 (除夕 to 初五), 除夕, 大年初一, 元宵, 端午, 七夕, 中元, 中秋, 重陽 — and
   初一 / 十五 (the next first or fifteenth of a lunar month; 「初一十五」 is the nearer of the two), 大後天,
-  今晚, the Taiwanese 今仔日 / 明仔載 / 後日, a month on its own (「3月」: the next such month, from today when it is this one), and a day of the month on its own (「16號」: the next day with that number). A festival is its next
+  今晚, the Taiwanese 今仔日 / 明仔載 / 後日, a month on its own (「3月」: the next such month, from today when it is this one), and a day of the month on its own (「16號」: the next day with that number), and 「下下禮拜」 (the week after next). A festival is its next
   occurrence that has not ended by today, or the one of a year said with it (「2027年中秋」).
 - ``invalid``: a date that does not exist (2月30日, 13月, 0/5): the person is told so, nothing is searched.
 - ``out_of_range``: a festival outside the years the calendar is trusted for (:data:`FIRST_YEAR` to
@@ -27,6 +27,7 @@ from datetime import date, timedelta
 from types import ModuleType
 from typing import Literal
 
+from local_agent.context.townships import SHORT_NAMES, TOWNSHIPS
 from local_agent.listings.dates import DateWindow, find_date_window
 
 FIRST_YEAR, LAST_YEAR = 1901, 2100
@@ -56,7 +57,7 @@ FESTIVALS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
     (re.compile("大年初一|正月初一"), (1, 1, 0, 0)),
     (re.compile("過年|春節|農曆年|農曆新年"), (1, 1, 1, 4)),
     (re.compile("元宵|上元|燈節"), (1, 15, 0, 0)),
-    (re.compile("端午|端陽|五月節"), (5, 5, 0, 0)),
+    (re.compile("端午|端陽|五月節|五日節|肉粽節|龍舟節"), (5, 5, 0, 0)),
     (re.compile("七夕|七娘媽生"), (7, 7, 0, 0)),
     (re.compile("中元|普渡|鬼節"), (7, 15, 0, 0)),
     (re.compile("中秋|八月節"), (8, 15, 0, 0)),
@@ -74,6 +75,15 @@ _YEAR = re.compile(r"(\d{4})\s*年")
 _MONTH_DAY = re.compile(r"(?<![\d/])(\d{1,2})\s*(?:月\s*(\d{1,2})\s*[日號号]|/(\d{1,2}))(?![\d/])")
 _MONTH = re.compile(r"(?<![\d/])(\d{1,2})\s*月(?!\s*\d)")
 _CHINESE_BAD_MONTH = re.compile("(?:十[三四五六七八九]|二十)月")
+# 「下下禮拜」, 「下下週六」: the week after next, or a day in it.
+_WEEK_AFTER_NEXT = re.compile("下下個?(?:禮拜|星期|週|周)([一二三四五六日天])?")
+# Township names that begin with a weekday's character (二林, 二水) are masked before dates are read,
+# so 「下禮拜二水有活動嗎」 is next week in 二水, not next Tuesday.
+_WEEKDAY_LIKE_NAMES = re.compile(
+    "|".join(
+        sorted((n for n in (*TOWNSHIPS, *SHORT_NAMES) if n[0] in "一二三四五六日天"), key=len, reverse=True)
+    )
+)
 # A day of the month on its own: 「16號」, 「那20日呢」 (not 「3日遊」, not part of 12月16號 or 12/16).
 _DAY_OF_MONTH = re.compile(r"(?<![\d/月])(\d{1,2})\s*[號号日](?![\d遊游])")
 
@@ -160,6 +170,17 @@ def _month(text: str, today: date) -> DateReading | None:
     return DateReading("window", DateWindow(max(first, today), last))
 
 
+def _week_after_next(text: str, today: date) -> DateReading | None:
+    match = _WEEK_AFTER_NEXT.search(text)
+    if match is None:
+        return None
+    monday = today - timedelta(days=today.weekday()) + timedelta(weeks=2)
+    if match.group(1):
+        day = monday + timedelta(days=min("一二三四五六日天".index(match.group(1)), 6))
+        return DateReading("window", DateWindow(day, day))
+    return DateReading("window", DateWindow(monday, monday + timedelta(days=6)))
+
+
 def _day_of_month(text: str, today: date) -> DateReading | None:
     """「16號」: the next day with that number, this month if it is still to come, else the next
     month that has it; a day no month has (「32號」) is invalid."""
@@ -191,11 +212,13 @@ def _festival(text: str, today: date) -> DateReading | None:
 
 def read_dates(text: str, today: date) -> DateReading:
     """The dates ``text`` names, relative to ``today`` (a Taiwan day); see the module docstring."""
-    text = normalise(text)
+    text = _WEEKDAY_LIKE_NAMES.sub(lambda m: "#" * len(m.group(0)), normalise(text))
     if _impossible(text):
         return DateReading("invalid")
     if (festival := _festival(text, today)) is not None:
         return festival
+    if (later := _week_after_next(text, today)) is not None:
+        return later
     for pattern, days in _MORE_DAYS:
         if pattern.search(text):
             day = today + timedelta(days=days)

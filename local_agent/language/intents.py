@@ -26,6 +26,7 @@ own memory (「我忘記我吃什麼了」) as a request, or treat a sentence th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,6 +58,7 @@ ForgetMatch = Literal["forget", "forget_confirm", "forget_declined"]
 SearchGoal = Literal["places", "events", "unsupported"]
 # Longer than this, a message is no short command: unreadable or not, the normal turn answers it.
 SHORT_MESSAGE_CHARS = 200
+CLAUSES = re.compile("[,。!?;；]+")
 
 
 @dataclass(frozen=True)
@@ -233,6 +235,11 @@ _REMEMBER_TAIL_STARTS = (
     "起來",
     "下來",
     "好",
+    "咧",
+    "乎",
+    "嘿",
+    "著",
+    "耶",
 )
 
 
@@ -260,9 +267,20 @@ def _without_diet(t: str) -> str:
     return t
 
 
+def _asks_unsupported(t: str) -> bool:
+    """Parking or buses asked about in the last clause that asks anything: 「搭客運去二林，二林有什麼
+    好吃的」 asks for food, 「二林有什麼好吃的，哪裡停車」 for parking."""
+    for clause in reversed([c for c in CLAUSES.split(t) if c]):
+        if any(w in clause for w in words.UNSUPPORTED_WORDS):
+            return True
+        if any(w in clause for w in (*words.EVENT_WORDS, *words.PLACE_WORDS)) or find_diet(clause):
+            return False
+    return False
+
+
 def search_goal(text: str) -> SearchGoal | None:
     t = reading_form(text)
-    if any(w in t for w in words.UNSUPPORTED_WORDS):
+    if _asks_unsupported(t):
         return "unsupported"
     if any(w in t for w in words.EVENT_WORDS):
         return "events"

@@ -2,14 +2,19 @@
 
 Full-width letters, digits and punctuation become their ASCII forms (NFKC), simplified characters
 that matter to the vocabulary become traditional ones, spaces, zero-width and direction marks go,
-and emoji or pictographs are dropped. The result is only ever read, never stored or shown.
+emoji or pictographs are dropped, and Taiwanese words written in Han characters read as Mandarin ones. The result is only ever read, never stored or shown.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-from local_agent.language.words import SIMPLIFIED_TO_TRADITIONAL
+from local_agent.language.words import (
+    SIMPLIFIED_TO_TRADITIONAL,
+    TAIWANESE,
+    TAIWANESE_QUESTION_ENDINGS,
+    TRAILING_PARTICLES,
+)
 
 _TABLE = str.maketrans(SIMPLIFIED_TO_TRADITIONAL)
 _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So", "Mn", "Me")
@@ -26,7 +31,19 @@ def reading_form(text: str) -> str:
     if not isinstance(text, str):
         return ""
     folded = unicodedata.normalize("NFKC", text.encode("utf-8", "replace").decode("utf-8"))
-    return "".join(ch for ch in folded if _kept(ch)).translate(_TABLE)
+    return mandarin("".join(ch for ch in folded if _kept(ch)).translate(_TABLE))
+
+
+def mandarin(t: str) -> str:
+    """Taiwanese words in ``t`` read as their Mandarin ones (``words.TAIWANESE``), and a final
+    無 / 袂 / 未 after three or more characters as the question it asks (「有素食無」 → 「有素食嗎」)."""
+    for taiwanese, mandarin_word in TAIWANESE:
+        if taiwanese in t:
+            t = t.replace(taiwanese, mandarin_word)
+    body = t.rstrip(TRAILING_PARTICLES + "?")
+    if len(body) >= 3 and body.endswith(TAIWANESE_QUESTION_ENDINGS):
+        t = body[:-1] + "嗎" + t[len(body) :]
+    return t
 
 
 def has_words(text: str) -> bool:

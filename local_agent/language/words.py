@@ -40,6 +40,44 @@ SIMPLIFIED_TO_TRADITIONAL: dict[str, str] = {
     "动": "動",
 }
 
+# Taiwanese written in Han characters, read as the Mandarin words the vocabulary is written in, in
+# this order (「你閣會記得我食啥物無」 reads as 「你還會記得我吃什麼嗎」). Only words with one clear
+# everyday meaning; 食 alone stays (素食, 美食), and so do place words.
+TAIWANESE: tuple[tuple[str, str], ...] = (
+    ("啥物", "什麼"),
+    ("佗位", "哪裡"),
+    ("佗落", "哪裡"),
+    ("食菜", "吃素"),
+    ("呷菜", "吃素"),
+    ("食素", "吃素"),
+    ("呷素", "吃素"),
+    ("食全素", "吃全素"),
+    ("食什麼", "吃什麼"),
+    ("呷什麼", "吃什麼"),
+    ("好食", "好吃"),
+    ("好呷", "好吃"),
+    ("食飯", "吃飯"),
+    ("呷飯", "吃飯"),
+    ("欲食", "要吃"),
+    ("欲呷", "要吃"),
+    ("袂記得", "忘記"),
+    ("毋通", "不要"),
+    ("毋免", "不用"),
+    ("莫閣", "不要再"),
+    ("免閣", "不用再"),
+    ("共我", "幫我"),
+    ("予我", "給我"),
+    ("代誌", "事情"),
+    ("閣", "還"),
+    ("阮", "我"),
+    ("恁", "你"),
+    ("汝", "你"),
+    ("欲", "要"),
+    ("蹛", "住"),
+)
+# A sentence ending so (after its particles) asks a question the Taiwanese way: 「有素食無」.
+TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
+
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
@@ -629,6 +667,10 @@ GREETING_WORDS: tuple[str, ...] = (
     "呷飽未",
     "食飽未",
     "食飽矣未",
+    "吃飽嗎",
+    "食飽嗎",
+    "呷飽嗎",
+    "食飽矣嗎",
     "好久不見",
     "hi",
     "hello",
@@ -763,6 +805,9 @@ PLACE_WORDS: tuple[str, ...] = (
     "找一間",
     "再找一",
     "店家",
+    "哪裡有賣",
+    "哪裡買",
+    "哪裡有得買",
 )
 EVENT_WORDS: tuple[str, ...] = (
     "活動",
@@ -792,6 +837,12 @@ EVENT_WORDS: tuple[str, ...] = (
     "看戲",
     "歌仔戲",
     "布袋戲",
+    "龍舟",
+    "龍船",
+    "划龍",
+    "遶境",
+    "繞境",
+    "進香",
 )
 # A follow-up asks the last question again about something new: 「員林呢」, 「那台中呢」, 「換鹿港」.
 FOLLOW_UP_ENDINGS: tuple[str, ...] = ("呢", "咧", "勒", "哩")
