@@ -151,7 +151,19 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
         ("我有給你什麼個人資料嗎", "show_kept"),
         ("我吃素你有記起來嗎", "show_kept"),
         ("你知道員林有什麼好吃的嗎", "search"),
-        ("怎麼設定我的偏好", "unknown"),
+        ("怎麼設定我的偏好", "help"),
+        ("要如何讓你記住我吃素", "help"),
+        ("今天破戒一下，員林有什麼好吃的", "search"),
+        ("請把我設定成吃蛋奶素", "remember"),
+        ("以後幫我都找素的", "remember"),
+        ("我的偏好是素食", "remember"),
+        ("阮食全素，共阮記起來", "remember"),
+        ("我改吃蛋奶素了，幫我更新", "remember"),
+        ("我上次有跟你講我吃素對吧", "show_kept"),
+        ("你那邊現在是設定全素嗎", "show_kept"),
+        ("確認一下我的偏好", "show_kept"),
+        ("現在幫我套用的是什麼", "show_kept"),
+        ("你是不是以為我吃素", "show_kept"),
         ("我食菜，你共我記咧", "remember"),
         ("以後找吃的不用再管我吃素了", "forget_confirm"),
         ("搭員林客運去二林，二林有什麼好吃的", "search"),
@@ -290,4 +302,18 @@ def test_phrasings_beyond_the_corpus(text, intent):
     [("是不是吃素的店", "vegetarian"), ("有沒有素食", "vegetarian"), ("我不想吃素", catalogue.ANY)],
 )
 def test_a_not_a_questions_do_not_negate_a_diet(text, code):
+    assert diets.diet_said(text).code == code
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        ("這餐不用素，和美哪裡有羊肉爐", catalogue.ANY),
+        ("帶孫子去吃，他要吃肉，彰化市有什麼", catalogue.ANY),
+        ("今天葷素都可以，永靖有什麼好吃", catalogue.ANY),
+        ("我不吃肉，員林有什麼", None),  # no meat is no 「吃肉」: nothing negated, no diet named
+        ("今天可以吃蛋奶，田中有什麼", "lacto_ovo"),
+    ],
+)
+def test_a_diet_said_now_in_everyday_words(text, code):
     assert diets.diet_said(text).code == code

@@ -59,6 +59,8 @@ def negated_diet(t: str) -> re.Match[str] | None:
             continue
         if t[max(0, start - 1) : start + 2] == "有沒有":
             continue
+        if "肉" in match.group(0) and t[max(0, start - 1) : start] in words.MEAT_NEGATIONS and start:
+            continue  # 「我不吃肉」 eats no meat
         return match
     return None
 

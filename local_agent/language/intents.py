@@ -184,6 +184,8 @@ def _about_kept(head: str, tail: str) -> bool:
     (「你現在記的是什麼」), or the speaker's diet or data named before it (「我吃素你有記起來嗎」)."""
     if tail.startswith(words.KEPT_ABOUT_ME) or tail.startswith(words.KEPT_WHAT):
         return True
+    if find_diet(tail[:5]) is not None:
+        return True  # 「你那邊現在是設定全素嗎」: whether that diet is kept
     return "我" in head and (find_diet(head) is not None or any(w in head for w in words.KEPT_TOPICS))
 
 
@@ -208,6 +210,13 @@ def asks_what_is_kept(t: str) -> bool:
         if _about_kept(head, tail):
             return True
     return _asks_about_my_data(t) if not hits else False
+
+
+def _asks_how_to_keep(t: str) -> bool:
+    """「怎麼設定我的偏好」, 「要如何讓你記住我吃素」: how to have a diet kept."""
+    if not any(w in t for w in words.HOW_TO) or search_goal(_without_diet(t)) is not None:
+        return False
+    return any(w in t for w in words.KEPT_TOPICS) or bool(_verb_positions(t, words.REMEMBER_VERBS))
 
 
 def _asks_about_my_data(t: str) -> bool:
@@ -253,7 +262,7 @@ def asks_to_remember(t: str) -> bool:
             return False
         if asking and not head.endswith(words.POLITE_ASKING):
             continue  # 「記得那家素食店在哪嗎」; but 「能不能記得我吃全素」 asks
-        if head.endswith("我") and not head.endswith(("幫我", "給我")):
+        if head.endswith("我") and not head.endswith(("幫我", "給我", "把我", "將我")):
             continue
         if not tail or tail.startswith(_REMEMBER_TAIL_STARTS) or find_diet(tail[:5]):
             return True
@@ -374,6 +383,8 @@ def read(text: str) -> Reading:
         return Reading("search")  # 「不要忘記我吃素，二林有什麼吃的」: the search, the diet kept
     if forget is not None:
         return Reading(forget)
+    if _asks_how_to_keep(t):
+        return Reading("help")  # 「怎麼設定我的偏好」: the help text says how
     if asks_what_is_kept(t):
         return Reading("show_kept")
     remember = _remember(t)

@@ -44,6 +44,9 @@ SIMPLIFIED_TO_TRADITIONAL: dict[str, str] = {
 # this order (「你閣會記得我食啥物無」 reads as 「你還會記得我吃什麼嗎」). Only words with one clear
 # everyday meaning; 食 alone stays (素食, 美食), and so do place words.
 TAIWANESE: tuple[tuple[str, str], ...] = (
+    ("阮", "我"),
+    ("恁", "你"),
+    ("汝", "你"),
     ("啥物", "什麼"),
     ("佗位", "哪裡"),
     ("佗落", "哪裡"),
@@ -69,9 +72,6 @@ TAIWANESE: tuple[tuple[str, str], ...] = (
     ("予我", "給我"),
     ("代誌", "事情"),
     ("閣", "還"),
-    ("阮", "我"),
-    ("恁", "你"),
-    ("汝", "你"),
     ("欲", "要"),
     ("蹛", "住"),
 )
@@ -171,6 +171,10 @@ REMEMBER_VERBS: tuple[str, ...] = (
     "設為",
     "設定成",
     "設定為",
+    "更新",
+    "改成",
+    "換成",
+    "改為",
 )
 # Words that are not the remembering verb although they contain 記 (日記, 登記, 忘記 ...).
 NOT_REMEMBER: tuple[str, ...] = ("忘記", "日記", "登記", "筆記", "標記", "記者", "書記", "記憶", "記號")
@@ -236,7 +240,24 @@ FILTER_VERBS: tuple[str, ...] = (
 # A sentence ending so, about the diet, asks to drop it (「吃素那個不要了」): confirmed first.
 DROP_ENDINGS: tuple[str, ...] = ("不要了", "不用了", "免了", "算了", "不需要了", "不必了", "作廢")
 # Said with a diet, these ask to keep it as a lasting preference: 「以後找店家都幫我找素食的」.
-LASTING_PREFERENCE: tuple[str, ...] = ("以後都", "以後找", "每次都", "每次找", "都幫我找", "一律", "固定幫我")
+LASTING_PREFERENCE: tuple[str, ...] = (
+    "以後都",
+    "以後找",
+    "以後幫我都",
+    "以後幫我找",
+    "之後都",
+    "之後幫我都",
+    "從現在開始都",
+    "每次都",
+    "每次找",
+    "都幫我找",
+    "一律",
+    "固定幫我",
+    "偏好是",
+    "偏好為",
+    "偏好改成",
+    "偏好設",
+)
 ASKING: tuple[str, ...] = ("會不會", "能不能", "可不可以", "要不要", "是不是", "有沒有")
 # Polite request forms: a remembering verb after one of these asks to remember, even as a question.
 POLITE_ASKING: tuple[str, ...] = (
@@ -267,11 +288,17 @@ QUESTION_MARKERS: tuple[str, ...] = (
     "哪一種",
     "哪種",
     "多少",
+    "對吧",
+    "對不對",
+    "是吧",
 )
 
 # -- asking what is kept ------------------------------------------------------------------------------
 # 「你記得我什麼？」, 「你還記得我吃素嗎」, 「你存了我什麼資料」, 「我的偏好是什麼」.
 KEPT_VERBS: tuple[str, ...] = (
+    "以為",
+    "設定",
+    "套用",
     "記得",
     "記住",
     "記著",
@@ -360,6 +387,11 @@ KEPT_PHRASES: tuple[str, ...] = (
     "記得啥",
     "說過我吃什麼",
     "跟你說過我吃",
+    "跟你講過我吃",
+    "跟你說我吃",
+    "跟你講我吃",
+    "跟你說過我是",
+    "跟你講過我是",
 )
 # 「查我的偏好」, 「目前的設定」, 「你有我的資料嗎」: a kept thing asked about with nothing but these.
 KEPT_TOPICS: tuple[str, ...] = (
@@ -376,6 +408,9 @@ KEPT_TOPICS: tuple[str, ...] = (
 )
 KEPT_ASKING: tuple[str, ...] = (
     "給我看",
+    "確認一下",
+    "確認",
+    "檢查",
     "查一下",
     "看看",
     "幫我查",
@@ -418,6 +453,9 @@ DIET_SYNONYMS: dict[str, str] = {
     "食全素": "吃全素",
     "呷菜": "吃素",
     "呷素": "吃素",
+    "吃蛋奶": "吃蛋奶素",
+    "蛋奶可以": "蛋奶素",
+    "蛋奶都可": "蛋奶素",
 }
 # A lasting preference the service cannot keep. Named in a remember request, it gets an honest answer.
 UNSUPPORTED_DIETS: tuple[str, ...] = (
@@ -461,8 +499,24 @@ NOT_VEGETARIAN_LEADS: tuple[str, ...] = (
     "莫",
 )
 NOT_VEGETARIAN_MIDDLES: tuple[str, ...] = ("在", "再", "想", "用", "特別找", "特別", "找", "要", "是")
-VEGETARIAN_WORDS: tuple[str, ...] = ("吃素", "素食", "素的", "食素", "食菜", "吃全素", "全素", "吃齋")
-NOT_VEGETARIAN: tuple[str, ...] = ("葷素不拘", "吃葷", "開葷", "破戒", "都可以吃")
+VEGETARIAN_WORDS: tuple[str, ...] = ("吃素", "素食", "素的", "食素", "食菜", "吃全素", "全素", "吃齋", "素")
+NOT_VEGETARIAN: tuple[str, ...] = (
+    "葷素不拘",
+    "葷素都可",
+    "葷素皆可",
+    "葷素都行",
+    "葷的",
+    "葷食",
+    "吃葷",
+    "開葷",
+    "破戒",
+    "都可以吃",
+    "吃肉",
+    "要吃肉",
+    "想吃肉",
+)
+# Before a meat word these make it vegetarian after all: 「我不吃肉」 is no 「吃肉」.
+MEAT_NEGATIONS = "不沒別免無"
 
 # -- consent answers ------------------------------------------------------------------------------
 CONSENT_YES: tuple[str, ...] = (
