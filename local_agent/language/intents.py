@@ -371,6 +371,15 @@ def consent_answer(b: str) -> Intent | None:
     return None
 
 
+def _about_keeping(t: str) -> Reading | None:
+    """How to have a diet kept (the help text), what is kept, or a request to keep one."""
+    if _asks_how_to_keep(t):
+        return Reading("help")  # 「怎麼設定我的偏好」: the help text says how
+    if asks_what_is_kept(t):
+        return Reading("show_kept")
+    return _remember(t)
+
+
 def read(text: str) -> Reading:
     """What ``text`` asks for (see the module docstring)."""
     t = reading_form(text)
@@ -383,13 +392,9 @@ def read(text: str) -> Reading:
         return Reading("search")  # 「不要忘記我吃素，二林有什麼吃的」: the search, the diet kept
     if forget is not None:
         return Reading(forget)
-    if _asks_how_to_keep(t):
-        return Reading("help")  # 「怎麼設定我的偏好」: the help text says how
-    if asks_what_is_kept(t):
-        return Reading("show_kept")
-    remember = _remember(t)
-    if remember is not None:
-        return remember
+    about_kept = _about_keeping(t)
+    if about_kept is not None:
+        return about_kept
     answer = consent_answer(bare(t))
     if answer is not None:
         return Reading(answer)
