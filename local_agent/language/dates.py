@@ -8,6 +8,9 @@
   初一 / 十五 (the next first or fifteenth of a lunar month; 「初一十五」 is the nearer of the two), 大後天,
   今晚, the Taiwanese 今仔日 / 明仔載 / 後日, a month on its own (「3月」: the next such month, from today when it is this one), and a day of the month on its own (「16號」: the next day with that number), and 「下下禮拜」 (the week after next). A festival is its next
   occurrence that has not ended by today, or the one of a year said with it (「2027年中秋」).
+  It also reads the holidays of the solar calendar (跨年, 元旦, 聖誕節, 情人節, 國慶 …), stretches said
+  in words (這幾天, 過兩天, 月底, 月初, 年底, 禮拜六禮拜天, 週休二日), and months and days in Chinese
+  numerals (「十二月十號」). Township names that begin like a weekday (二林, 二水) are masked first.
 - ``invalid``: a date that does not exist (2月30日, 13月, 0/5): the person is told so, nothing is searched.
 - ``out_of_range``: a festival outside the years the calendar is trusted for (:data:`FIRST_YEAR` to
   :data:`LAST_YEAR`).
@@ -56,12 +59,12 @@ FESTIVALS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
     (re.compile("除夕|年三十|年夜飯"), (1, 1, 1, -1)),
     (re.compile("大年初一|正月初一"), (1, 1, 0, 0)),
     (re.compile("過年|春節|農曆年|農曆新年"), (1, 1, 1, 4)),
-    (re.compile("元宵|上元|燈節"), (1, 15, 0, 0)),
-    (re.compile("端午|端陽|五月節|五日節|肉粽節|龍舟節"), (5, 5, 0, 0)),
-    (re.compile("七夕|七娘媽生"), (7, 7, 0, 0)),
-    (re.compile("中元|普渡|鬼節"), (7, 15, 0, 0)),
-    (re.compile("中秋|八月節"), (8, 15, 0, 0)),
-    (re.compile("重陽|重九"), (9, 9, 0, 0)),
+    (re.compile("元宵|上元|燈節|正月十五"), (1, 15, 0, 0)),
+    (re.compile("端午|端陽|五月節|五日節|肉粽節|龍舟節|五月初五"), (5, 5, 0, 0)),
+    (re.compile("七夕|七娘媽生|七月初七"), (7, 7, 0, 0)),
+    (re.compile("中元|普渡|鬼節|七月十五"), (7, 15, 0, 0)),
+    (re.compile("中秋|八月節|八月十五"), (8, 15, 0, 0)),
+    (re.compile("重陽|重九|九月初九"), (9, 9, 0, 0)),
 )
 _FIRST_AND_FIFTEENTH = re.compile("初一[、，,和跟或與到及]?十五|農曆十五|(?<![國大正])初一(?!年級)")
 # Days the listings' phrases leave out: 大後天, tonight, and the Taiwanese words for today and tomorrow.
@@ -75,6 +78,38 @@ _YEAR = re.compile(r"(\d{4})\s*年")
 _MONTH_DAY = re.compile(r"(?<![\d/])(\d{1,2})\s*(?:月\s*(\d{1,2})\s*[日號号]|/(\d{1,2}))(?![\d/])")
 _MONTH = re.compile(r"(?<![\d/])(\d{1,2})\s*月(?!\s*\d)")
 _CHINESE_BAD_MONTH = re.compile("(?:十[三四五六七八九]|二十)月")
+# Holidays of the solar calendar: (pattern, month, day, days before, days after).
+SOLAR_HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
+    (re.compile("跨年"), (12, 31, 0, 1)),
+    (re.compile("元旦|新年第一天"), (1, 1, 0, 0)),
+    (re.compile("平安夜"), (12, 24, 0, 0)),
+    (re.compile("聖誕|耶誕"), (12, 25, 1, 0)),
+    (re.compile("情人節"), (2, 14, 0, 0)),
+    (re.compile("二二八"), (2, 28, 0, 0)),
+    (re.compile("兒童節"), (4, 4, 0, 0)),
+    (re.compile("勞動節"), (5, 1, 0, 0)),
+    (re.compile("父親節"), (8, 8, 0, 0)),
+    (re.compile("教師節"), (9, 28, 0, 0)),
+    (re.compile("國慶|雙十"), (10, 10, 0, 0)),
+)
+# Stretches of days said in words: (pattern, first day from today, last day from today).
+_FEW_DAYS: tuple[tuple[re.Pattern[str], int, int], ...] = (
+    (re.compile("過兩天|過幾天|再過兩天|過兩三天"), 1, 3),
+    (re.compile("這幾天|這兩天|這兩三天|最近幾天|近幾天|這陣子"), 0, 6),
+)
+# 「月底」, 「年底」, 「月初」: the end or start of this month (next month's start once it has passed).
+_MONTH_END = re.compile("(?:這個?|本)?月底|月尾")
+_YEAR_END = re.compile("年底|年尾|歲末")
+_MONTH_START = re.compile("(下個?)?月初")
+# 「禮拜六禮拜天」, 「週六日」, 「週休二日」: both days of the weekend.
+_BOTH_WEEKEND_DAYS = re.compile(
+    "(下個?)?(?:禮拜|星期|週|周)六[、，,跟和或到]?(?:禮拜|星期|週|周)?[日天]|週休二日|周休二日"
+)
+# Chinese numerals before 月 or 號/日 (「十二月十號」 is 12月10號); not 初一, 正月, 五日節.
+_CHINESE_DATE_NUMBER = re.compile(
+    "(?<![初正臘農週期拜休])([一二兩三四五六七八九十]{1,3})(?=[月號号日])(?!日節)"
+)
+_CHINESE_DIGITS = {"一": 1, "二": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # 「下下禮拜」, 「下下週六」: the week after next, or a day in it.
 _WEEK_AFTER_NEXT = re.compile("下下個?(?:禮拜|星期|週|周)([一二三四五六日天])?")
 # Township names that begin with a weekday's character (二林, 二水) are masked before dates are read,
@@ -170,6 +205,66 @@ def _month(text: str, today: date) -> DateReading | None:
     return DateReading("window", DateWindow(max(first, today), last))
 
 
+def _chinese_number(word: str) -> int | None:
+    """一 to 九十九 in Chinese numerals (十二, 二十五, 三十一), else None."""
+    if "十" not in word:
+        return _CHINESE_DIGITS.get(word) if len(word) == 1 else None
+    tens, _, ones = word.partition("十")
+    if len(tens) > 1 or len(ones) > 1 or "十" in ones:
+        return None
+    value = (_CHINESE_DIGITS.get(tens, 0) if tens else 1) * 10
+    return value + (_CHINESE_DIGITS.get(ones, 0) if ones else 0)
+
+
+def _arabic_dates(text: str) -> str:
+    """Chinese numerals of months and days as digits: 「十二月十號」 → 「12月10號」."""
+
+    def digits(match: re.Match[str]) -> str:
+        number = _chinese_number(match.group(1))
+        return str(number) if number is not None else match.group(1)
+
+    return _CHINESE_DATE_NUMBER.sub(digits, text)
+
+
+def _solar_holiday(text: str, today: date) -> DateReading | None:
+    for pattern, (month, dom, before, after) in SOLAR_HOLIDAYS:
+        if pattern.search(text):
+            for year in (today.year - 1, today.year, today.year + 1):
+                anchor = date(year, month, dom)
+                start, end = anchor - timedelta(days=before), anchor + timedelta(days=after)
+                if end >= today:
+                    return DateReading("window", DateWindow(max(start, today), end))
+    return None
+
+
+def _month_end(day: date) -> date:
+    return (day.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+
+
+def _stretch(text: str, today: date) -> DateReading | None:
+    """这幾天, 過兩天, 月底, 月初, 年底, 禮拜六禮拜天: a few days said in words."""
+    for pattern, first, last in _FEW_DAYS:
+        if pattern.search(text):
+            return DateReading(
+                "window", DateWindow(today + timedelta(days=first), today + timedelta(days=last))
+            )
+    if match := _BOTH_WEEKEND_DAYS.search(text):
+        saturday = today + timedelta(days=(5 - today.weekday()) % 7 + (7 if match.group(1) else 0))
+        return DateReading("window", DateWindow(max(today, saturday), saturday + timedelta(days=1)))
+    if _MONTH_END.search(text):
+        end = _month_end(today)
+        return DateReading("window", DateWindow(max(today, end - timedelta(days=6)), end))
+    if _YEAR_END.search(text):
+        end = date(today.year, 12, 31)
+        return DateReading("window", DateWindow(max(today, date(today.year, 12, 1)), end))
+    if match := _MONTH_START.search(text):
+        first = today.replace(day=1)
+        if match.group(1) or today.day > 5:
+            first = _month_end(today) + timedelta(days=1)
+        return DateReading("window", DateWindow(max(today, first), first + timedelta(days=4)))
+    return None
+
+
 def _week_after_next(text: str, today: date) -> DateReading | None:
     match = _WEEK_AFTER_NEXT.search(text)
     if match is None:
@@ -213,12 +308,14 @@ def _festival(text: str, today: date) -> DateReading | None:
 def read_dates(text: str, today: date) -> DateReading:
     """The dates ``text`` names, relative to ``today`` (a Taiwan day); see the module docstring."""
     text = _WEEKDAY_LIKE_NAMES.sub(lambda m: "#" * len(m.group(0)), normalise(text))
-    if _impossible(text):
-        return DateReading("invalid")
     if (festival := _festival(text, today)) is not None:
         return festival
-    if (later := _week_after_next(text, today)) is not None:
-        return later
+    text = _arabic_dates(text)
+    if _impossible(text):
+        return DateReading("invalid")
+    for reader in (_solar_holiday, _week_after_next, _stretch):
+        if (reading := reader(text, today)) is not None:
+            return reading
     for pattern, days in _MORE_DAYS:
         if pattern.search(text):
             day = today + timedelta(days=days)
