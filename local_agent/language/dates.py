@@ -258,10 +258,10 @@ def _stretch(text: str, today: date) -> DateReading | None:
         end = date(today.year, 12, 31)
         return DateReading("window", DateWindow(max(today, date(today.year, 12, 1)), end))
     if match := _MONTH_START.search(text):
-        first = today.replace(day=1)
+        start = today.replace(day=1)
         if match.group(1) or today.day > 5:
-            first = _month_end(today) + timedelta(days=1)
-        return DateReading("window", DateWindow(max(today, first), first + timedelta(days=4)))
+            start = _month_end(today) + timedelta(days=1)
+        return DateReading("window", DateWindow(max(today, start), start + timedelta(days=4)))
     return None
 
 
