@@ -175,6 +175,14 @@ def test_that_day_after_tomorrow_reruns_the_event_search_with_the_new_window():
     assert propose("那後天呢", SafeTurn("places", "鹿港鎮")) == {"text": rules.UNKNOWN_TEXT}
 
 
+def test_asking_again_reruns_the_last_search_where_it_was():
+    args = propose("剛才那個鄉鎮再查一次", SafeTurn("places", "二林鎮"))["function_call"]["args"]
+    assert args["area"] == "二林鎮"
+    call = propose("再幫我查一下", SafeTurn("events", "鹿港鎮"))["function_call"]
+    assert (call["name"], call["args"]["area"]) == ("search_local_events", "鹿港鎮")
+    assert propose("再查一次") == {"text": rules.UNKNOWN_TEXT}  # nothing to run again
+
+
 def test_bad_dates_and_zhuyin_get_an_answer_not_a_search():
     assert propose("2月30日鹿港有什麼活動") == {"text": INVALID_DATE_TEXT}
     assert propose("2200年中秋鹿港有什麼活動") == {"text": OUT_OF_RANGE_TEXT}

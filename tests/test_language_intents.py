@@ -152,6 +152,8 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
         ("我吃素你有記起來嗎", "show_kept"),
         ("你知道員林有什麼好吃的嗎", "search"),
         ("怎麼設定我的偏好", "help"),
+        ("全素的不要了 幫我消除🙏", "forget"),
+        ("吃素那個不要了，謝謝", "forget_confirm"),
         ("要如何讓你記住我吃素", "help"),
         ("今天破戒一下，員林有什麼好吃的", "search"),
         ("請把我設定成吃蛋奶素", "remember"),

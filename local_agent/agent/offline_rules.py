@@ -36,7 +36,7 @@ from local_agent.context.projection import (
 from local_agent.context.townships import canonical_township
 from local_agent.language import words
 from local_agent.language.dates import DateReading, read_dates
-from local_agent.language.intents import is_follow_up, read, search_goal
+from local_agent.language.intents import asks_again, is_follow_up, read, search_goal
 from local_agent.language.text import reading_form
 from local_agent.language.townships import PlaceReading, is_no, is_yes, is_zhuyin, read_places
 from local_agent.listings import catalogue
@@ -198,6 +198,8 @@ def _goal(
         return goal
     if wants_more(current):
         return context_goal(contents) or "places"  # a bare 「還有嗎」 continues the latest search
+    if asks_again(current) and (again := context_goal(contents)) is not None:
+        return again  # 「剛才那個鄉鎮再查一次」
     latest = latest_turn(contents)
     asked = latest is not None and latest.confirm_area and (is_yes(current) or is_no(current))
     if places.kind != "none" or asked:

@@ -150,7 +150,8 @@ def match_forget(t: str) -> ForgetMatch | None:
         return stop
     hits = _verb_positions(t, words.FORGET_VERBS, ())
     if not hits:
-        return "forget_confirm" if bare(t).endswith(words.DROP_ENDINGS) and has_object(t) else None
+        dropped = any(bare(c).endswith(words.DROP_ENDINGS) for c in CLAUSES.split(t) if c)
+        return "forget_confirm" if dropped and has_object(t) else None
     at, verb = hits[0]
     head = t[:at]
     speaker = head.endswith(words.SELF_FORGET_LEADS) and not head.endswith(("幫我", "給我"))
@@ -296,6 +297,12 @@ def search_goal(text: str) -> SearchGoal | None:
     if any(w in t for w in words.PLACE_WORDS) or find_diet(t):
         return "places"  # a diet named is about food: 「彰化市有沒有純素的」
     return None
+
+
+def asks_again(text: str) -> bool:
+    """「再查一次」, 「重新找」: the last search again."""
+    t = reading_form(text)
+    return any(w in t for w in words.AGAIN_WORDS)
 
 
 def is_follow_up(text: str) -> bool:

@@ -81,6 +81,12 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
+    "消除",
+    "除掉",
+    "去除",
+    "清理",
+    "註銷",
+    "解除",
     "忘記",
     "忘掉",
     "忘了",
@@ -912,6 +918,21 @@ UNSUPPORTED_WORDS: tuple[str, ...] = (
     "洗手間",
     "坐車",
     "搭車",
+)
+# The last search again, wherever the sentence points (「剛才那個鄉鎮再查一次」).
+AGAIN_WORDS: tuple[str, ...] = (
+    "再查一次",
+    "再找一次",
+    "再查一遍",
+    "再找一遍",
+    "再搜尋一次",
+    "再搜一次",
+    "重新查",
+    "重新找",
+    "重查",
+    "再幫我查",
+    "再幫我找",
+    "再查查",
 )
 # Asking for results not shown yet, after a search (「再找一家」「還有嗎」「換一家」): the search runs
 # again with more=true and lists only what this conversation has not been shown.
