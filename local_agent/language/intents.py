@@ -335,8 +335,18 @@ def thanked(t: str) -> bool:
     return small_talk(t) == "thanks" and any(w in t.lower() for w in words.GRATITUDE)
 
 
+def _lasting(t: str) -> bool:
+    """「以後找店家都幫我找素食的」, 「以後推薦都用素食就好」: from now on, every time (no question)."""
+    if is_question(t):
+        return False
+    if any(w in t for w in words.LASTING_PREFERENCE):
+        return True
+    start = min((t.find(w) for w in words.FROM_NOW_ON if w in t), default=-1)
+    return start != -1 and any(w in t[start:] for w in words.EVERY_TIME)
+
+
 def _remember(t: str) -> Reading | None:
-    lasting = any(w in t for w in words.LASTING_PREFERENCE) and not is_question(t)
+    lasting = _lasting(t)
     if not (asks_to_remember(t) or lasting):
         return None
     odd = unsupported_diet(t)

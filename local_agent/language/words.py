@@ -81,6 +81,8 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
+    "恢復成",
+    "還原",
     "消除",
     "除掉",
     "去除",
@@ -244,7 +246,20 @@ FILTER_VERBS: tuple[str, ...] = (
     "配合",
 )
 # A sentence ending so, about the diet, asks to drop it (「吃素那個不要了」): confirmed first.
-DROP_ENDINGS: tuple[str, ...] = ("不要了", "不用了", "免了", "算了", "不需要了", "不必了", "作廢")
+DROP_ENDINGS: tuple[str, ...] = (
+    "不要了",
+    "不用了",
+    "免了",
+    "算了",
+    "不需要了",
+    "不必了",
+    "作廢",
+    "通通不要",
+    "都不要",
+    "全部不要",
+    "改回來",
+    "恢復原狀",
+)
 # Said with a diet, these ask to keep it as a lasting preference: 「以後找店家都幫我找素食的」.
 LASTING_PREFERENCE: tuple[str, ...] = (
     "以後都",
@@ -264,6 +279,9 @@ LASTING_PREFERENCE: tuple[str, ...] = (
     "偏好改成",
     "偏好設",
 )
+# 「以後 … 都 …」 with a diet asks to keep it too (「以後推薦都用素食就好」).
+FROM_NOW_ON: tuple[str, ...] = ("以後", "之後", "從今以後", "從現在起", "往後")
+EVERY_TIME: tuple[str, ...] = ("都", "一律", "固定", "每次", "一直")
 ASKING: tuple[str, ...] = ("會不會", "能不能", "可不可以", "要不要", "是不是", "有沒有")
 # Polite request forms: a remembering verb after one of these asks to remember, even as a question.
 POLITE_ASKING: tuple[str, ...] = (
