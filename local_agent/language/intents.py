@@ -262,13 +262,19 @@ def _without_diet(t: str) -> str:
 
 def search_goal(text: str) -> SearchGoal | None:
     t = reading_form(text)
-    if any(w in t for w in words.UNSUPPORTED_WORDS):
-        return "unsupported"
+    goal: SearchGoal | None = None
     if any(w in t for w in words.EVENT_WORDS):
-        return "events"
-    if any(w in t for w in words.PLACE_WORDS) or find_diet(t):
-        return "places"  # a diet named is about food: 「彰化市有沒有純素的」
-    return None
+        goal = "events"
+    elif any(w in t for w in words.PLACE_WORDS) or find_diet(t):
+        goal = "places"  # a diet named is about food: 「彰化市有沒有純素的」
+    if any(w in t for w in words.UNSUPPORTED_WORDS):
+        ridden = t
+        for company in words.BUS_COMPANIES:
+            ridden = ridden.replace(company, "")
+        # 「搭員林客運去二林，二林有什麼好吃的」: the bus is how they get there, the question is food
+        if goal is None or ridden == t or any(w in ridden for w in words.UNSUPPORTED_WORDS):
+            return "unsupported"
+    return goal
 
 
 def is_follow_up(text: str) -> bool:
