@@ -229,3 +229,150 @@ def test_a_projection_round_trips_through_its_text():
 def test_a_projection_refuses_anything_but_validated_dates_and_townships(kwargs):
     with pytest.raises(ValueError):
         SafeTurn(**kwargs)
+
+
+# -- sound-alikes in another tone ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,heard,township",
+    [
+        ("北豆有什麼好吃的", "北豆", "北斗鎮"),  # běi dòu for běi dǒu
+        ("那北豆呢", "北豆", "北斗鎮"),
+        ("大存有什麼吃的", "大存", "大村鄉"),  # dà cún for dà cūn
+        ("秀誰有什麼活動", "秀誰", "秀水鄉"),  # xiù shuí for xiù shuǐ
+        ("我想去芳院吃飯", "芳院", "芳苑鄉"),  # fāng yuàn, the same
+        ("原林有什麼好吃的", "原林", "員林市"),  # both syllables exact still count
+    ],
+)
+def test_the_right_syllables_in_another_tone_are_offered_for_confirmation(text, heard, township):
+    assert read_places(text) == PlaceReading("confirm", township, heard=heard)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "被逗笑了，有什麼好吃的",  # bèi dòu: neither syllable in 北斗's own tone
+        "方圓十里有什麼好吃的",
+        "這次一定要達成目標",
+        "醫院分院旁邊有什麼吃的",
+        "復興路有什麼好吃的",
+        "早餐想吃稀粥",
+        "今天中午吃什麼",  # 天中 sounds like 田中 in another tone
+        "想吃甜味的點心",
+        "喝美式咖啡的地方",
+        "有素食和沒有蛋的嗎",
+        "粉圓冰哪裡有",
+        "我不信有好吃的",
+        "搭乘公車去吃飯",
+        "牛舌頭好吃嗎",
+        "修水管的師傅推薦的店",
+    ],
+)
+def test_ordinary_words_in_another_tone_are_not_offered(text):
+    assert read_places(text).kind == "none", read_places(text)
+
+
+def test_toneless_strips_only_tone_marks():
+    assert lang.toneless("dǒu") == lang.toneless("dòu") == "dou"
+    assert lang.toneless("lǜ") == "lü" != lang.toneless("lù")
+    assert lang.toneless("cūn") == "cun" == lang.toneless("cun")
+
+
+def test_the_pronunciation_table_keeps_only_township_syllables_in_any_tone():
+    table = lang.sounds()
+    assert table["豆"] == "dòu" and table["存"] == "cún" and table["抖"] == "dǒu"
+    assert "我" not in table and "吃" not in table
+
+
+# -- a place outside the county right before a township's name ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,place",
+    [
+        ("桃園的埔心有什麼好吃的", "桃園市"),
+        ("桃園埔心有什麼好吃的", "桃園市"),
+        ("台中市大村有什麼", "臺中市"),
+        ("雲林縣二林有活動嗎", "雲林縣"),
+    ],
+)
+def test_a_township_name_after_a_place_outside_is_that_place(text, place):
+    assert read_places(text) == PlaceReading("outside", outside=place)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("埔心有什麼好吃的", ("township", "埔心鄉")),
+        ("我從桃園來，埔心有什麼好吃的", ("township", "埔心鄉")),
+        ("從台中到大村要吃什麼", ("township", "大村鄉")),
+        ("台中彰化一日遊吃什麼", ("township", "彰化市")),
+    ],
+)
+def test_a_township_apart_from_a_place_outside_is_still_the_township(text, expected):
+    assert reading(text) == expected
+
+
+# -- where the person is from and where they are now --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("我是二林人，現在在員林，附近有什麼吃的", ("township", "員林市")),
+        ("阮是鹿港人，人在溪湖，有啥物好食", ("township", "溪湖鎮")),
+        ("我是彰化人，目前在北斗，想吃肉圓", ("township", "北斗鎮")),
+        ("我是田中人，想找二林的活動", ("township", "二林鎮")),
+        ("我是二林人", ("township", "二林鎮")),  # the only place named
+        ("我住田中，後天要去二林", ("township", "二林鎮")),
+        ("二林和員林人多嗎", ("choice", "二林鎮、員林市")),  # 人 without 是 is no residence
+    ],
+)
+def test_residence_by_suffix_and_where_the_person_is_now(text, expected):
+    assert reading(text) == expected
+
+
+# -- a township's local product ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("彰化市哪裡有賣鹿港牛舌餅", ("township", "彰化市")),
+        ("鹿港哪裡吃得到彰化肉圓", ("township", "鹿港鎮")),
+        ("員林有沒有北斗肉圓", ("township", "員林市")),
+        ("在和美買得到大城芋丸嗎", ("township", "和美鎮")),
+        ("北斗肉圓在哪", ("township", "北斗鎮")),  # alone, the product's township is the place
+        ("鹿港牛舌餅哪家好吃", ("township", "鹿港鎮")),
+        ("鹿港牛舌餅和彰化肉圓哪裡買", ("choice", "鹿港鎮、彰化市")),  # only products: ask
+        ("鹿港和彰化有什麼好吃的", ("choice", "鹿港鎮、彰化市")),
+    ],
+)
+def test_a_township_before_its_product_gives_way_to_another_township(text, expected):
+    assert reading(text) == expected
+
+
+# -- company names ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("搭員林客運去二林，二林有什麼好吃的", ("township", "二林鎮")),
+        ("坐彰化客運到鹿港吃什麼", ("township", "鹿港鎮")),
+        ("二林有什麼好吃的", ("township", "二林鎮")),
+        ("員林有什麼好吃的", ("township", "員林市")),
+    ],
+)
+def test_a_bus_company_is_not_its_township(text, expected):
+    assert reading(text) == expected
+
+
+def test_offline_rules_search_past_a_bus_company_and_a_product():
+    assert proposal("搭員林客運去二林，二林有什麼好吃的")["function_call"]["args"]["area"] == "二林鎮"
+    assert proposal("彰化市哪裡有賣鹿港牛舌餅")["function_call"]["args"]["area"] == "彰化市"
+    assert proposal("鹿港哪裡吃得到彰化肉圓")["function_call"]["args"]["area"] == "鹿港鎮"
+    assert proposal("我是二林人，現在在員林，附近有什麼吃的")["function_call"]["args"]["area"] == "員林市"
+    assert "function_call" not in proposal("員林客運幾點有車")  # a transport question stays unanswered
+    assert proposal("桃園的埔心有什麼好吃的")["function_call"]["args"]["area"] == "桃園市"

@@ -281,9 +281,13 @@ def _asks_unsupported(t: str) -> bool:
     """Parking or buses asked about in the last clause that asks anything: 「搭客運去二林，二林有什麼
     好吃的」 asks for food, 「二林有什麼好吃的，哪裡停車」 for parking."""
     for clause in reversed([c for c in CLAUSES.split(t) if c]):
+        asking = any(w in clause for w in (*words.EVENT_WORDS, *words.PLACE_WORDS))
+        if asking:  # 「搭員林客運去二林吃飯」: the bus is how they get there
+            for company in words.BUS_COMPANIES:
+                clause = clause.replace(company, "")
         if any(w in clause for w in words.UNSUPPORTED_WORDS):
             return True
-        if any(w in clause for w in (*words.EVENT_WORDS, *words.PLACE_WORDS)) or find_diet(clause):
+        if asking or find_diet(clause):
             return False
     return False
 

@@ -7,18 +7,27 @@
 - ``choice``: two or more townships and nothing says which one (「二林和芳苑有什麼活動」): ask, never
   drop one silently.
 - ``confirm``: no township by name, but two characters that *sound* like one (a voice keyboard writes
-  「原林」 for 員林). The suggestion is confirmed with the person (「您是說員林市嗎？」), never applied.
+  「原林」 for 員林, or the right syllable in the wrong tone: 「北豆」 for 北斗, 「大存」 for 大村). Both
+  syllables must match the name's without tones and at least one with its tone. The suggestion is
+  confirmed with the person (「您是說員林市嗎？」), never applied.
 - ``outside``: a place elsewhere in Taiwan (台中, 南投, 西螺, …): the honest answer is that only
-  Changhua's 26 townships are served.
+  Changhua's 26 townships are served. A township's name right after one (「桃園的埔心」, 「台中大村」) is
+  that place's own town, not the Changhua township.
 - ``none``: no place at all.
 
+Who lives where and who goes where: 「住」「從」「我是二林人」 mark where a person lives or comes from;
+「去」「到」「現在在」「人在」 where they are going or are now. A township name directly followed by a local
+product (「鹿港牛舌餅」, 「彰化肉圓」) names the product, not the area, when the sentence names another
+township too (「鹿港哪裡吃得到彰化肉圓」 is 鹿港鎮; alone, 「北斗肉圓在哪」 is still 北斗鎮).
+
 A township name inside a longer word is not that township (「咖啡和美食」 is not 和美鎮, 「會員林先生」 not
-員林市, 「大城市」 not 大城鄉); those words, the readings of the names, the gazetteer of places outside the
+員林市, 「大城市」 not 大城鄉, 「員林客運」 is a bus company); those words, the readings of the names, the
+ordinary words that sound like a name (方圓, 達成), the products, the gazetteer of places outside the
 county and the residence/destination markers are data (``data/places.json``).
 
 Pronunciation comes from pypinyin's character dictionary (each character's usual reading, tones
-included): it is read once, only the characters that sound like a township syllable are kept, and the rest
-is dropped. Without pypinyin (the bare-``python3`` demo) there are no near misses, and everything else works.
+included): it is read once, only the characters whose reading without tones is a township syllable's are
+kept, and the rest is dropped. Without pypinyin (the bare-``python3`` demo) there are no near misses, and everything else works.
 ``read_area`` applies the same reading to a tool's ``area`` argument, so a model's proposal is checked the
 same way as the offline rules read a sentence.
 """
@@ -29,6 +38,7 @@ import functools
 import importlib.util
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +50,11 @@ PlaceKind = Literal["none", "township", "choice", "confirm", "outside"]
 SERVED_ONLY = "目前只服務彰化縣的 26 個鄉鎮市"
 MAX_AREA_CHARS = 16  # an ``area`` argument longer than a few names is not read as places
 _SEPARATORS = re.compile(r"[\s、，,/／和與跟或及]+")
+_TONE_MARKS = "\u0300\u0301\u030c\u0304"  # combining grave, acute, caron, macron; ü keeps its dots
+_TONED = "āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜńňǹḿ"
+_CJK = range(0x4E00, 0xA000)  # the characters a keyboard writes (rare extensions left out)
+# 「桃園的埔心」, 「台中市大村」: at most one of these between a place outside and a township's name
+_BETWEEN_OUTSIDE = tuple("的縣市區")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +82,7 @@ class _Mention:
     end: int
     township: str
     role: Literal["residence", "destination", ""]
+    product: bool = False  # directly followed by a local product (「鹿港牛舌餅」)
 
 
 @dataclass(frozen=True)
@@ -76,7 +92,10 @@ class _Vocabulary:
     not_misheard: frozenset[str]
     residence: tuple[str, ...]
     destination: tuple[str, ...]
+    residence_suffixes: tuple[tuple[str, str], ...]  # (before, after): 「我是」二林「人」
+    products: tuple[str, ...]
     outside: tuple[tuple[str, str], ...]  # (alias, county or city), longest alias first
+    outside_names: tuple[str, ...]  # the aliases alone
 
 
 def _words(section: Any) -> list[str]:
@@ -109,7 +128,10 @@ def vocabulary() -> _Vocabulary:
         not_misheard=frozenset(_words(raw["not_misheard"])),
         residence=tuple(sorted(raw["residence_markers"], key=len, reverse=True)),
         destination=tuple(sorted(raw["destination_markers"], key=len, reverse=True)),
+        residence_suffixes=tuple((str(b), str(a)) for b, a in raw["residence_suffixes"]["pairs"]),
+        products=tuple(_words(raw["products"])),
         outside=tuple(sorted(outside, key=lambda a: len(a[0]), reverse=True)),
+        outside_names=tuple(alias for alias, _ in outside),
     )
 
 
@@ -123,20 +145,51 @@ def _pinyin_dictionary_path() -> Path | None:
     return path if path.is_file() else None
 
 
+def _untone_table() -> dict[int, str | None]:
+    """``str.translate`` table: each toned letter to its bare letter (ǚ to ü), stray tone marks dropped."""
+    table: dict[int, str | None] = {ord(mark): None for mark in _TONE_MARKS}
+    for letter in _TONED:
+        bare = "".join(c for c in unicodedata.normalize("NFD", letter) if c not in _TONE_MARKS)
+        table[ord(letter)] = unicodedata.normalize("NFC", bare)
+    return table
+
+
+_UNTONE = _untone_table()
+
+
+def toneless(syllable: str) -> str:
+    """A pinyin syllable without its tone mark (「dǒu」 → 「dou」); ü stays ü."""
+    return syllable.translate(_UNTONE)
+
+
 @functools.cache
 def sounds() -> dict[str, str]:
-    """Character → its usual reading, for the characters whose usual reading is a township syllable
-    (empty without pypinyin)."""
+    """Character → its usual reading (tones included), for the characters whose usual reading without
+    tones is a township syllable's (empty without pypinyin)."""
     path = _pinyin_dictionary_path()
     if path is None:
         return {}
-    wanted = frozenset(s for positions in vocabulary().readings.values() for pos in positions for s in pos)
+    wanted = frozenset(
+        toneless(s) for positions in vocabulary().readings.values() for pos in positions for s in pos
+    )
     table: dict[str, str] = {}
+    interned: dict[str, str] = {}
     for code, readings in json.loads(path.read_text(encoding="utf-8")).items():
+        if int(code) not in _CJK:
+            continue
         usual = readings.split(",", 1)[0]  # a keyboard writes a character for how it is usually said
-        if usual in wanted:
-            table[chr(int(code))] = usual
+        if usual.translate(_UNTONE) in wanted:
+            table[chr(int(code))] = interned.setdefault(usual, usual)
     return table
+
+
+@functools.cache
+def _toneless_readings() -> tuple[tuple[str, tuple[frozenset[str], ...]], ...]:
+    """Each short name with its positions' readings without tones."""
+    return tuple(
+        (name, tuple(frozenset(toneless(s) for s in pos) for pos in positions))
+        for name, positions in vocabulary().readings.items()
+    )
 
 
 def warm() -> None:
@@ -145,10 +198,12 @@ def warm() -> None:
     sounds()
 
 
-def _role(text: str, start: int, vocab: _Vocabulary) -> Literal["residence", "destination", ""]:
+def _role(text: str, start: int, end: int, vocab: _Vocabulary) -> Literal["residence", "destination", ""]:
     before = text[max(0, start - 4) : start].rstrip()
     if any(before.endswith(m) for m in vocab.residence):
         return "residence"
+    if any(before.endswith(b) and text.startswith(a, end) for b, a in vocab.residence_suffixes):
+        return "residence"  # 「我是二林人」
     if any(before.endswith(m) for m in vocab.destination):
         return "destination"
     return ""
@@ -160,6 +215,17 @@ def _is_false_hit(text: str, alias: str, start: int, vocab: _Vocabulary) -> bool
         if begin >= 0 and text.startswith(word, begin):
             return True
     return False
+
+
+def _after_outside(text: str, start: int, township: str, vocab: _Vocabulary) -> bool:
+    """A place outside the county right before ``start`` (「桃園的埔心」, 「台中大村」); not 彰化, which
+    is no other place's town (「台中彰化一日遊」 names two places)."""
+    if township == "彰化市":
+        return False
+    before = text[max(0, start - 5) : start]
+    if before.endswith(_BETWEEN_OUTSIDE):
+        before = before[:-1]
+    return before.endswith(vocab.outside_names)
 
 
 def _aliases() -> tuple[tuple[str, str], ...]:
@@ -179,7 +245,9 @@ def _mentions(text: str, taken: list[bool], vocab: _Vocabulary) -> list[_Mention
             blocked = not full and _is_false_hit(text, alias, start, vocab)
             if not county and not blocked and not any(taken[start:end]):
                 taken[start:end] = [True] * (end - start)
-                found.append(_Mention(start, end, township, _role(text, start, vocab)))
+                if not _after_outside(text, start, township, vocab):
+                    product = text.startswith(vocab.products, end)
+                    found.append(_Mention(start, end, township, _role(text, start, end, vocab), product))
             start = text.find(alias, start + 1)
     return sorted(found, key=lambda m: m.start)
 
@@ -190,6 +258,20 @@ def _mask_words(text: str, taken: list[bool], words: list[str]) -> None:
         while start != -1:
             taken[start : start + len(word)] = [True] * len(word)
             start = text.find(word, start + 1)
+
+
+def _sounds_like(first: str, second: str, vocab: _Vocabulary) -> str:
+    """The short name two readings say: both syllables exactly, else both without tones with at least
+    one exactly (「běi dòu」 is 北斗's 「běi dǒu」); "" for none."""
+    for name, (one, two) in vocab.readings.items():
+        if first in one and second in two:
+            return name
+    flat_first, flat_second = toneless(first), toneless(second)
+    for name, (flat_one, flat_two) in _toneless_readings():
+        one, two = vocab.readings[name]
+        if flat_first in flat_one and flat_second in flat_two and (first in one or second in two):
+            return name
+    return ""
 
 
 def _near_miss(text: str, taken: list[bool], vocab: _Vocabulary) -> tuple[str, str] | None:
@@ -203,11 +285,9 @@ def _near_miss(text: str, taken: list[bool], vocab: _Vocabulary) -> tuple[str, s
         if taken[i] or taken[i + 1] or pair in vocab.not_misheard or pair in SHORT_NAMES:
             continue
         first, second = table.get(pair[0]), table.get(pair[1])
-        if not first or not second:
-            continue
-        for name, (one, two) in vocab.readings.items():
-            if first in one and second in two:
-                return pair, SHORT_NAMES[name]
+        name = _sounds_like(first, second, vocab) if first and second else ""
+        if name:
+            return pair, SHORT_NAMES[name]
     return None
 
 
@@ -236,11 +316,18 @@ def _decide(mentions: list[_Mention]) -> PlaceReading:
     return PlaceReading("choice", choices=going or named)
 
 
+def _without_products(mentions: list[_Mention]) -> list[_Mention]:
+    """「鹿港哪裡吃得到彰化肉圓」: a product's township gives way to another township named on its own."""
+    areas = [m for m in mentions if not m.product]
+    own = {m.township for m in areas}
+    return areas if areas and any(m.township not in own for m in mentions) else mentions
+
+
 def read_places(text: str) -> PlaceReading:
     """What ``text`` says about a place; see the module docstring."""
     vocab = vocabulary()
     taken = [False] * len(text)
-    mentions = _mentions(text, taken, vocab)
+    mentions = _without_products(_mentions(text, taken, vocab))
     staying = all(m.role == "residence" for m in mentions)
     if mentions and not staying:
         return _decide(mentions)

@@ -851,6 +851,16 @@ PLACE_WORDS: tuple[str, ...] = (
     "午餐",
     "晚餐",
     "肉圓",
+    "牛舌餅",
+    "蚵仔煎",
+    "麵線糊",
+    "爌肉",
+    "肉包",
+    "麻糬",
+    "肉羹",
+    "碗粿",
+    "肉粽",
+    "有賣",
     "便當",
     "咖啡",
     "點心",
@@ -951,6 +961,16 @@ AGAIN_WORDS: tuple[str, ...] = (
     "再幫我查",
     "再幫我找",
     "再查查",
+)
+# Bus companies: riding one (「搭員林客運去二林」) does not make a food or event question a transport one.
+BUS_COMPANIES: tuple[str, ...] = (
+    "員林客運",
+    "彰化客運",
+    "台中客運",
+    "臺中客運",
+    "統聯客運",
+    "國光客運",
+    "和欣客運",
 )
 # Asking for results not shown yet, after a search (「再找一家」「還有嗎」「換一家」): the search runs
 # again with more=true and lists only what this conversation has not been shown.
