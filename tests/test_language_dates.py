@@ -120,6 +120,9 @@ def test_a_day_on_its_own_the_week_after_next_and_weekday_like_townships(text, e
         ("十二月十號員林有什麼活動", ("2026-12-10", "2026-12-10")),
         ("二十五號", ("2026-12-25", "2026-12-25")),
         ("正月十五", ("2027-02-20", "2027-02-20")),  # 元宵, not the 15th
+        ("這個月12號竹塘有什麼活動", ("2026-12-12", "2026-12-12")),
+        ("下個月5號", ("2027-01-05", "2027-01-05")),
+        ("媽祖生鹿港有什麼活動", ("2027-04-29", "2027-04-29")),
     ],
 )
 def test_solar_holidays_stretches_of_days_and_chinese_numerals(text, expected):

@@ -376,3 +376,35 @@ def test_offline_rules_search_past_a_bus_company_and_a_product():
     assert proposal("我是二林人，現在在員林，附近有什麼吃的")["function_call"]["args"]["area"] == "員林市"
     assert "function_call" not in proposal("員林客運幾點有車")  # a transport question stays unanswered
     assert proposal("桃園的埔心有什麼好吃的")["function_call"]["args"]["area"] == "桃園市"
+
+
+@pytest.mark.parametrize(
+    "text,township",
+    [
+        ("員林，喔不是，是埔心有什麼好吃的", "埔心鄉"),
+        ("不是員林，是埔心", "埔心鄉"),
+        ("打錯了 不是二林 是二水", "二水鄉"),
+        ("人在北斗，旁邊田尾有什麼活動", "田尾鄉"),
+        ("埔鹽離溪湖很近吧？溪湖有什麼好吃的", "溪湖鎮"),
+        ("去鹿港之前，員林有什麼早餐", "員林市"),
+        ("社頭有溪湖那種羊肉爐嗎", "社頭鄉"),
+        ("和美姊說埤頭最近有活動，是什麼活動啊", "埤頭鄉"),
+    ],
+)
+def test_a_township_taken_back_or_outside_the_asking_clause_gives_way(text, township):
+    reading = read_places(text)
+    assert (reading.kind, reading.township) == ("township", township)
+
+
+@pytest.mark.parametrize(
+    "text,choices",
+    [
+        ("二林有什麼好吃的，芳苑呢", ("二林鎮", "芳苑鄉")),  # the later one asks nothing itself
+        ("二水還是田中比較好吃？", ("二水鄉", "田中鎮")),
+        ("溪湖和二林，哪裡有羊肉爐", ("溪湖鎮", "二林鎮")),
+        ("是不是員林和鹿港都有活動", ("員林市", "鹿港鎮")),  # 是不是 asks, it takes nothing back
+    ],
+)
+def test_two_townships_still_ask_which(text, choices):
+    reading = read_places(text)
+    assert (reading.kind, reading.choices) == ("choice", choices)

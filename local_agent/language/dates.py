@@ -65,6 +65,9 @@ FESTIVALS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
     (re.compile("中元|普渡|鬼節|七月十五"), (7, 15, 0, 0)),
     (re.compile("中秋|八月節|八月十五"), (8, 15, 0, 0)),
     (re.compile("重陽|重九|九月初九"), (9, 9, 0, 0)),
+    (re.compile("媽祖生|媽祖誕辰|媽祖聖誕|媽祖生日|三月瘋媽祖"), (3, 23, 0, 0)),
+    (re.compile("土地公生|頭牙"), (2, 2, 0, 0)),
+    (re.compile("尾牙"), (12, 16, 0, 0)),
 )
 _FIRST_AND_FIFTEENTH = re.compile("初一[、，,和跟或與到及]?十五|農曆十五|(?<![國大正])初一(?!年級)")
 # Days the listings' phrases leave out: 大後天, tonight, and the Taiwanese words for today and tomorrow.
@@ -119,6 +122,8 @@ _WEEKDAY_LIKE_NAMES = re.compile(
         sorted((n for n in (*TOWNSHIPS, *SHORT_NAMES) if n[0] in "一二三四五六日天"), key=len, reverse=True)
     )
 )
+# A day of this or next month: 「這個月12號」, 「下個月5號」.
+_DAY_OF_NAMED_MONTH = re.compile(r"(這個?|本|下個?)月(\d{1,2})\s*[號号日]")
 # A day of the month on its own: 「16號」, 「那20日呢」 (not 「3日遊」, not part of 12月16號 or 12/16).
 _DAY_OF_MONTH = re.compile(r"(?<![\d/月])(\d{1,2})\s*[號号日](?![\d遊游])")
 
@@ -276,6 +281,19 @@ def _week_after_next(text: str, today: date) -> DateReading | None:
     return DateReading("window", DateWindow(monday, monday + timedelta(days=6)))
 
 
+def _day_of_named_month(text: str, today: date) -> DateReading | None:
+    match = _DAY_OF_NAMED_MONTH.search(text)
+    if match is None:
+        return None
+    first = today.replace(day=1)
+    if match.group(1).startswith("下"):
+        first = _month_end(today) + timedelta(days=1)
+    if not _exists(first.year, first.month, int(match.group(2))):
+        return DateReading("invalid")
+    day = first.replace(day=int(match.group(2)))
+    return DateReading("window", DateWindow(day, day)) if day >= today else DateReading("invalid")
+
+
 def _day_of_month(text: str, today: date) -> DateReading | None:
     """「16號」: the next day with that number, this month if it is still to come, else the next
     month that has it; a day no month has (「32號」) is invalid."""
@@ -313,7 +331,7 @@ def read_dates(text: str, today: date) -> DateReading:
     text = _arabic_dates(text)
     if _impossible(text):
         return DateReading("invalid")
-    for reader in (_solar_holiday, _week_after_next, _stretch):
+    for reader in (_day_of_named_month, _solar_holiday, _week_after_next, _stretch):
         if (reading := reader(text, today)) is not None:
             return reading
     for pattern, days in _MORE_DAYS:

@@ -44,11 +44,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canonical_township
+from local_agent.language import words
+from local_agent.language.diets import find_diet
+from local_agent.language.text import reading_form
 
 DATA = Path(__file__).with_name("data") / "places.json"
 PlaceKind = Literal["none", "township", "choice", "confirm", "outside"]
 SERVED_ONLY = "目前只服務彰化縣的 26 個鄉鎮市"
 MAX_AREA_CHARS = 16  # an ``area`` argument longer than a few names is not read as places
+_CLAUSE_BREAK = re.compile(r"[,，。.!！?？;；~～]+")
 _SEPARATORS = re.compile(r"[\s、，,/／和與跟或及]+")
 _TONE_MARKS = "\u0300\u0301\u030c\u0304"  # combining grave, acute, caron, macron; ü keeps its dots
 _TONED = "āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜńňǹḿ"
@@ -94,6 +98,7 @@ class _Vocabulary:
     destination: tuple[str, ...]
     residence_suffixes: tuple[tuple[str, str], ...]  # (before, after): 「我是」二林「人」
     products: tuple[str, ...]
+    corrections: tuple[str, ...]
     outside: tuple[tuple[str, str], ...]  # (alias, county or city), longest alias first
     outside_names: tuple[str, ...]  # the aliases alone
 
@@ -130,6 +135,7 @@ def vocabulary() -> _Vocabulary:
         destination=tuple(sorted(raw["destination_markers"], key=len, reverse=True)),
         residence_suffixes=tuple((str(b), str(a)) for b, a in raw["residence_suffixes"]["pairs"]),
         products=tuple(_words(raw["products"])),
+        corrections=tuple(_words(raw["corrections"])),
         outside=tuple(sorted(outside, key=lambda a: len(a[0]), reverse=True)),
         outside_names=tuple(alias for alias, _ in outside),
     )
@@ -323,11 +329,50 @@ def _without_products(mentions: list[_Mention]) -> list[_Mention]:
     return areas if areas and any(m.township not in own for m in mentions) else mentions
 
 
+def _corrected(text: str, mentions: list[_Mention], vocab: _Vocabulary) -> list[_Mention]:
+    """「員林，喔不是，是埔心」, 「不是員林，是埔心」: a township taken back or denied gives way to
+    the others."""
+    if len({m.township for m in mentions}) < 2:
+        return mentions
+    kept = []
+    for at, mention in enumerate(mentions):
+        after = text[mention.end : mentions[at + 1].start] if at + 1 < len(mentions) else ""
+        before = text[max(0, mention.start - 3) : mention.start]
+        denied = before.endswith("不是") and not before.endswith("是不是")
+        taken_back = any(w in after for w in vocab.corrections) and "是不是" not in after
+        if not (denied or taken_back):
+            kept.append(mention)
+    return kept or mentions
+
+
+def _asks(clause: str) -> bool:
+    t = reading_form(clause)
+    return any(w in t for w in (*words.PLACE_WORDS, *words.EVENT_WORDS, *words.ASKING_PLACE)) or bool(
+        find_diet(t)
+    )
+
+
+def _asked(text: str, mentions: list[_Mention]) -> list[_Mention]:
+    """「埔鹽離溪湖很近吧？溪湖有什麼好吃的」, 「人在北斗，旁邊田尾有什麼活動」: when the last clause
+    that names a township asks for something, its townships win over the earlier clauses' ones."""
+    if len({m.township for m in mentions}) < 2:
+        return mentions
+    ends = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
+    last = mentions[-1]
+    start = max((e for e in ends if e <= last.start), default=0)
+    end = min((e for e in ends if e > last.start), default=len(text))
+    inside = [m for m in mentions if m.start >= start]
+    if len(inside) < len(mentions) and _asks(text[start:end]):
+        return inside
+    return mentions
+
+
 def read_places(text: str) -> PlaceReading:
     """What ``text`` says about a place; see the module docstring."""
     vocab = vocabulary()
     taken = [False] * len(text)
     mentions = _without_products(_mentions(text, taken, vocab))
+    mentions = _asked(text, _corrected(text, mentions, vocab))
     staying = all(m.role == "residence" for m in mentions)
     if mentions and not staying:
         return _decide(mentions)

@@ -925,6 +925,7 @@ EVENT_WORDS: tuple[str, ...] = (
     "看戲",
     "歌仔戲",
     "布袋戲",
+    "鬧熱",
     "龍舟",
     "龍船",
     "划龍",
@@ -932,6 +933,8 @@ EVENT_WORDS: tuple[str, ...] = (
     "繞境",
     "進香",
 )
+# Besides the search words, these make a clause ask about the place it names (「溪湖有什麼」).
+ASKING_PLACE: tuple[str, ...] = ("有什麼", "有啥", "有沒有", "哪裡", "推薦", "有嗎")
 # A follow-up asks the last question again about something new: 「員林呢」, 「那台中呢」, 「換鹿港」.
 FOLLOW_UP_ENDINGS: tuple[str, ...] = ("呢", "咧", "勒", "哩")
 FOLLOW_UP_STARTS: tuple[str, ...] = ("那", "阿那", "啊那", "換", "改")
