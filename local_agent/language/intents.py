@@ -85,7 +85,7 @@ def _ends_negated(head: str, extra: tuple[str, ...] = ()) -> bool:
             return False
         if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
             return True
-        filler = next((f for f in ("幫我", "再", "你", "讓你", "給我", "幫") if head.endswith(f)), "")
+        filler = next((f for f in ("幫我", "再", "還", "你", "讓你", "給我", "幫") if head.endswith(f)), "")
         if not filler:
             return False
         head = head.removesuffix(filler)

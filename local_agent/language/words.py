@@ -74,6 +74,7 @@ TAIWANESE: tuple[tuple[str, str], ...] = (
     ("閣", "還"),
     ("欲", "要"),
     ("蹛", "住"),
+    ("矣", "了"),
 )
 # A sentence ending so (after its particles) asks a question the Taiwanese way: 「有素食無」.
 TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
@@ -81,6 +82,16 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
+    "設定成沒有",
+    "設成沒有",
+    "改成沒有",
+    "改成不限",
+    "歸零",
+    "丟掉",
+    "丟了",
+    "扔掉",
+    "撤掉",
+    "撤除",
     "恢復成",
     "還原",
     "消除",
@@ -158,6 +169,7 @@ FORGET_OBJECTS: tuple[str, ...] = (
 REQUEST_MARKERS: tuple[str, ...] = ("把", "將", "全部", "通通", "統統", "所有")
 # Remembering verbs; a negation right before one asks to *stop* remembering (「不用記了」).
 REMEMBER_VERBS: tuple[str, ...] = (
+    "保留",
     "記起來",
     "記下來",
     "記一下",
