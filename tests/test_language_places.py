@@ -408,3 +408,12 @@ def test_a_township_taken_back_or_outside_the_asking_clause_gives_way(text, town
 def test_two_townships_still_ask_which(text, choices):
     reading = read_places(text)
     assert (reading.kind, reading.choices) == ("choice", choices)
+
+
+@pytest.mark.parametrize(
+    "heard,township",
+    [("富興", "福興鄉"), ("北鬥", "北斗鎮"), ("永晶", "永靖鄉"), ("脾頭", "埤頭鄉"), ("稀州", "溪州鄉")],
+)
+def test_a_township_whose_usual_reading_differs_is_still_confirmed(heard, township):
+    reading = read_places(heard + "有什麼好吃的")
+    assert (reading.kind, reading.township, reading.heard) == ("confirm", township, heard)

@@ -75,6 +75,11 @@ TAIWANESE: tuple[tuple[str, str], ...] = (
     ("欲", "要"),
     ("蹛", "住"),
     ("矣", "了"),
+    ("揣", "找"),
+    ("早頓", "早餐"),
+    ("食晝", "午餐"),
+    ("暗頓", "晚餐"),
+    ("啥貨", "什麼"),
 )
 # A sentence ending so (after its particles) asks a question the Taiwanese way: 「有素食無」.
 TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
@@ -938,6 +943,12 @@ EVENT_WORDS: tuple[str, ...] = (
     "歌仔戲",
     "布袋戲",
     "鬧熱",
+    "節目",
+    "晚會",
+    "園遊會",
+    "嘉年華",
+    "遊行",
+    "踩街",
     "龍舟",
     "龍船",
     "划龍",
