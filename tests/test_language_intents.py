@@ -153,6 +153,18 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
         ("你知道員林有什麼好吃的嗎", "search"),
         ("怎麼設定我的偏好", "help"),
         ("全素的不要了 幫我消除🙏", "forget"),
+        ("不要再用我的素食偏好找了", "forget_confirm"),
+        ("別再幫我套素食", "forget_confirm"),
+        ("我不想讓你們知道我吃素", "forget_confirm"),
+        ("收回我的同意", "forget"),
+        ("我後悔同意了", "forget"),
+        ("我不同意了，刪掉", "forget"),
+        ("阮毋愛你記阮食菜", "forget"),
+        ("吃素的記錄拿走", "forget"),
+        ("我不要這個設定了", "forget_confirm"),
+        ("我不用吃素了", "diet_change"),
+        ("這禮拜六想帶爸媽去鹿港走走，有推薦的餐廳嗎？", "search"),
+        ("我今仔日無食菜", "diet_change"),
         ("把吃素改回來", "forget_confirm"),
         ("恢復成沒有設定", "forget"),
         ("你記的那些東西通通不要", "forget_confirm"),
@@ -324,3 +336,15 @@ def test_a_not_a_questions_do_not_negate_a_diet(text, code):
 )
 def test_a_diet_said_now_in_everyday_words(text, code):
     assert diets.diet_said(text).code == code
+
+
+@pytest.mark.parametrize(
+    "text,goal",
+    [
+        ("這禮拜六想帶爸媽去鹿港走走，有推薦的餐廳嗎？老人家牙口不好", "places"),
+        ("吃完飯想去走走，鹿港有什麼活動", "events"),
+        ("鹿港有什麼活動和好吃的", "events"),  # one clause: events as before
+    ],
+)
+def test_the_asking_clause_decides_between_food_and_events(text, goal):
+    assert intents.search_goal(text) == goal

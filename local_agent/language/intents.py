@@ -85,7 +85,8 @@ def _ends_negated(head: str, extra: tuple[str, ...] = ()) -> bool:
             return False
         if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
             return True
-        filler = next((f for f in ("幫我", "再", "還", "你", "讓你", "給我", "幫") if head.endswith(f)), "")
+        fillers = ("幫我", "再", "還", "你們", "你", "讓你們", "讓你", "給我", "幫")
+        filler = next((f for f in fillers if head.endswith(f)), "")
         if not filler:
             return False
         head = head.removesuffix(filler)
@@ -143,6 +144,17 @@ def _negated_request(t: str, at: int) -> bool:
     return False
 
 
+def _dropped(t: str) -> bool:
+    """「吃素那個不要了」, 「我不要這個設定了」: a clause that drops the diet or the kept data."""
+    for clause in (c for c in CLAUSES.split(t) if c):
+        if bare(clause).endswith(words.DROP_ENDINGS) and has_object(t):
+            return True
+        lead = min((clause.find(n) for n in words.DATA_DROP_LEADS if n in clause), default=-1)
+        if lead != -1 and clause.endswith("了") and any(o in clause[lead:] for o in words.DATA_OBJECTS):
+            return True
+    return False
+
+
 def match_forget(t: str) -> ForgetMatch | None:
     """A delete request in reading form ``t``, or None (not one)."""
     stop = _stop_remembering(t)
@@ -150,8 +162,7 @@ def match_forget(t: str) -> ForgetMatch | None:
         return stop
     hits = _verb_positions(t, words.FORGET_VERBS, ())
     if not hits:
-        dropped = any(bare(c).endswith(words.DROP_ENDINGS) for c in CLAUSES.split(t) if c)
-        return "forget_confirm" if dropped and has_object(t) else None
+        return "forget_confirm" if _dropped(t) else None
     at, verb = hits[0]
     head = t[:at]
     speaker = head.endswith(words.SELF_FORGET_LEADS) and not head.endswith(("幫我", "給我"))
@@ -292,15 +303,24 @@ def _asks_unsupported(t: str) -> bool:
     return False
 
 
-def search_goal(text: str) -> SearchGoal | None:
-    t = reading_form(text)
-    if _asks_unsupported(t):
-        return "unsupported"
+def _goal_words(t: str) -> SearchGoal | None:
     if any(w in t for w in words.EVENT_WORDS):
         return "events"
     if any(w in t for w in words.PLACE_WORDS) or find_diet(t):
         return "places"  # a diet named is about food: 「彰化市有沒有純素的」
     return None
+
+
+def search_goal(text: str) -> SearchGoal | None:
+    t = reading_form(text)
+    if _asks_unsupported(t):
+        return "unsupported"
+    goal = _goal_words(t)
+    clauses = [(c, _goal_words(c)) for c in CLAUSES.split(t) if c]
+    if len({g for _, g in clauses if g}) > 1:  # 「…去鹿港走走，有推薦的餐廳嗎？」: the asking clause's
+        asking = [g for c, g in clauses if g and (is_question(c) or any(w in c for w in words.ASKING_PLACE))]
+        return asking[-1] if asking else goal
+    return goal
 
 
 def asks_again(text: str) -> bool:
@@ -382,8 +402,8 @@ def consent_answer(b: str) -> Intent | None:
     for word in words.CONSENT_COURTESIES:
         rest = rest.replace(word, "")
     rest = rest.strip(words.TRAILING_PARTICLES + "!?")
-    if not rest:
-        return None  # 「謝謝」 alone is thanks
+    if not rest or any(w in rest for w in (*catalogue.DIETARY_WORDS, *words.VEGETARIAN_WORDS)):
+        return None  # 「謝謝」 alone is thanks; 「我不用吃素了」 is about the diet
     if any(no in rest for no in words.CONSENT_NO_CORES):
         return "consent_no" if len(rest) <= 8 else None
     if len(rest) <= 6 and set(rest) <= words.CONSENT_YES_CHARS:

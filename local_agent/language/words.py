@@ -75,7 +75,12 @@ TAIWANESE: tuple[tuple[str, str], ...] = (
     ("欲", "要"),
     ("蹛", "住"),
     ("矣", "了"),
+    ("毋愛", "不要"),
+    ("毋是", "不是"),
+    ("毋好", "不好"),
     ("揣", "找"),
+    ("今仔日", "今天"),
+    ("明仔載", "明天"),
     ("早頓", "早餐"),
     ("食晝", "午餐"),
     ("暗頓", "晚餐"),
@@ -87,6 +92,10 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
+    "後悔",
+    "反悔",
+    "收回",
+    "拿走",
     "設定成沒有",
     "設成沒有",
     "改成沒有",
@@ -168,7 +177,12 @@ FORGET_OBJECTS: tuple[str, ...] = (
     "記住",
     "食菜",
     "食素",
+    "同意",
+    "授權",
 )
+# The data words among them: 「我不要這個設定了」 (a negation before one, 了 after) asks to drop it.
+DATA_OBJECTS: tuple[str, ...] = ("偏好", "資料", "設定", "紀錄", "記錄", "同意", "授權")
+DATA_DROP_LEADS: tuple[str, ...] = ("不要", "不用", "不需要", "不想要", "免")
 # A delete verb with one of these, and no object, is an unclear request: ask before acting.
 # (A short sentence, 「幫我刪掉」, 「忘了吧」, is a request by itself.)
 REQUEST_MARKERS: tuple[str, ...] = ("把", "將", "全部", "通通", "統統", "所有")
@@ -220,6 +234,9 @@ NEGATIONS: tuple[str, ...] = (
 )
 # Negations that ask someone else to stop: 「不想讓你記」, 「不要再記」.
 STOP_LEADS: tuple[str, ...] = (
+    "不想讓",
+    "不要讓",
+    "不希望讓",
     "不想讓你",
     "不要讓你",
     "不希望你",
@@ -255,6 +272,9 @@ FILTER_VERBS: tuple[str, ...] = (
     "限定",
     "限制",
     "管",
+    "用",
+    "套",
+    "知道",
     "理",
     "考慮",
     "在意",
@@ -538,6 +558,7 @@ NOT_VEGETARIAN_LEADS: tuple[str, ...] = (
     "不是",
     "毋",
     "莫",
+    "無",
 )
 NOT_VEGETARIAN_MIDDLES: tuple[str, ...] = ("在", "再", "想", "用", "特別找", "特別", "找", "要", "是")
 VEGETARIAN_WORDS: tuple[str, ...] = ("吃素", "素食", "素的", "食素", "食菜", "吃全素", "全素", "吃齋", "素")
