@@ -291,3 +291,50 @@ def test_thanks_with_a_yes_in_it_is_thanked_when_nothing_was_asked(commands, sto
     result = commands.handle_text(scope, "好的，謝謝你")
     assert result is not None and result.command == "thanks"
     assert store.get("U1").consent != "granted"
+
+
+# -- a typed answer to the 確定忘記 / 不用 question --------------------------------------------------
+
+
+def granted(commands: Commands, store: SqliteStore) -> None:
+    commands.handle_postback(SCOPE, button(commands))
+    assert store.get("U1").consent == "granted"
+
+
+@pytest.mark.parametrize("said", ["好", "確定", "好，刪掉吧", "那就刪掉吧", "刪除"])
+def test_a_typed_yes_to_the_forget_question_forgets(commands, store, said):
+    granted(commands, store)
+    assert commands.handle_text(SCOPE, "全部刪掉").command == "forget_confirm"
+    result = commands.handle_text(SCOPE, said)
+    assert result is not None and result.command == "forget"
+    assert store.get("U1").consent != "granted" and store.get("U1").dietary_type is None
+
+
+def test_a_delete_request_after_what_is_kept_forgets(commands, store):
+    granted(commands, store)
+    assert commands.handle_text(SCOPE, "你記得我什麼").command == "kept"
+    assert commands.handle_text(SCOPE, "那就刪掉吧").command == "forget"
+    assert store.get("U1").dietary_type is None
+
+
+def test_a_typed_no_keeps_and_anything_else_asks_again(commands, store):
+    granted(commands, store)
+    commands.handle_text(SCOPE, "全部刪掉")
+    again = commands.handle_text(SCOPE, "考慮一下")
+    assert again.command == "forget_confirm" and "確定忘記" in again.reply.texts[0]
+    assert commands.handle_text(SCOPE, "不用").command == "forget_declined"
+    assert store.get("U1").dietary_type == "vegetarian"
+
+
+def test_a_typed_yes_after_the_forget_question_expired_forgets_nothing(commands, store, clock):
+    granted(commands, store)
+    commands.handle_text(SCOPE, "全部刪掉")
+    clock.advance(601)
+    assert commands.handle_text(SCOPE, "好") is None  # small talk for the normal turn
+    assert store.get("U1").dietary_type == "vegetarian"
+
+
+def test_a_short_delete_with_nothing_asked_is_still_confirmed_first(commands, store):
+    granted(commands, store)
+    assert commands.handle_text(SCOPE, "那就刪掉吧").command == "forget_confirm"
+    assert store.get("U1").dietary_type == "vegetarian"

@@ -144,6 +144,26 @@ def _negated_request(t: str, at: int) -> bool:
     return False
 
 
+def _clause_at(t: str, at: int) -> str:
+    """The clause of ``t`` around position ``at`` (「…你把那個刪掉，然後幫我看芬園有啥好吃的」: the
+    delete is no question because the search after it is one)."""
+    start = max((m.end() for m in CLAUSES.finditer(t) if m.end() <= at), default=0)
+    end = next((m.start() for m in CLAUSES.finditer(t) if m.start() > at), len(t))
+    return t[start:end]
+
+
+def _asks_about_deleting(t: str, at: int) -> bool:
+    """The delete at ``at`` is asked or supposed, not requested: its own clause is a question, or
+    the sentence is one and its question is no search (「如果以後要取消素食，要怎麼用？」, 「我把聊天
+    紀錄刪掉了，你還記得我吃素嗎」); a search asked after a clear delete (「你把那個刪掉，然後幫我看
+    芬園有啥好吃的」) leaves the delete a request."""
+    clause = _clause_at(t, at)
+    if is_question(clause) or any(w in t for w in words.SUPPOSING):
+        return True
+    others = t.replace(clause, "")
+    return is_question(others) and search_goal(_without_diet(others)) is None
+
+
 def _dropped(t: str) -> bool:
     """「吃素那個不要了」, 「我不要這個設定了」: a clause that drops the diet or the kept data."""
     for clause in (c for c in CLAUSES.split(t) if c):
@@ -176,7 +196,7 @@ def match_forget(t: str) -> ForgetMatch | None:
     marked = len(bare(t)) <= 6 or any(m in t for m in words.REQUEST_MARKERS)
     if not about and not marked:
         return None
-    if is_question(t) or not about:
+    if _asks_about_deleting(t, at) or not about:
         return "forget_confirm"
     return "forget"
 
@@ -276,8 +296,11 @@ def asks_to_remember(t: str) -> bool:
             continue  # 「記得那家素食店在哪嗎」; but 「能不能記得我吃全素」 asks
         if head.endswith("我") and not head.endswith(("幫我", "給我", "把我", "將我")):
             continue
+        tail = tail.lstrip(":：,").removeprefix("飲食").removeprefix("偏好").removeprefix("為").lstrip(":：,")
         if not tail or tail.startswith(_REMEMBER_TAIL_STARTS) or find_diet(tail[:5]):
             return True
+        if head.endswith(words.REQUEST_LEADS + ("幫他", "幫她")):
+            return True  # 「我爸吃素 幫他記著 以後他會用這個帳號」
     return False
 
 

@@ -44,6 +44,8 @@ SIMPLIFIED_TO_TRADITIONAL: dict[str, str] = {
 # this order (「你閣會記得我食啥物無」 reads as 「你還會記得我吃什麼嗎」). Only words with one clear
 # everyday meaning; 食 alone stays (素食, 美食), and so do place words.
 TAIWANESE: tuple[tuple[str, str], ...] = (
+    ("阮兜", "我家"),
+    ("恁兜", "你家"),
     ("阮", "我"),
     ("恁", "你"),
     ("汝", "你"),
@@ -79,6 +81,14 @@ TAIWANESE: tuple[tuple[str, str], ...] = (
     ("毋是", "不是"),
     ("毋好", "不好"),
     ("揣", "找"),
+    ("彼个", "那個"),
+    ("彼個", "那個"),
+    ("這个", "這個"),
+    ("提掉", "拿掉"),
+    ("提走", "拿走"),
+    ("食中晝", "吃午餐"),
+    ("中晝", "午餐"),
+    ("佇", "在"),
     ("今仔日", "今天"),
     ("明仔載", "明天"),
     ("早頓", "早餐"),
@@ -179,6 +189,7 @@ FORGET_OBJECTS: tuple[str, ...] = (
     "食素",
     "同意",
     "授權",
+    "個資",
 )
 # The data words among them: 「我不要這個設定了」 (a negation before one, 了 after) asks to drop it.
 DATA_OBJECTS: tuple[str, ...] = ("偏好", "資料", "設定", "紀錄", "記錄", "同意", "授權")
@@ -216,7 +227,22 @@ REMEMBER_VERBS: tuple[str, ...] = (
     "改為",
 )
 # Words that are not the remembering verb although they contain 記 (日記, 登記, 忘記 ...).
-NOT_REMEMBER: tuple[str, ...] = ("忘記", "日記", "登記", "筆記", "標記", "記者", "書記", "記憶", "記號")
+NOT_REMEMBER: tuple[str, ...] = (
+    "忘記",
+    "日記",
+    "登記",
+    "筆記",
+    "標記",
+    "記者",
+    "書記",
+    "記憶",
+    "記號",
+    "留意",
+    "留心",
+    "留言",
+    "存款",
+    "存錢",
+)
 NEGATIONS: tuple[str, ...] = (
     "不要",
     "不用",
@@ -322,6 +348,8 @@ EVERY_TIME: tuple[str, ...] = ("都", "一律", "固定", "每次", "一直")
 ASKING: tuple[str, ...] = ("會不會", "能不能", "可不可以", "要不要", "是不是", "有沒有")
 # Polite request forms: a remembering verb after one of these asks to remember, even as a question.
 POLITE_ASKING: tuple[str, ...] = (
+    "幫他",
+    "幫她",
     "能不能",
     "可不可以",
     "可以",
@@ -335,6 +363,8 @@ POLITE_ASKING: tuple[str, ...] = (
 )
 # Anywhere before a remembering verb, these make it a request (「請你幫我記一下我吃素好嗎」).
 REQUEST_LEADS: tuple[str, ...] = ("幫我", "請你", "請您", "麻煩", "拜託")
+# A delete said after these is supposed, not asked for: confirmed first.
+SUPPOSING: tuple[str, ...] = ("如果", "假如", "萬一", "要是")
 QUESTION_MARKERS: tuple[str, ...] = (
     *ASKING,
     "可以",
@@ -582,6 +612,9 @@ MEAT_NEGATIONS = "不沒別免無"
 
 # -- consent answers ------------------------------------------------------------------------------
 CONSENT_YES: tuple[str, ...] = (
+    "確定",
+    "確定忘記",
+    "確定刪除",
     "同意",
     "我同意",
     "好",

@@ -89,6 +89,12 @@ TAP_REFUSED = (
     "這個按鈕已經失效，或不是給您的，所以沒有變更任何設定。想設定飲食偏好，請再說一次「記住我吃素」。"
 )
 FORGET_QUESTION = "要刪除我記住的飲食偏好嗎？"
+FORGET_HINT = "請按下面的「確定忘記」或「不用」回答。" + FORGET_QUESTION
+# A 確定忘記 / 不用 question kept in the journal (no words: this prefix and its expiry) for a typed answer.
+FORGET_OFFER = "local:forget:offer:"
+FORGET_OFFER_SECONDS = 600
+# Text commands that may answer a live 確定忘記 / 不用 question (「好」, 「刪掉吧」, 「不用」).
+FORGET_ANSWERS = ("consent_answer", "forget", "forget_confirm")
 TAP_HINT = "請按下面的「同意」或「不同意」回答；沒有回答前，我不會記住。"
 NO_LIVE_PROMPT = "目前沒有等您同意的問題，沒有變更任何設定。想讓我記住飲食偏好，請說「記住我吃素」。"
 EXPIRED_PROMPT = "剛才的問題已經過期，沒有變更任何設定。想讓我記住飲食偏好，請再說一次「記住我吃素」。"
@@ -188,6 +194,8 @@ class Commands:
         """The command ``text`` is (``kind``, if the caller matched it already), or None.
         Personal commands in a group or room are answered with a pointer to the 1:1 chat."""
         kind = kind or match_text_command(text)
+        if kind in FORGET_ANSWERS and scope.source_type == "user" and self._forget_offered(scope):
+            return self.forget_answer(scope, text)
         fixed = static_result(kind, scope, text, self.help_text)
         if fixed is not None or kind is None:
             return fixed
@@ -199,19 +207,57 @@ class Commands:
         if kind == "consent_answer":
             return self.typed_answer(scope, text)
         if kind == "show_kept":
-            return CommandResult(kept_reply(self.preferences, scope), "kept")
+            return self.show_kept(scope)
         if kind == "diet_change":
             return self.diet_change(scope)
         if kind == "forget_confirm":
-            return self.forget_question()
+            return self.forget_question(scope=scope)
         if kind == "forget":
             return self.forget(scope)
         return None
 
-    @staticmethod
-    def forget_question(text: str = FORGET_QUESTION) -> CommandResult:
-        """The 確定忘記 / 不用 question, asked before an unclear delete request acts."""
+    def forget_question(self, text: str = FORGET_QUESTION, *, scope: ScopeKey | None = None) -> CommandResult:
+        """The 確定忘記 / 不用 question, asked before an unclear delete request acts. In the 1:1
+        chat it is also kept as offered, so a typed 「好」 or 「刪掉吧」 answers it."""
+        if scope is not None:
+            self._offer_forget(scope)
         return CommandResult(Reply(texts=(text,), choices=forget_choices()), "forget_confirm")
+
+    def show_kept(self, scope: ScopeKey) -> CommandResult:
+        """What is kept; with a kept diet its 刪除偏好 button is offered, so 「那就刪掉吧」 answers it."""
+        reply = kept_reply(self.preferences, scope)
+        if reply.choices:
+            self._offer_forget(scope)
+        return CommandResult(reply, "kept")
+
+    def _offer_forget(self, scope: ScopeKey) -> None:
+        if scope.source_type != "user":
+            return
+        try:
+            revision = self.preferences.get(scope.user_id).revision
+            expires = int(self.clock()) + FORGET_OFFER_SECONDS
+            self.journal.offer(scope, revision, f"{FORGET_OFFER}{expires}")
+        except StoreError:
+            pass  # the buttons still work; only a typed answer is lost
+
+    def _forget_offered(self, scope: ScopeKey) -> bool:
+        try:
+            revision = self.preferences.get(scope.user_id).revision
+            offered = self.journal.offered(scope, revision)
+        except StoreError:
+            return False
+        expires = offered.removeprefix(FORGET_OFFER)
+        return offered.startswith(FORGET_OFFER) and expires.isdigit() and self.clock() < int(expires)
+
+    def forget_answer(self, scope: ScopeKey, text: str) -> CommandResult:
+        """A typed answer to a live 確定忘記 / 不用 question (or the 刪除偏好 button of what is kept):
+        yes or a delete request forgets, no keeps, anything else asks again."""
+        intent = read(text).intent
+        if intent in ("consent_yes", "forget", "forget_confirm"):
+            return self.forget(scope)
+        if intent == "consent_no":
+            return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
+        return self.forget_question(FORGET_HINT, scope=scope)
 
     def consent_prompt(self, scope: ScopeKey, diet: str, *, lead: str = "") -> CommandResult:
         """The question with two buttons whose data are consent tokens bound to this person, this
@@ -245,6 +291,8 @@ class Commands:
             token = self.journal.offered(scope, revision)
         except StoreError:
             token = ""
+        if token.startswith(FORGET_OFFER):
+            token = ""  # a 確定忘記 question that has expired: nothing is waiting
         if not token:  # not an answer to a consent prompt: 是 / 好 / 不是 are the normal turn's
             if said in words.CONSENT_ONLY:  # (「您是說員林市嗎？」 is answered there)
                 return CommandResult(Reply(texts=(NO_LIVE_PROMPT,)), "consent_hint")
@@ -278,7 +326,7 @@ class Commands:
         state = self.preferences.get(scope.user_id)
         if state.consent == "granted" and state.dietary_type:
             label = catalogue.dietary_label(state.dietary_type)
-            return self.forget_question(f"了解，這次找店家不套用「{label}」。{FORGET_QUESTION}")
+            return self.forget_question(f"了解，這次找店家不套用「{label}」。{FORGET_QUESTION}", scope=scope)
         return CommandResult(Reply(texts=(NOTHING_REMEMBERED,)), "diet_change")
 
     def remember(self, scope: ScopeKey, diet: str) -> CommandResult:

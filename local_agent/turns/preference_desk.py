@@ -18,7 +18,6 @@ from local_agent.language import diets
 from local_agent.listings import catalogue
 from local_agent.replies.reply import CommandName, Reply
 from local_agent.turns.commands import IN_PRIVATE_ONLY, Commands, unsupported_diet_text
-from local_agent.turns.kept import kept_reply
 
 
 class CommandDesk:
@@ -42,4 +41,4 @@ class CommandDesk:
             confirm = self.commands.handle_text(scope, "", "forget_confirm")
             if confirm is not None:
                 return confirm.reply, confirm.command
-        return kept_reply(self.commands.preferences, scope), "kept"
+        return self.commands.show_kept(scope).reply, "kept"

@@ -28,7 +28,6 @@ from local_agent.replies.render import (
 from local_agent.replies.reply import Choice, Reply
 from local_agent.stores.ports import PreferenceStore
 from local_agent.turns.commands import Commands, match_text_command, static_result
-from local_agent.turns.kept import kept_reply
 
 log = logging.getLogger("local_agent.turns.service")
 
@@ -94,7 +93,8 @@ class LocalService:
             return outcome
         if state.consent != "granted" or not state.dietary_type:
             return outcome
-        question = self.commands.forget_question().reply
+        asked = await asyncio.to_thread(self.commands.forget_question, scope=scope)
+        question = asked.reply
         reply = replace(
             outcome.reply, texts=(*outcome.reply.texts, *question.texts), choices=question.choices
         )
@@ -143,7 +143,7 @@ class LocalService:
     def preference_answer(self, scope: ScopeKey) -> Reply:
         """「我的偏好」: what is kept (``kept_reply``, with its 刪除偏好 button for a kept diet); with
         nothing kept, buttons that ask to remember one (each asks for consent first). 1:1 only."""
-        reply = kept_reply(self.preferences, scope)
+        reply = self.commands.show_kept(scope).reply
         if scope.source_type != "user" or reply.choices:
             return reply
         diets = ("vegetarian", "vegan", "lacto_ovo")
