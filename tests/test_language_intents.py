@@ -163,6 +163,12 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
         ("吃素的記錄拿走", "forget"),
         ("我不要這個設定了", "forget_confirm"),
         ("我不用吃素了", "diet_change"),
+        ("那個東西你可以幫我取消嗎", "forget_confirm"),
+        ("不要再推薦素食的了", "forget_confirm"),
+        ("你就當我沒說過吃素", "forget"),
+        ("剛才按錯同意了", "forget"),
+        ("同意是我孫子按的，我不要", "forget_confirm"),
+        ("員林的活動取消了嗎", "search"),  # a cancelled event, no delete
         ("這禮拜六想帶爸媽去鹿港走走，有推薦的餐廳嗎？", "search"),
         ("我今仔日無食菜", "diet_change"),
         ("把吃素改回來", "forget_confirm"),

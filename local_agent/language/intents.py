@@ -164,6 +164,17 @@ def _asks_about_deleting(t: str, at: int) -> bool:
     return is_question(others) and search_goal(_without_diet(others)) is None
 
 
+def _unclear_delete(t: str, verb: bool) -> bool:
+    """The net under the rules above, so that no delete request is ignored: a delete verb that says
+    nothing it is about (「那個東西你可以幫我取消嗎」), or the kept thing with 不要再 / 不用再
+    (「不要再推薦素食的了」), in a sentence that asks for no search, is asked about (確定忘記 / 不用)."""
+    if search_goal(_without_diet(t)) is not None or find_townships(t):
+        return False
+    if verb:
+        return True
+    return has_object(t) and any(w in t for w in words.STOP_AGAIN)
+
+
 def _dropped(t: str) -> bool:
     """「吃素那個不要了」, 「我不要這個設定了」: a clause that drops the diet or the kept data."""
     for clause in (c for c in CLAUSES.split(t) if c):
@@ -182,7 +193,7 @@ def match_forget(t: str) -> ForgetMatch | None:
         return stop
     hits = _verb_positions(t, words.FORGET_VERBS, ())
     if not hits:
-        return "forget_confirm" if _dropped(t) else None
+        return "forget_confirm" if _dropped(t) or _unclear_delete(t, False) else None
     at, verb = hits[0]
     head = t[:at]
     speaker = head.endswith(words.SELF_FORGET_LEADS) and not head.endswith(("幫我", "給我"))
@@ -195,7 +206,7 @@ def match_forget(t: str) -> ForgetMatch | None:
     about = has_object(t)
     marked = len(bare(t)) <= 6 or any(m in t for m in words.REQUEST_MARKERS)
     if not about and not marked:
-        return None
+        return "forget_confirm" if _unclear_delete(t, True) else None
     if _asks_about_deleting(t, at) or not about:
         return "forget_confirm"
     return "forget"

@@ -102,6 +102,15 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
+    "當作沒聽過",
+    "當沒聽過",
+    "當作沒說",
+    "當我沒說",
+    "當沒說過",
+    "當作不知道",
+    "按錯",
+    "點錯",
+    "不小心按",
     "後悔",
     "反悔",
     "收回",
@@ -191,6 +200,8 @@ FORGET_OBJECTS: tuple[str, ...] = (
     "授權",
     "個資",
 )
+# With the kept thing named, these ask to stop it (「不要再推薦素食的了」): asked about first.
+STOP_AGAIN: tuple[str, ...] = ("不要再", "不用再", "別再", "免再", "不必再", "不需要再", "莫再")
 # The data words among them: 「我不要這個設定了」 (a negation before one, 了 after) asks to drop it.
 DATA_OBJECTS: tuple[str, ...] = ("偏好", "資料", "設定", "紀錄", "記錄", "同意", "授權")
 DATA_DROP_LEADS: tuple[str, ...] = ("不要", "不用", "不需要", "不想要", "免")
@@ -318,6 +329,8 @@ DROP_ENDINGS: tuple[str, ...] = (
     "不必了",
     "作廢",
     "通通不要",
+    "我不要",
+    "我不需要",
     "都不要",
     "全部不要",
     "改回來",
