@@ -1054,6 +1054,11 @@ AGAIN_WORDS: tuple[str, ...] = (
     "再幫我查",
     "再幫我找",
     "再查查",
+    "再找看看",
+    "再找找",
+    "再查看看",
+    "再搜看看",
+    "重新搜尋",
 )
 # Bus companies: riding one (「搭員林客運去二林」) does not make a food or event question a transport one.
 BUS_COMPANIES: tuple[str, ...] = (
