@@ -265,6 +265,7 @@ def _kept_answer(e: dict[str, Any], o: Observed) -> str | None:
     return _first(
         _no_search(o),
         None if o.after == o.before else "the preference changed",
+        None if "同意" not in o.buttons else "a consent prompt, not what is kept",
         _says(label_ok, f"what is kept ({_diet_label(diet)}) and how to delete it", o),
     )
 

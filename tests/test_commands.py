@@ -138,10 +138,17 @@ def test_declining_refuses_bumps_the_revision_and_stores_no_dietary_type(command
 
 def test_each_consent_answer_bumps_the_revision_again(commands, store):
     revisions = [
-        commands.handle_postback(SCOPE, button(commands, label, "vegan")).revision
-        for label in ("同意", "不同意", "同意")
+        commands.handle_postback(SCOPE, button(commands, label, diet)).revision
+        for label, diet in (("同意", "vegan"), ("不同意", "vegetarian"), ("同意", "vegan"))
     ]
     assert revisions == [1, 2, 3]
+
+
+def test_asking_to_remember_the_diet_already_kept_says_so_and_offers_nothing(commands, store):
+    commands.handle_postback(SCOPE, button(commands, "同意", "vegan"))
+    again = commands.handle_text(SCOPE, "記住我吃全素")
+    assert again.command == "already_kept" and again.reply.choices == () and "全素" in again.reply.texts[0]
+    assert store.get("U1").revision == 1
 
 
 @pytest.mark.parametrize(

@@ -175,7 +175,7 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
         ("恢復成沒有設定", "forget"),
         ("你記的那些東西通通不要", "forget_confirm"),
         ("以後推薦都用素食就好", "remember"),
-        ("以後都幾點開門", "unknown"),
+        ("以後都這樣嗎", "unknown"),
         ("吃素那個不要了，謝謝", "forget_confirm"),
         ("要如何讓你記住我吃素", "help"),
         ("今天破戒一下，員林有什麼好吃的", "search"),
@@ -304,7 +304,7 @@ def test_a_whole_question_is_no_follow_up(text):
         ("我吃素的資料不要留", "forget"),
         ("吃素那個不要了", "forget_confirm"),  # no verb: asked first
         ("把我的記錄清一清", "forget"),
-        ("以後不用特別找素的了", "diet_change"),
+        ("以後不用特別找素的了", "forget_confirm"),  # stop looking for it: asked first
         ("以後找店家都幫我找全素的", "remember"),
         ("設定我吃蛋奶素", "remember"),
         ("查我的偏好", "show_kept"),

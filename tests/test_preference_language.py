@@ -337,3 +337,29 @@ def test_empty_and_huge_messages_are_answered_and_keep_the_preference(app, text)
 
 def test_consent_words_are_listed_once():
     assert not set(words.CONSENT_YES) & set(words.CONSENT_NO)
+
+
+@pytest.mark.parametrize(
+    "text,area",
+    [
+        ("吃素的不用記了，幫我找員林好吃的", "員林市"),
+        ("幫我把素食偏好刪掉，然後看看鹿港有什麼好吃的", "鹿港鎮"),
+    ],
+)
+def test_a_delete_with_a_search_forgets_and_then_searches_without_the_diet(app, text, area):
+    grant(app)
+    out = say(app, text)
+    assert out.command == "forget" and app.store.get(U1).consent == "forgotten"
+    assert first_text(app.line.replies()[-1]) == FORGOTTEN
+    call = out.tool_calls[-1]
+    assert call["effective_arguments"]["area"] == area
+    assert call["effective_arguments"]["dietary_type"] == "any"  # the diet it asked to forget is not applied
+
+
+def test_remember_again_with_a_search_says_it_is_kept_and_searches_with_it(app):
+    grant(app)
+    out = say(app, "素食繼續幫我記著喔，和美有什麼早餐")
+    assert out.command == "already_kept" and "已經記住" in first_text(app.line.replies()[-1])
+    assert out.tool_calls[-1]["effective_arguments"]["area"] == "和美鎮"
+    assert out.tool_calls[-1]["preference_origin"] == "consented_memory"
+    assert "同意" not in buttons(app)

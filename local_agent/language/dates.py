@@ -128,9 +128,14 @@ _DAY_OF_NAMED_MONTH = re.compile(r"(這個?|本|下個?)月(\d{1,2})\s*[號号�
 _DAY_OF_MONTH = re.compile(r"(?<![\d/月])(\d{1,2})\s*[號号日](?![\d遊游])")
 
 
+# The Taiwanese 「拜六」, 「拜一」 are 禮拜六, 禮拜一 (not 拜拜).
+_SHORT_WEEKDAY = re.compile("(?<![禮拜])拜([一二三四五六日天])")
+
+
 def normalise(text: str) -> str:
-    """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5."""
-    return unicodedata.normalize("NFKC", text)
+    """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5; 拜六 as
+    禮拜六."""
+    return _SHORT_WEEKDAY.sub(r"禮拜\1", unicodedata.normalize("NFKC", text))
 
 
 def _calendar() -> ModuleType | None:

@@ -59,6 +59,8 @@ SearchGoal = Literal["places", "events", "unsupported"]
 # Longer than this, a message is no short command: unreadable or not, the normal turn answers it.
 SHORT_MESSAGE_CHARS = 200
 CLAUSES = re.compile("[,。!?;；]+")
+# What the speaker eats, asked about in a question on what is kept (「你知道我平常吃什麼嗎」): no search.
+_EATING_ABOUT_ME = re.compile("我.{0,2}吃(?:什麼|啥|哪一?種)?|吃(?:什麼|啥|哪一?種)")
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,11 @@ def bare(t: str) -> str:
 
 
 def is_question(t: str) -> bool:
-    return any(q in t for q in words.QUESTION_MARKERS)
+    """A question marker in ``t``; 「可以」 only when the sentence does not end as a statement
+    (「偏好可以刪掉了」 says it may go now)."""
+    if any(q in t for q in words.QUESTION_MARKERS if q != "可以"):
+        return True
+    return "可以" in t and not t.rstrip(words.TRAILING_PARTICLES).endswith(("了", "吧"))
 
 
 def _ends_negated(head: str, extra: tuple[str, ...] = ()) -> bool:
@@ -85,7 +91,7 @@ def _ends_negated(head: str, extra: tuple[str, ...] = ()) -> bool:
             return False
         if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
             return True
-        fillers = ("幫我", "再", "還", "你們", "你", "讓你們", "讓你", "給我", "幫")
+        fillers = ("幫我", "再", "還", "亂", "隨便", "你們", "你", "讓你們", "讓你", "給我", "幫")
         filler = next((f for f in fillers if head.endswith(f)), "")
         if not filler:
             return False
@@ -189,9 +195,9 @@ def _dropped(t: str) -> bool:
 def match_forget(t: str) -> ForgetMatch | None:
     """A delete request in reading form ``t``, or None (not one)."""
     stop = _stop_remembering(t)
-    if stop is not None:
-        return stop
     hits = _verb_positions(t, words.FORGET_VERBS, ())
+    if stop is not None and not (stop == "forget_confirm" and hits):
+        return stop  # (「不想讓你知道我吃素了，刪掉」 goes on to its 刪掉)
     if not hits:
         return "forget_confirm" if _dropped(t) or _unclear_delete(t, False) else None
     at, verb = hits[0]
@@ -229,17 +235,19 @@ def _about_kept(head: str, tail: str) -> bool:
         return True
     if find_diet(tail[:5]) is not None:
         return True  # 「你那邊現在是設定全素嗎」: whether that diet is kept
+    if tail.startswith("我") and "吃" in tail[:5]:
+        return True  # 「你知道我平常吃啥嗎」
+    if "我" in head and any(w in head for w in words.VEGETARIAN_WORDS):
+        return True  # 「我上次說我吃哪一種素你記得嗎」
     return "我" in head and (find_diet(head) is not None or any(w in head for w in words.KEPT_TOPICS))
 
 
 def asks_what_is_kept(t: str) -> bool:
     if any(p in t for p in words.KEPT_PHRASES) or _only_kept_topic(t):
         return True
-    if not (is_question(t) or any(w in t for w in words.SHOW_ME)):
-        return False
-    rest = t
-    for word in words.EATING_ABOUT_ME:
-        rest = rest.replace(word, "")
+    if not (is_question(t) or any(w in t for w in (*words.SHOW_ME, "還是"))):
+        return False  # (「你記的是蛋奶素還是全素」 asks too)
+    rest = _EATING_ABOUT_ME.sub("", t)
     if search_goal(_without_diet(rest)) is not None or find_townships(t):
         return False  # 「你知道什麼好吃的嗎」 asks for a search
     hits = _verb_positions(t, words.KEPT_VERBS)
@@ -247,7 +255,8 @@ def asks_what_is_kept(t: str) -> bool:
         head, tail = t[:at], t[at + len(verb) :]
         if head.endswith("我") and not head.endswith(("幫我", "給我")):
             continue  # 「我記得…」: the speaker remembers
-        done = tail.startswith(("的", "了"))  # 「你幫我記的是哪一種素」 asks what was done
+        # 「你幫我記的是哪一種素」, 「你有幫我記吃素嗎」 ask what was done
+        done = tail.startswith(("的", "了")) or head.endswith(words.ASKED_DONE)
         if not done and (head.endswith(words.POLITE_ASKING) or any(p in head for p in words.REQUEST_LEADS)):
             continue  # 「能不能記得我吃全素」, 「幫我記一下我吃素好嗎」 ask to remember
         if _about_kept(head, tail):
@@ -357,6 +366,28 @@ def search_goal(text: str) -> SearchGoal | None:
     return goal
 
 
+def also_searches(text: str) -> bool:
+    """Besides a preference command, the sentence asks for a search (「吃素的不用記了，幫我找員林好
+    吃的」); diet words alone ask for none (「把我吃素的資料刪掉」)."""
+    t = reading_form(text)
+    return search_goal(_without_diet(t)) in ("places", "events")
+
+
+_RAW_CLAUSES = re.compile(r"[，,。.！!？?；;\s]+")
+
+
+def search_part(text: str) -> str:
+    """The clauses of ``text`` that ask for the search, without the preference command said with
+    it: 「吃素的不用記了，幫我找員林好吃的」 searches with 「幫我找員林好吃的」, so the diet it asked to
+    forget is not the diet said now. The whole text when no clause is left."""
+    kept = [
+        part
+        for part in _RAW_CLAUSES.split(text)
+        if part and match_forget(reading_form(part)) is None and _about_keeping(reading_form(part)) is None
+    ]
+    return "，".join(kept) if kept else text
+
+
 def asks_again(text: str) -> bool:
     """「再查一次」, 「重新找」: the last search again."""
     t = reading_form(text)
@@ -462,8 +493,12 @@ def read(text: str) -> Reading:
         if not (text or "").strip():
             return Reading("help")
         return Reading("unreadable" if len(text) <= SHORT_MESSAGE_CHARS else "unknown")
+    if t.endswith(words.I_FORGOT) and asks_what_is_kept(t.removesuffix("忘了").removesuffix("忘記了")):
+        return Reading("show_kept")  # 「我有跟你說過我吃素嗎 忘了」: the speaker forgot, and asks
     forget = match_forget(t)
-    if forget == "forget_declined" and search_goal(_without_diet(t)) in ("places", "events"):
+    if forget == "forget_declined" and (
+        search_goal(_without_diet(t)) in ("places", "events") or find_townships(t)
+    ):
         return Reading("search")  # 「不要忘記我吃素，二林有什麼吃的」: the search, the diet kept
     if forget is not None:
         return Reading(forget)

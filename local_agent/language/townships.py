@@ -52,6 +52,8 @@ DATA = Path(__file__).with_name("data") / "places.json"
 PlaceKind = Literal["none", "township", "choice", "confirm", "outside"]
 SERVED_ONLY = "目前只服務彰化縣的 26 個鄉鎮市"
 MAX_AREA_CHARS = 16  # an ``area`` argument longer than a few names is not read as places
+# A short name before these is that township's school (「和美國中」), never a false hit.
+_SCHOOLS = ("國中", "國小", "高中", "高工", "高商", "國民")
 _CLAUSE_BREAK = re.compile(r"[,，。.!！?？;；~～]+")
 _SEPARATORS = re.compile(r"[\s、，,/／和與跟或及]+")
 _TONE_MARKS = "\u0300\u0301\u030c\u0304"  # combining grave, acute, caron, macron; ü keeps its dots
@@ -248,6 +250,7 @@ def _mentions(text: str, taken: list[bool], vocab: _Vocabulary) -> list[_Mention
             end = start + len(alias)
             county = alias == "彰化" and text.startswith(COUNTY, start)
             full = end < len(text) and len(alias) == 2 and text[end] == township[-1]
+            full = full or text.startswith(_SCHOOLS, end)  # 「和美國中」 is no 「和美國」
             blocked = not full and _is_false_hit(text, alias, start, vocab)
             if not county and not blocked and not any(taken[start:end]):
                 taken[start:end] = [True] * (end - start)

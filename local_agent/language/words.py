@@ -40,11 +40,13 @@ SIMPLIFIED_TO_TRADITIONAL: dict[str, str] = {
     "动": "動",
 }
 
-# Taiwanese written in Han characters, read as the Mandarin words the vocabulary is written in, in
+# Taiwanese written in Han characters (and a formal word or two: 本人, 茹素), read as the Mandarin words
+# the vocabulary is written in, in
 # this order (「你閣會記得我食啥物無」 reads as 「你還會記得我吃什麼嗎」). Only words with one clear
 # everyday meaning; 食 alone stays (素食, 美食), and so do place words.
 TAIWANESE: tuple[tuple[str, str], ...] = (
     ("阮兜", "我家"),
+    ("本人", "我"),
     ("恁兜", "你家"),
     ("阮", "我"),
     ("恁", "你"),
@@ -102,6 +104,10 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
+    "山掉",
+    "山除",
+    "珊掉",
+    "改掉",
     "當作沒聽過",
     "當沒聽過",
     "當作沒說",
@@ -308,6 +314,9 @@ FILTER_VERBS: tuple[str, ...] = (
     "只找",
     "限定",
     "限制",
+    "挑",
+    "選",
+    "找",
     "管",
     "用",
     "套",
@@ -435,10 +444,12 @@ KEPT_WHAT: tuple[str, ...] = (
     "的東西",
     "了我",
 )
-# What the speaker eats, asked about in a question on what is kept (「你知道我吃什麼嗎」): no search.
-EATING_ABOUT_ME: tuple[str, ...] = ("我是吃", "我吃", "吃什麼", "吃啥", "吃哪種", "吃哪一種")
+# A sentence ending so after a question on what is kept is the speaker's own forgetting.
+I_FORGOT: tuple[str, ...] = ("忘了", "忘記了")
 # A question how to do something is no question about what is kept: 「怎麼設定偏好」.
 HOW_TO: tuple[str, ...] = ("怎麼", "如何", "要怎樣", "怎樣")
+# Before a remembering verb (with 幫我), these ask whether it was done: 「你有幫我記吃素嗎」.
+ASKED_DONE: tuple[str, ...] = ("有幫我", "有沒有幫我", "是不是有幫我", "已經幫我", "有沒有")
 # Asking to be shown, not asked: 「看一下你記住我的東西」, 「告訴我你存了什麼」.
 SHOW_ME: tuple[str, ...] = ("看一下", "給我看", "查一下", "查看", "查詢", "告訴我", "跟我說", "列出", "顯示")
 KEPT_ABOUT_ME: tuple[str, ...] = (
@@ -503,6 +514,7 @@ KEPT_TOPICS: tuple[str, ...] = (
     "飲食設定",
     "飲食習慣",
     "個人資料",
+    "個人設定",
     "偏好設定",
     "偏好",
     "設定",
@@ -557,6 +569,7 @@ DIET_SYNONYMS: dict[str, str] = {
     "食全素": "吃全素",
     "呷菜": "吃素",
     "呷素": "吃素",
+    "茹素": "吃素",
     "吃蛋奶": "吃蛋奶素",
     "蛋奶可以": "蛋奶素",
     "蛋奶都可": "蛋奶素",
@@ -980,6 +993,19 @@ PLACE_WORDS: tuple[str, ...] = (
     "哪裡有賣",
     "哪裡買",
     "哪裡有得買",
+    "買得到",
+    "吃得到",
+    "豆花",
+    "下午茶",
+    "蛋糕",
+    "麵包",
+    "滷味",
+    "臭豆腐",
+    "粥",
+    "冰",
+    "營業",
+    "有開",
+    "開門",
 )
 EVENT_WORDS: tuple[str, ...] = (
     "活動",

@@ -22,6 +22,7 @@ CommandName = Literal[
     "forget_confirm",
     "forget_declined",
     "kept",
+    "already_kept",
     "private_only",
     "help",
     "greeting",

@@ -264,7 +264,10 @@ class Commands:
         chat, the current preference revision and an expiry. The agree token is also kept in the
         person's journal record for a typed answer (a failure there only costs the typed path)."""
         label = catalogue.dietary_label(diet)
-        revision = self.preferences.get(scope.user_id).revision
+        state = self.preferences.get(scope.user_id)
+        if state.consent == "granted" and state.dietary_type == diet and not lead:
+            return CommandResult(Reply(texts=(f"「{label}」已經記住了，會繼續套用。",)), "already_kept")
+        revision = state.revision
         now = self.clock()
         yes = self.tokens.issue(scope, agree=True, dietary_type=diet, revision=revision, now=now)
         no = self.tokens.issue(scope, agree=False, dietary_type=diet, revision=revision, now=now)

@@ -15,6 +15,7 @@ from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.language.diets import diet_said
+from local_agent.language.intents import also_searches, search_part
 from local_agent.listings import catalogue
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.replies import navigation as nav
@@ -38,6 +39,8 @@ MAX_INPUT_CHARS = 5000  # LINE's own limit for a text message
 UNFOLLOW_RETRY_DELAYS = (0.2, 0.5, 1.0, 2.0)
 # The question a picker tap asks on the person's behalf (app-written, goes through the model).
 SEARCH_QUESTION = {"places": "{}有什麼好吃的？", "events": "{}有什麼活動？"}
+# Commands after which a search asked in the same sentence still runs.
+THEN_SEARCH = ("forget", "already_kept")
 NAV_REFUSED = "這個按鈕已經失效，沒有做任何事。請再說一次想找什麼，例如「花壇有什麼好吃的？」"
 
 
@@ -59,9 +62,20 @@ class LocalService:
     async def handle_text(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:
         text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
         outcome = await self.command(scope, text)
+        if outcome is not None and outcome.command in THEN_SEARCH and also_searches(text):
+            return await self._then_search(scope, text, outcome, turn_id)
         if outcome is not None:
             return outcome
         return await self._search(scope, text, turn_id)
+
+    async def _then_search(
+        self, scope: ScopeKey, text: str, done: TurnOutcome, turn_id: str | None
+    ) -> TurnOutcome:
+        """「吃素的不用記了，幫我找員林好吃的」: the command's answer, then the search the sentence also
+        asks for (after a forget, it applies no diet)."""
+        found = await self._search(scope, search_part(text), turn_id)
+        reply = replace(found.reply, texts=(*done.reply.texts, *found.reply.texts))
+        return replace(found, reply=reply, command=done.command)
 
     async def command(self, scope: ScopeKey, text: str) -> TurnOutcome | None:
         """The answer to a text command (help, consent prompt, forget), with no model; None for a
