@@ -598,7 +598,21 @@ REMEMBERABLE: tuple[str, ...] = ("vegetarian", "vegan", "lacto_ovo", "five_punge
 
 # -- a diet said now --------------------------------------------------------------------------------
 # A negated diet with one of these is a lasting change (offer to forget); otherwise for this turn.
-LASTING_CHANGE: tuple[str, ...] = ("了", "不再", "沒在", "已經", "以後", "現在", "開始", "戒")
+LASTING_CHANGE: tuple[str, ...] = (
+    "了",
+    "不再",
+    "沒在",
+    "已經",
+    "以後",
+    "現在",
+    "開始",
+    "戒",
+    "最近",
+    "這陣子",
+    "後來",
+    "很久",
+    "早就",
+)
 FOR_NOW: tuple[str, ...] = ("今天", "這次", "這餐", "這一餐", "今晚", "中午", "晚上", "早上", "明天", "偶爾")
 # A diet negated now: a lead, an optional middle and a vegetarian word (「沒有在吃素」, 「不想吃素」,
 # 「不用特別找素的」), or one of the whole phrases.
@@ -619,6 +633,8 @@ NOT_VEGETARIAN_LEADS: tuple[str, ...] = (
 NOT_VEGETARIAN_MIDDLES: tuple[str, ...] = ("在", "再", "想", "用", "特別找", "特別", "找", "要", "是")
 VEGETARIAN_WORDS: tuple[str, ...] = ("吃素", "素食", "素的", "食素", "食菜", "吃全素", "全素", "吃齋", "素")
 NOT_VEGETARIAN: tuple[str, ...] = (
+    "戒素",
+    "破素",
     "葷素不拘",
     "葷素都可",
     "葷素皆可",
