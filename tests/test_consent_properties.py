@@ -100,7 +100,10 @@ def test_no_preference_without_its_owners_own_valid_tap_and_none_shown_outside_t
             if kind == "prompt":
                 user = USERS[step[1]]
                 result = commands.handle_text(private(user), step[2])
-                assert result is not None and result.command == "consent_prompt"
+                already = model.granted[user] == DIETS[step[2]]  # kept: said so, nothing offered
+                assert result is not None
+                assert result.command == ("already_kept" if already else "consent_prompt")
+                assert bool(result.reply.choices) is not already
                 for choice in result.reply.choices:
                     offered.append(
                         Offered(
