@@ -169,6 +169,19 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
         ("剛才按錯同意了", "forget"),
         ("同意是我孫子按的，我不要", "forget_confirm"),
         ("員林的活動取消了嗎", "search"),  # a cancelled event, no delete
+        ("請問如何刪除我的資料？請直接幫我刪除", "forget"),
+        ("老實說我也忘記什麼時候叫你記的了，反正我現在不吃素，你那邊記的通通刪掉", "forget"),
+        ("全素那個不用記了，田中有哪些早餐店", "forget"),
+        ("吼 怎麼都素的 不要再記我吃素了", "forget"),
+        ("我吃速的那個幫我刪掉", "forget"),
+        ("嗯那個素食的設定喔幫我取銷", "forget"),
+        ("醫生說我不能再吃素了", "diet_change"),
+        ("飲食設定恢復預設", "forget"),
+        ("素食偏好 ❌", "forget"),
+        ("Please delete my diet preference", "forget"),
+        ("reset", "forget_confirm"),
+        ("不記了", "forget_confirm"),
+        ("我把LINE的聊天紀錄刪掉了，你還記得我吃素嗎", "forget_confirm"),
         ("這禮拜六想帶爸媽去鹿港走走，有推薦的餐廳嗎？", "search"),
         ("我今仔日無食菜", "diet_change"),
         ("把吃素改回來", "forget_confirm"),
@@ -225,7 +238,7 @@ def test_a_long_message_is_read_without_failing():
 
 
 def test_the_reading_form_folds_full_width_simplified_spaces_and_emoji():
-    assert reading_form("ＯＫ！删除 我的偏好😀\u200b") == "OK!刪除我的偏好"
+    assert reading_form("ＯＫ！删除 我的偏好😀\u200b") == "ok!刪除我的偏好"  # Latin lower-cased
 
 
 @pytest.mark.parametrize(
@@ -354,3 +367,10 @@ def test_a_diet_said_now_in_everyday_words(text, code):
 )
 def test_the_asking_clause_decides_between_food_and_events(text, goal):
     assert intents.search_goal(text) == goal
+
+
+def test_a_space_between_clauses_separates_them_and_one_inside_a_word_is_dropped():
+    assert reading_form("全素那個不用了啦 我現在什麼都吃") == "全素那個不用了啦,我現在什麼都吃"
+    assert reading_form("忘 記 我 的 偏 好") == "忘記我的偏好"
+    assert reading_form("不想讓 你記得吃素的事情") == "不想讓你記得吃素的事情"
+    assert reading_form("素食偏好 ❌") == "素食偏好取消"

@@ -91,7 +91,7 @@ def _ends_negated(head: str, extra: tuple[str, ...] = ()) -> bool:
             return False
         if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
             return True
-        fillers = ("幫我", "再", "還", "亂", "隨便", "你們", "你", "讓你們", "讓你", "給我", "幫")
+        fillers = ("幫我", "再", "還", "亂", "隨便", "你們", "你", "讓你們", "讓你", "給我", "幫", ",")
         filler = next((f for f in fillers if head.endswith(f)), "")
         if not filler:
             return False
@@ -130,8 +130,8 @@ def has_object(t: str) -> bool:
 def _stop_remembering(t: str) -> ForgetMatch | None:
     """「不用記了」, 「不想讓你記得我吃素」: a negated remembering verb asks to forget."""
     for at, _ in _verb_positions(t, words.REMEMBER_VERBS):
-        if _ends_negated(t[:at]):
-            if is_question(t):
+        if _ends_negated(t[:at]):  # 「不要再記」 is said to the bot: only its own question asks
+            if is_question(_clause_at(t, at)) or any(w in t for w in words.SUPPOSING):
                 return "forget_confirm"
             return "forget" if has_object(t) or len(t) <= 8 else "forget_confirm"
     for at, _ in _verb_positions(t, words.FILTER_VERBS, ()):
@@ -193,17 +193,35 @@ def _dropped(t: str) -> bool:
 
 
 def match_forget(t: str) -> ForgetMatch | None:
-    """A delete request in reading form ``t``, or None (not one)."""
+    """A delete request in reading form ``t``, or None (not one). Every delete verb is weighed: one
+    clear request forgets, even after the speaker's own forgetting earlier in the sentence
+    (「老實說我也忘記什麼時候叫你記的了…你那邊記的通通刪掉」)."""
     stop = _stop_remembering(t)
     hits = _verb_positions(t, words.FORGET_VERBS, ())
     if stop is not None and not (stop == "forget_confirm" and hits):
         return stop  # (「不想讓你知道我吃素了，刪掉」 goes on to its 刪掉)
     if not hits:
-        return "forget_confirm" if _dropped(t) or _unclear_delete(t, False) else None
-    at, verb = hits[0]
-    head = t[:at]
+        unclear = _dropped(t) or _unclear_delete(t, False) or bare(t) in words.BARE_STOPS
+        return "forget_confirm" if unclear else None
+    verdicts = {_verdict(t, at, verb) for at, verb in hits}
+    order: tuple[ForgetMatch, ...] = ("forget", "forget_confirm", "forget_declined")
+    for strongest in order:
+        if strongest in verdicts:
+            return strongest
+    return None
+
+
+def _requested(t: str, clause: str) -> bool:
+    """The delete's clause asks someone to do it (「請直接幫我刪除」, 「你把那個刪掉」), not a question."""
+    if is_question(clause) or any(w in t for w in words.SUPPOSING):
+        return False
+    return any(w in clause for w in words.ASKING_SOMEONE)
+
+
+def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
+    head, clause = t[:at], _clause_at(t, at)
     speaker = head.endswith(words.SELF_FORGET_LEADS) and not head.endswith(("幫我", "給我"))
-    if verb in words.SELF_FORGET_VERBS and speaker and "把" not in t:
+    if verb in words.SELF_FORGET_VERBS and speaker and "把" not in clause:
         return None  # 「我忘記我吃什麼了」: the speaker forgot something
     if verb in words.SELF_FORGET_VERBS and t[at + len(verb) :].startswith(words.FORGOT_TO):
         return None  # 「你忘了帶我去吃素食」: forgetting to do something is no request
@@ -213,9 +231,11 @@ def match_forget(t: str) -> ForgetMatch | None:
     marked = len(bare(t)) <= 6 or any(m in t for m in words.REQUEST_MARKERS)
     if not about and not marked:
         return "forget_confirm" if _unclear_delete(t, True) else None
-    if _asks_about_deleting(t, at) or not about:
+    if not about:
         return "forget_confirm"
-    return "forget"
+    if _requested(t, clause) or not _asks_about_deleting(t, at):
+        return "forget"
+    return "forget_confirm"
 
 
 def _only_kept_topic(t: str) -> bool:

@@ -2,15 +2,18 @@
 
 Full-width letters, digits and punctuation become their ASCII forms (NFKC), simplified characters
 that matter to the vocabulary become traditional ones, spaces, zero-width and direction marks go,
-emoji or pictographs are dropped, and Taiwanese words written in Han characters read as Mandarin ones. The result is only ever read, never stored or shown.
+emoji or pictographs are dropped (a few that say something, ❌ or 🗑, are read as words first), Latin
+letters are lower-cased, a space between two runs of Chinese separates clauses, and Taiwanese words written in Han characters read as Mandarin ones. The result is only ever read, never stored or shown.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from local_agent.language.words import (
     SIMPLIFIED_TO_TRADITIONAL,
+    SYMBOL_WORDS,
     TAIWANESE,
     TAIWANESE_QUESTION_ENDINGS,
     TRAILING_PARTICLES,
@@ -18,6 +21,13 @@ from local_agent.language.words import (
 
 _TABLE = str.maketrans(SIMPLIFIED_TO_TRADITIONAL)
 _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So", "Mn", "Me")
+# A space after a clause's end (了, 啦, 的, 嗎 …) or before a clause's start (那, 算了, 幫我 …) between
+# runs of Chinese separates clauses, as a voice keyboard writes them (「全素那個不用了啦 我現在什麼都吃」);
+# any other space (「忘 記」, 「不 用記了」, 「不想讓 你記得」) is only dropped.
+_CLAUSE_SPACE = re.compile(
+    "(?<=[\u3400-\u9fff]{2}[了啦啊喔的嗎呢吧耶齁掉])[ \u3000]+(?=[\u3400-\u9fff])"
+    "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|請|麻煩)[\u3400-\u9fff])"
+)
 ZHUYIN = range(0x3100, 0x3130)
 ZHUYIN_EXTENDED = range(0x31A0, 0x31C0)
 
@@ -31,7 +41,10 @@ def reading_form(text: str) -> str:
     if not isinstance(text, str):
         return ""
     folded = unicodedata.normalize("NFKC", text.encode("utf-8", "replace").decode("utf-8"))
-    return mandarin("".join(ch for ch in folded if _kept(ch)).translate(_TABLE))
+    for symbol, word in SYMBOL_WORDS.items():
+        folded = folded.replace(symbol, word)
+    folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
+    return mandarin("".join(ch for ch in folded if _kept(ch)).translate(_TABLE).lower())
 
 
 def mandarin(t: str) -> str:

@@ -87,6 +87,9 @@ TAIWANESE: tuple[tuple[str, str], ...] = (
     ("彼個", "那個"),
     ("這个", "這個"),
     ("提掉", "拿掉"),
+    ("拊掉", "擦掉"),
+    ("吃速", "吃素"),
+    ("吃菜", "吃素"),
     ("提走", "拿走"),
     ("食中晝", "吃午餐"),
     ("中晝", "午餐"),
@@ -101,9 +104,28 @@ TAIWANESE: tuple[tuple[str, str], ...] = (
 # A sentence ending so (after its particles) asks a question the Taiwanese way: 「有素食無」.
 TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
 
+# Symbols that say something, read as words before the other symbols are dropped (「素食偏好 ❌」).
+SYMBOL_WORDS: dict[str, str] = {"❌": "取消", "✖": "取消", "🚫": "取消", "🗑": "刪掉"}
+
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
+    "delete",
+    "reset",
+    "cancel",
+    "clear",
+    "forget",
+    "remove",
+    "erase",
+    "stop",
+    "取銷",
+    "忘寄",
+    "忘紀",
+    "網記",
+    "擦掉",
+    "恢復預設",
+    "回復預設",
+    "恢復原本",
     "山掉",
     "山除",
     "珊掉",
@@ -205,7 +227,13 @@ FORGET_OBJECTS: tuple[str, ...] = (
     "同意",
     "授權",
     "個資",
+    "diet",
+    "preference",
+    "setting",
+    "data",
 )
+# Said alone, these ask to stop remembering (「不記了」): asked about first.
+BARE_STOPS: tuple[str, ...] = ("不記了", "免記了", "免記", "不記", "不要記", "不用記", "別記", "莫記")
 # With the kept thing named, these ask to stop it (「不要再推薦素食的了」): asked about first.
 STOP_AGAIN: tuple[str, ...] = ("不要再", "不用再", "別再", "免再", "不必再", "不需要再", "莫再")
 # The data words among them: 「我不要這個設定了」 (a negation before one, 了 after) asks to drop it.
@@ -385,6 +413,8 @@ POLITE_ASKING: tuple[str, ...] = (
 )
 # Anywhere before a remembering verb, these make it a request (「請你幫我記一下我吃素好嗎」).
 REQUEST_LEADS: tuple[str, ...] = ("幫我", "請你", "請您", "麻煩", "拜託")
+# In a delete's clause, these ask someone to do it (「請直接幫我刪除」, 「你把那個刪掉」).
+ASKING_SOMEONE: tuple[str, ...] = ("請", "幫我", "麻煩", "給我", "你", "直接", "拜託", "吧", "啦")
 # A delete said after these is supposed, not asked for: confirmed first.
 SUPPOSING: tuple[str, ...] = ("如果", "假如", "萬一", "要是")
 QUESTION_MARKERS: tuple[str, ...] = (
@@ -617,6 +647,8 @@ FOR_NOW: tuple[str, ...] = ("今天", "這次", "這餐", "這一餐", "今晚",
 # A diet negated now: a lead, an optional middle and a vegetarian word (「沒有在吃素」, 「不想吃素」,
 # 「不用特別找素的」), or one of the whole phrases.
 NOT_VEGETARIAN_LEADS: tuple[str, ...] = (
+    "不能",
+    "不可以",
     "不",
     "沒",
     "沒有",
@@ -635,6 +667,8 @@ VEGETARIAN_WORDS: tuple[str, ...] = ("吃素", "素食", "素的", "食素", "�
 NOT_VEGETARIAN: tuple[str, ...] = (
     "戒素",
     "破素",
+    "什麼都吃",
+    "什麼都可以吃",
     "葷素不拘",
     "葷素都可",
     "葷素皆可",
