@@ -178,7 +178,11 @@ def _unclear_delete(t: str, verb: bool) -> bool:
         return False
     if verb:
         return True
-    return has_object(t) and any(w in t for w in words.STOP_AGAIN)
+    if not has_object(t):
+        return False
+    filters = tuple(v for v in words.FILTER_VERBS if len(v) > 1)  # (not the 用 of 不用)
+    negated_filter = any(n in t for n in words.NEGATIONS) and bool(_verb_positions(t, filters, ()))
+    return negated_filter or any(w in t for w in words.STOP_AGAIN)  # 「不需要素食篩選」
 
 
 def _dropped(t: str) -> bool:
@@ -201,6 +205,8 @@ def match_forget(t: str) -> ForgetMatch | None:
     if stop is not None and not (stop == "forget_confirm" and hits):
         return stop  # (「不想讓你知道我吃素了，刪掉」 goes on to its 刪掉)
     if not hits:
+        if any(w in t for w in words.KEEP_AS_IS) and has_object(t):
+            return "forget_declined"  # 「吃素的事不用改，照原本的就好」
         unclear = _dropped(t) or _unclear_delete(t, False) or bare(t) in words.BARE_STOPS
         return "forget_confirm" if unclear else None
     verdicts = {_verdict(t, at, verb) for at, verb in hits}
@@ -328,6 +334,10 @@ def asks_to_remember(t: str) -> bool:
     """A remembering verb addressed to the bot (not 「我記得…」, not negated), with what follows it
     being the speaker or the end of the clause."""
     asking = is_question(t)
+    lasting = not any(w in t for w in words.FOR_NOW) and not find_townships(t)
+    for at, verb in _verb_positions(t, words.CHANGE_VERBS, ()):
+        if lasting and find_diet(t[at + len(verb) : at + 5]) and not _ends_negated(t[:at]):
+            return True  # 「…改全素」 (but 「今天改吃全素，社頭有什麼」 is this search's)
     for at, verb in _verb_positions(t, words.REMEMBER_VERBS):
         head, tail = t[:at], t[at + len(verb) :]
         if _ends_negated(head):
@@ -506,6 +516,14 @@ def _about_keeping(t: str) -> Reading | None:
     return _remember(t)
 
 
+def _asks_whether_kept(t: str) -> bool:
+    """「確定刪掉了嗎」 (what is kept now says whether it was), 「我有跟你說過我吃素嗎 忘了」 (the
+    speaker forgot, and asks): questions on what is kept that carry a delete word."""
+    if any(w in t for w in words.DONE_QUESTIONS):
+        return True
+    return t.endswith(words.I_FORGOT) and asks_what_is_kept(t.removesuffix("忘了").removesuffix("忘記了"))
+
+
 def read(text: str) -> Reading:
     """What ``text`` asks for (see the module docstring)."""
     t = reading_form(text)
@@ -513,8 +531,8 @@ def read(text: str) -> Reading:
         if not (text or "").strip():
             return Reading("help")
         return Reading("unreadable" if len(text) <= SHORT_MESSAGE_CHARS else "unknown")
-    if t.endswith(words.I_FORGOT) and asks_what_is_kept(t.removesuffix("忘了").removesuffix("忘記了")):
-        return Reading("show_kept")  # 「我有跟你說過我吃素嗎 忘了」: the speaker forgot, and asks
+    if _asks_whether_kept(t):
+        return Reading("show_kept")
     forget = match_forget(t)
     if forget == "forget_declined" and (
         search_goal(_without_diet(t)) in ("places", "events") or find_townships(t)

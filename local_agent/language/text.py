@@ -49,12 +49,13 @@ def reading_form(text: str) -> str:
 
 def mandarin(t: str) -> str:
     """Taiwanese words in ``t`` read as their Mandarin ones (``words.TAIWANESE``), and a final
-    無 / 袂 / 未 after three or more characters as the question it asks (「有素食無」 → 「有素食嗎」)."""
+    無 / 袂 / 未 after three or more characters as the question it asks (「有素食無」 → 「有素食嗎」;
+    not 「設為無」 or 「偏好：無」)."""
     for taiwanese, mandarin_word in TAIWANESE:
         if taiwanese in t:
             t = t.replace(taiwanese, mandarin_word)
     body = t.rstrip(TRAILING_PARTICLES + "?")
-    if len(body) >= 3 and body.endswith(TAIWANESE_QUESTION_ENDINGS):
+    if len(body) >= 3 and body.endswith(TAIWANESE_QUESTION_ENDINGS) and body[-2] not in ":為成是":
         t = body[:-1] + "嗎" + t[len(body) :]
     return t
 

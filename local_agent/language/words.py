@@ -110,6 +110,13 @@ SYMBOL_WORDS: dict[str, str] = {"❌": "取消", "✖": "取消", "🚫": "取�
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
+    "設為無",
+    "設成無",
+    "改為無",
+    "改成無",
+    ":無",
+    ":沒有",
+    ":none",
     "delete",
     "reset",
     "cancel",
@@ -232,6 +239,34 @@ FORGET_OBJECTS: tuple[str, ...] = (
     "setting",
     "data",
 )
+# 「確定刪掉了嗎」, 「有刪了沒」: whether it was deleted, answered with what is kept.
+DONE_QUESTIONS: tuple[str, ...] = (
+    "確定刪掉了嗎",
+    "確定刪了嗎",
+    "真的刪掉了嗎",
+    "真的刪了嗎",
+    "有刪掉嗎",
+    "有刪嗎",
+    "有刪了嗎",
+    "刪掉了沒",
+    "刪了沒",
+    "刪除了沒",
+    "有忘記了嗎",
+    "忘記了沒",
+    "真的忘記了嗎",
+)
+# With the kept thing named, these ask to leave it as it is (「吃素的事不用改」): nothing changes.
+KEEP_AS_IS: tuple[str, ...] = (
+    "不用改",
+    "不要改",
+    "別改",
+    "照原本",
+    "維持原本",
+    "保持原樣",
+    "不用動",
+    "不要動",
+    "別動",
+)
 # Said alone, these ask to stop remembering (「不記了」): asked about first.
 BARE_STOPS: tuple[str, ...] = ("不記了", "免記了", "免記", "不記", "不要記", "不用記", "別記", "莫記")
 # With the kept thing named, these ask to stop it (「不要再推薦素食的了」): asked about first.
@@ -271,6 +306,9 @@ REMEMBER_VERBS: tuple[str, ...] = (
     "換成",
     "改為",
 )
+# A change to a diet named right after it asks to remember that one (「我不要蛋奶素了，改全素」); never
+# read as a negated remembering verb (「吃素的事不用改」 keeps it).
+CHANGE_VERBS: tuple[str, ...] = ("改吃", "改", "換")
 # Words that are not the remembering verb although they contain 記 (日記, 登記, 忘記 ...).
 NOT_REMEMBER: tuple[str, ...] = (
     "忘記",
