@@ -96,6 +96,7 @@ class Item:
     category: str
     turns: tuple[dict[str, Any], ...]
     given_diet: str | None = None
+    batch: int = 1  # when it was written: batch 1 first; a later batch met the rules tuned on earlier ones
 
     @property
     def half(self) -> str:
@@ -147,7 +148,10 @@ def parse_item(line: str, where: str) -> Item:
             raise ValueError(f"{where}: a turn has exactly one of text, tap, advance_seconds")
         if "expect" in turn:
             _check_expect(turn["expect"], where)
-    return Item(str(raw["id"]), raw["category"], tuple(turns), raw.get("given_diet"))
+    batch = raw.get("batch", 1)
+    if not isinstance(batch, int) or isinstance(batch, bool) or not 1 <= batch <= 99:
+        raise ValueError(f"{where}: batch must be a whole number from 1 to 99")
+    return Item(str(raw["id"]), raw["category"], tuple(turns), raw.get("given_diet"), batch)
 
 
 def load_corpus(path: Path = DATA) -> list[Item]:
@@ -493,6 +497,7 @@ def report(results: list[ItemResult], seconds: float, show: int, show_test: bool
     lines.append(
         f"  {'delete requests: forget or confirm':<36} dev {cells[0]}, test {cells[1]}, all {cells[2]}"
     )
+    lines += _by_batch(results)
     lines += _failures(results, show, show_test)
     ok_all, n_all = figures[None]
     rates = {"dev": dev, "test": test}
@@ -502,6 +507,20 @@ def report(results: list[ItemResult], seconds: float, show: int, show_test: bool
         + ([f"delete_forget_or_confirm={ok_all / n_all:.3f}"] if n_all else [])
     )
     return "\n".join(lines), key
+
+
+def _by_batch(results: list[ItemResult]) -> list[str]:
+    """Each batch's halves: a batch written after the rules were tuned on the earlier ones shows how
+    the rules do on sentences nobody tuned them for."""
+    batches = sorted({r.item.batch for r in results})
+    if len(batches) < 2:
+        return []
+    lines = ["", f"  {'by batch (order written)':<28}{'dev':>14}{'test':>14}{'all':>14}"]
+    for b in batches:
+        dev = [r.ok for r in results if r.item.batch == b and r.item.half == "dev"]
+        test = [r.ok for r in results if r.item.batch == b and r.item.half == "test"]
+        lines.append(f"  {f'batch {b}':<28}{_rate(dev):>14}{_rate(test):>14}{_rate(dev + test):>14}")
+    return lines
 
 
 def _failures(results: list[ItemResult], show: int, show_test: bool) -> list[str]:
@@ -525,10 +544,12 @@ def _failures(results: list[ItemResult], show: int, show_test: bool) -> list[str
 def csv_rows(results: list[ItemResult], show_test: bool) -> list[list[str]]:
     """One row per conversation; ``delete_requests`` is how many of its delete requests forgot or
     confirmed, of how many. Test-half failure reasons only with ``show_test``."""
-    rows = [["id", "category", "half", "ok", "delete_requests", "failures"]]
+    rows = [["id", "category", "batch", "half", "ok", "delete_requests", "failures"]]
     for r in results:
         shown = r.item.half == "dev" or show_test
         deletes = f"{sum(r.deletes)}/{len(r.deletes)}" if r.deletes else ""
         reasons = " | ".join(r.failures) if shown else ""
-        rows.append([r.item.id, r.item.category, r.item.half, str(int(r.ok)), deletes, reasons])
+        rows.append(
+            [r.item.id, r.item.category, str(r.item.batch), r.item.half, str(int(r.ok)), deletes, reasons]
+        )
     return rows

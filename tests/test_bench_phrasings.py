@@ -60,6 +60,8 @@ def test_the_fixed_clock_is_a_tuesday_in_taiwan() -> None:
             "unknown outcome",
         ),
         ('{"id": "a-001", "category": "small talk", "turns": [{"text": "x", "tap": "是"}]}', "exactly one"),
+        ('{"id": "a-001", "category": "small talk", "batch": 0, "turns": [{"text": "x"}]}', "batch"),
+        ('{"id": "a-001", "category": "small talk", "batch": "2", "turns": [{"text": "x"}]}', "batch"),
     ],
 )
 def test_a_malformed_item_is_refused_with_its_reason(line: str, error: str) -> None:
@@ -188,4 +190,15 @@ def test_the_report_lists_only_development_half_failures_unless_asked() -> None:
     text, _ = P.report(results, 1.0, show=10, show_test=True)
     assert "dev reason" in text and "test reason" in text
     rows = P.csv_rows(results, show_test=False)
-    assert {r[2]: r[5] for r in rows[1:]} == {"dev": "dev reason", "test": ""}
+    assert {r[3]: r[6] for r in rows[1:]} == {"dev": "dev reason", "test": ""}
+
+
+def test_the_report_gives_each_batch_its_halves() -> None:
+    first = [Item(f"x-00{n}", "small talk", ({"text": "謝謝"},)) for n in (1, 2)]
+    later = [Item(f"y-00{n}", "small talk", ({"text": "謝謝"},), batch=2) for n in (1, 2)]
+    results = [P.ItemResult(i) for i in first] + [P.ItemResult(i, ["missed"]) for i in later]
+    text, _ = P.report(results, 1.0, show=10, show_test=False)
+    lines = {line.split()[1]: line for line in text.splitlines() if line.strip().startswith("batch ")}
+    assert "2/2" in lines["1"] and "0/1" in lines["2"]
+    assert P.parse_item('{"id": "a-001", "category": "small talk", "turns": [{"text": "x"}]}', "h").batch == 1
+    assert P.csv_rows(results, show_test=False)[1][2] == "1"
