@@ -15,7 +15,9 @@ resident set (``ru_maxrss``, the cost the machine sees, including the transient 
 **Per sentence**, warm, in this interpreter: ``read_places`` and ``read_dates`` over the benchmark
 script's twenty voice-typed sentences plus festival, homophone and out-of-county ones, side by side
 with what they replaced — the stdlib ``context.townships.find_townships`` and
-``listings.dates.find_date_window`` — and the ratio. A turn runs each once.
+``listings.dates.find_date_window`` — and the ratio; and ``intents.read`` (what a message asks for),
+beside the reading form alone that it starts from. A turn runs each once (a command turn reads its
+intent, a search turn places and dates too).
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ def sentence_rows(repeat: int) -> list[list[object]]:
     from local_agent.context.townships import find_townships
     from local_agent.language import townships
     from local_agent.language.dates import read_dates
+    from local_agent.language.intents import read
+    from local_agent.language.text import reading_form
     from local_agent.listings.dates import find_date_window
 
     townships.warm()
@@ -112,6 +116,7 @@ def sentence_rows(repeat: int) -> list[list[object]]:
     pairs = (
         ("places", townships.read_places, find_townships),
         ("dates", lambda t: read_dates(t, TODAY), lambda t: find_date_window(t, TODAY)),
+        ("intents", read, reading_form),
     )
     rows: list[list[object]] = []
     for name, new, old in pairs:
