@@ -345,3 +345,8 @@ def test_a_short_delete_with_nothing_asked_is_still_confirmed_first(commands, st
     granted(commands, store)
     assert commands.handle_text(SCOPE, "那就刪掉吧").command == "forget_confirm"
     assert store.get("U1").dietary_type == "vegetarian"
+
+
+def test_a_delete_with_nothing_kept_says_nothing_is_kept(commands, store):
+    result = commands.handle_text(SCOPE, "忘記我吃素")
+    assert result.command == "forget" and "沒有記住" in result.reply.texts[0]

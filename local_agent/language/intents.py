@@ -58,7 +58,7 @@ ForgetMatch = Literal["forget", "forget_confirm", "forget_declined"]
 SearchGoal = Literal["places", "events", "unsupported"]
 # Longer than this, a message is no short command: unreadable or not, the normal turn answers it.
 SHORT_MESSAGE_CHARS = 200
-CLAUSES = re.compile("[,。!?;；]+")
+CLAUSES = re.compile("[,。!?;；]+|然後|接著|順便")
 # What the speaker eats, asked about in a question on what is kept (「你知道我平常吃什麼嗎」): no search.
 _EATING_ABOUT_ME = re.compile("我.{0,2}吃(?:什麼|啥|哪一?種)?|吃(?:什麼|啥|哪一?種)")
 
@@ -91,7 +91,23 @@ def _ends_negated(head: str, extra: tuple[str, ...] = ()) -> bool:
             return False
         if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
             return True
-        fillers = ("幫我", "再", "還", "亂", "隨便", "你們", "你", "讓你們", "讓你", "給我", "幫", ",")
+        fillers = (
+            "幫我",
+            "再",
+            "還",
+            "亂",
+            "隨便",
+            "一直",
+            "老是",
+            "總是",
+            "你們",
+            "你",
+            "讓你們",
+            "讓你",
+            "給我",
+            "幫",
+            ",",
+        )
         filler = next((f for f in fillers if head.endswith(f)), "")
         if not filler:
             return False
@@ -217,11 +233,13 @@ def match_forget(t: str) -> ForgetMatch | None:
     return None
 
 
-def _requested(t: str, clause: str) -> bool:
-    """The delete's clause asks someone to do it (「請直接幫我刪除」, 「你把那個刪掉」), not a question."""
+def _requested(t: str, clause: str, verb: str) -> bool:
+    """The delete's clause asks someone to do it (「請直接幫我刪除」, 「你把那個刪掉」, or ends with the
+    verb: 「…我不是說過不用了嗎 刪掉」, 「吃素那個取消」), not a question."""
     if is_question(clause) or any(w in t for w in words.SUPPOSING):
         return False
-    return any(w in clause for w in words.ASKING_SOMEONE)
+    ending = bare(clause).removesuffix("光光").removesuffix("掉").removesuffix("一下")
+    return ending.endswith(verb.removesuffix("掉")) or any(w in clause for w in words.ASKING_SOMEONE)
 
 
 def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
@@ -239,7 +257,7 @@ def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
         return "forget_confirm" if _unclear_delete(t, True) else None
     if not about:
         return "forget_confirm"
-    if _requested(t, clause) or not _asks_about_deleting(t, at):
+    if _requested(t, clause, verb) or not _asks_about_deleting(t, at):
         return "forget"
     return "forget_confirm"
 

@@ -254,6 +254,14 @@ DONE_QUESTIONS: tuple[str, ...] = (
     "有忘記了嗎",
     "忘記了沒",
     "真的忘記了嗎",
+    "刪掉了吧?",
+    "刪了吧?",
+    "刪除了吧?",
+    "已經刪了吧",
+    "已經刪掉了吧",
+    "已經沒記",
+    "已經沒有記",
+    "沒在記我",
 )
 # With the kept thing named, these ask to leave it as it is (「吃素的事不用改」): nothing changes.
 KEEP_AS_IS: tuple[str, ...] = (
@@ -533,6 +541,8 @@ KEPT_ABOUT_ME: tuple[str, ...] = (
     "我?",
 )
 KEPT_PHRASES: tuple[str, ...] = (
+    "我設定的",
+    "我設的",
     "我的偏好是什麼",
     "我的飲食偏好是什麼",
     "我的偏好是啥",

@@ -99,6 +99,7 @@ TAP_HINT = "請按下面的「同意」或「不同意」回答；沒有回答�
 NO_LIVE_PROMPT = "目前沒有等您同意的問題，沒有變更任何設定。想讓我記住飲食偏好，請說「記住我吃素」。"
 EXPIRED_PROMPT = "剛才的問題已經過期，沒有變更任何設定。想讓我記住飲食偏好，請再說一次「記住我吃素」。"
 FORGOTTEN = "已刪除您的飲食偏好，之後找店家不會再套用。"
+NOTHING_TO_FORGET = "目前沒有記住您的飲食偏好，找店家時不會套用任何飲食限制。"
 NOTHING_REMEMBERED = "好的。我沒有記住您的飲食偏好，找店家時不會套用任何飲食限制。"
 
 
@@ -389,10 +390,13 @@ class Commands:
         """Diet and consent dropped (the revision moves), the window projected again under the new
         revision without anything of the preference, and in the audit rows of this 1:1 chat the
         remembered diet replaced by ``FORGOTTEN_MARK``. A store failure raises."""
-        revision = self.preferences.get(scope.user_id).revision
+        before = self.preferences.get(scope.user_id)
         state = self._drop_preference(scope)
-        self._carry_over(scope, revision, state.revision)
-        return CommandResult(Reply(texts=(FORGOTTEN,)), "forget", state.revision)
+        self._carry_over(scope, before.revision, state.revision)
+        kept = before.consent == "granted" and before.dietary_type is not None
+        return CommandResult(
+            Reply(texts=(FORGOTTEN if kept else NOTHING_TO_FORGET,)), "forget", state.revision
+        )
 
     def unfollow(self, scope: ScopeKey) -> int:
         """The person left (unfollow/block): their diet and consent are dropped and the revision
