@@ -184,6 +184,9 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
         ("確定刪掉了嗎", "show_kept"),
         ("刪掉了吧？", "show_kept"),
         ("你記的東西都刪了吧", "forget"),
+        ("你把吃素這個偏好移掉", "forget"),
+        ("素食設定幫我清光", "forget"),
+        ("我想去走走", "search"),  # an outing, no delete
         ("欸怎麼還在套素食 我不是說過不用了嗎 刪掉", "forget"),
         ("我只是初一十五吃全素而已 平常不用 你不要一直記著", "forget"),
         ("我設定的飲食是哪一種", "show_kept"),

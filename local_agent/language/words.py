@@ -196,6 +196,10 @@ FORGET_VERBS: tuple[str, ...] = (
     "重設",
     "重置",
 )
+# A removing verb and a result make a delete verb too (「移掉」, 「清光」, 「拿開」, 「撤走」).
+REMOVING: tuple[str, ...] = ("移", "拿", "丟", "清", "撤", "刪", "消", "扔", "擦", "抹", "除")
+RESULTS: tuple[str, ...] = ("掉", "走", "光", "開", "除")
+FORGET_VERBS = tuple(dict.fromkeys((*FORGET_VERBS, *(r + x for r in REMOVING for x in RESULTS if r != x))))
 # Verbs of the speaker's own forgetting: 「我忘記我吃什麼了」 is not a request.
 SELF_FORGET_VERBS: tuple[str, ...] = ("忘記", "忘掉", "忘了", "忘光")
 SELF_FORGET_LEADS: tuple[str, ...] = (
