@@ -26,6 +26,7 @@ own memory (「我忘記我吃什麼了」) as a request, or treat a sentence th
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -91,28 +92,17 @@ def _ends_negated(head: str, extra: tuple[str, ...] = ()) -> bool:
             return False
         if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
             return True
-        fillers = (
-            "幫我",
-            "再",
-            "還",
-            "亂",
-            "隨便",
-            "一直",
-            "老是",
-            "總是",
-            "你們",
-            "你",
-            "讓你們",
-            "讓你",
-            "給我",
-            "幫",
-            ",",
-        )
-        filler = next((f for f in fillers if head.endswith(f)), "")
+        filler = next((f for f in words.NEGATION_FILLERS if head.endswith(f)), "")
         if not filler:
             return False
         head = head.removesuffix(filler)
     return False
+
+
+@functools.cache
+def _longest_first(verbs: tuple[str, ...]) -> tuple[str, ...]:
+    """A vocabulary tuple, longest words first (sorted once per tuple, not per sentence)."""
+    return tuple(sorted(verbs, key=len, reverse=True))
 
 
 def _verb_positions(
@@ -126,7 +116,7 @@ def _verb_positions(
             blocked.update(range(start, start + len(word)))
             start = t.find(word, start + 1)
     found: dict[int, str] = {}
-    for verb in sorted(verbs, key=len, reverse=True):
+    for verb in _longest_first(verbs):
         start = t.find(verb)
         while start != -1:
             if start not in found and not blocked & set(range(start, start + len(verb))):
@@ -539,7 +529,8 @@ def _asks_whether_kept(t: str) -> bool:
     speaker forgot, and asks): questions on what is kept that carry a delete word."""
     if any(w in t for w in words.DONE_QUESTIONS):
         return True
-    return t.endswith(words.I_FORGOT) and asks_what_is_kept(t.removesuffix("忘了").removesuffix("忘記了"))
+    ending = next((w for w in words.I_FORGOT if t.endswith(w)), "")
+    return bool(ending) and asks_what_is_kept(t.removesuffix(ending))
 
 
 def read(text: str) -> Reading:

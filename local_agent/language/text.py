@@ -20,6 +20,7 @@ from local_agent.language.words import (
 )
 
 _TABLE = str.maketrans(SIMPLIFIED_TO_TRADITIONAL)
+_SYMBOLS = str.maketrans(SYMBOL_WORDS)
 _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So", "Mn", "Me")
 # A space after a clause's end (了, 啦, 的, 嗎 …) or before a clause's start (那, 算了, 幫我 …) between
 # runs of Chinese separates clauses, as a voice keyboard writes them (「全素那個不用了啦 我現在什麼都吃」);
@@ -41,8 +42,7 @@ def reading_form(text: str) -> str:
     if not isinstance(text, str):
         return ""
     folded = unicodedata.normalize("NFKC", text.encode("utf-8", "replace").decode("utf-8"))
-    for symbol, word in SYMBOL_WORDS.items():
-        folded = folded.replace(symbol, word)
+    folded = folded.translate(_SYMBOLS)
     folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
     return mandarin("".join(ch for ch in folded if _kept(ch)).translate(_TABLE).lower())
 

@@ -353,6 +353,24 @@ NEGATIONS: tuple[str, ...] = (
     "毋通",
     "毋免",
 )
+# Between a negation and the verb it negates (「不要再幫我記」, 「你不要一直記著」, 「不要亂刪」).
+NEGATION_FILLERS: tuple[str, ...] = (
+    "幫我",
+    "再",
+    "還",
+    "亂",
+    "隨便",
+    "一直",
+    "老是",
+    "總是",
+    "你們",
+    "你",
+    "讓你們",
+    "讓你",
+    "給我",
+    "幫",
+    ",",
+)
 # Negations that ask someone else to stop: 「不想讓你記」, 「不要再記」.
 STOP_LEADS: tuple[str, ...] = (
     "不想讓",

@@ -103,6 +103,12 @@ NOTHING_TO_FORGET = "目前沒有記住您的飲食偏好，找店家時不會�
 NOTHING_REMEMBERED = "好的。我沒有記住您的飲食偏好，找店家時不會套用任何飲食限制。"
 
 
+def _forget_live(offered: str, now: float) -> bool:
+    """``offered`` is a 確定忘記 marker (``FORGET_OFFER`` and its expiry) that has not expired."""
+    expires = offered.removeprefix(FORGET_OFFER)
+    return offered.startswith(FORGET_OFFER) and expires.isdigit() and now < int(expires)
+
+
 @dataclass(frozen=True)
 class CommandResult:
     reply: Reply
@@ -195,7 +201,8 @@ class Commands:
         """The command ``text`` is (``kind``, if the caller matched it already), or None.
         Personal commands in a group or room are answered with a pointer to the 1:1 chat."""
         kind = kind or match_text_command(text)
-        if kind in FORGET_ANSWERS and scope.source_type == "user" and self._forget_offered(scope):
+        offer = self._offered(scope) if kind in FORGET_ANSWERS and scope.source_type == "user" else None
+        if offer is not None and _forget_live(offer[1], self.clock()):
             return self.forget_answer(scope, text)
         fixed = static_result(kind, scope, text, self.help_text)
         if fixed is not None or kind is None:
@@ -206,7 +213,7 @@ class Commands:
         if kind == "forget_declined":
             return self.keep_diet(scope, text)
         if kind == "consent_answer":
-            return self.typed_answer(scope, text)
+            return self.typed_answer(scope, text, offer)
         if kind == "show_kept":
             return self.show_kept(scope)
         if kind == "diet_change":
@@ -241,14 +248,17 @@ class Commands:
         except StoreError:
             pass  # the buttons still work; only a typed answer is lost
 
-    def _forget_offered(self, scope: ScopeKey) -> bool:
+    def _offered(self, scope: ScopeKey) -> tuple[int, str] | None:
+        """``(revision, what the journal keeps as offered)`` (a consent token, a 確定忘記 marker or
+        ""), read once per turn; None when the preference store cannot be read."""
         try:
             revision = self.preferences.get(scope.user_id).revision
-            offered = self.journal.offered(scope, revision)
         except StoreError:
-            return False
-        expires = offered.removeprefix(FORGET_OFFER)
-        return offered.startswith(FORGET_OFFER) and expires.isdigit() and self.clock() < int(expires)
+            return None
+        try:
+            return revision, self.journal.offered(scope, revision)
+        except StoreError:
+            return revision, ""
 
     def forget_answer(self, scope: ScopeKey, text: str) -> CommandResult:
         """A typed answer to a live 確定忘記 / 不用 question (or the 刪除偏好 button of what is kept):
@@ -285,16 +295,22 @@ class Commands:
         )
         return CommandResult(reply, "consent_prompt", revision)
 
-    def typed_answer(self, scope: ScopeKey, text: str) -> CommandResult | None:
+    def typed_answer(
+        self, scope: ScopeKey, text: str, offer: tuple[int, str] | None = None
+    ) -> CommandResult | None:
         """A typed 同意/好/可以 (or 不要/不用) in the 1:1 chat. It answers the consent prompt whose
         token the journal keeps, checked as a tap would be; without a live prompt it is no command
-        (None), except 同意 / 不同意, which get a pointer."""
+        (None), except 同意 / 不同意, which get a pointer. ``offer`` is ``_offered``'s reading, when
+        the caller has it."""
         said = bare(reading_form(text))
-        revision = self.preferences.get(scope.user_id).revision
-        try:
-            token = self.journal.offered(scope, revision)
-        except StoreError:
-            token = ""
+        if offer is None:
+            revision = self.preferences.get(scope.user_id).revision
+            try:
+                token = self.journal.offered(scope, revision)
+            except StoreError:
+                token = ""
+        else:
+            revision, token = offer
         if token.startswith(FORGET_OFFER):
             token = ""  # a 確定忘記 question that has expired: nothing is waiting
         if not token:  # not an answer to a consent prompt: 是 / 好 / 不是 are the normal turn's
