@@ -11,7 +11,7 @@ import pytest
 
 from bench import phrasings as P
 from bench.phrasings import Item, Observed, check, forgot_or_confirmed
-from local_agent.listings.dates import today_in_taipei
+from local_agent.language.dates import today_in_taipei
 
 
 def test_the_corpus_loads_with_at_least_300_items_in_every_category() -> None:

@@ -12,7 +12,14 @@ from local_agent.agent import offline_rules as rules
 from local_agent.context.projection import SafeTurn
 from local_agent.context.session_budget import render_contents
 from local_agent.context.window import ContextWindow
-from local_agent.language.dates import INVALID_DATE_TEXT, OUT_OF_RANGE_TEXT, read_dates
+from local_agent.language.dates import (
+    INVALID_DATE_TEXT,
+    OUT_OF_RANGE_TEXT,
+    PAST_DATE_TEXT,
+    SOLAR_TERMS,
+    easter,
+    read_dates,
+)
 
 TODAY = date(2026, 12, 1)  # a Tuesday; lunar 10/23
 
@@ -41,7 +48,6 @@ def window(text: str, today: date = TODAY) -> tuple[str, str]:
         ("農曆十五", ("2026-12-23", "2026-12-23")),
         ("初一十五", ("2026-12-09", "2026-12-09")),
         ("2027年中秋", ("2027-09-15", "2027-09-15")),
-        ("2026年中秋", ("2026-09-25", "2026-09-25")),
     ],
 )
 def test_lunar_festivals_resolve_to_taiwan_days(text, expected):
@@ -190,3 +196,168 @@ def test_bad_dates_and_zhuyin_get_an_answer_not_a_search():
     assert propose("2月30日鹿港有什麼活動") == {"text": INVALID_DATE_TEXT}
     assert propose("2200年中秋鹿港有什麼活動") == {"text": OUT_OF_RANGE_TEXT}
     assert propose("ㄌㄨˋ ㄍㄤˇ ㄏㄠˇ ㄔ") == {"text": rules.ZHUYIN_TEXT}
+
+
+# -- what people say for events: counts ahead, weekday forms, lunar days, solar terms, several days ------
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("三天後鹿港有活動嗎", ("2026-12-04", "2026-12-04")),  # that day
+        ("10天後", ("2026-12-11", "2026-12-11")),
+        ("下三天", ("2026-12-02", "2026-12-04")),  # the three days after today
+        ("未來七天員林有什麼活動", ("2026-12-01", "2026-12-07")),  # today and the six after
+        ("接下來兩個禮拜", ("2026-12-01", "2026-12-14")),
+        ("下兩週", ("2026-12-07", "2026-12-20")),
+        ("兩個禮拜後", ("2026-12-14", "2026-12-20")),
+        ("下三個月", ("2027-01-01", "2027-03-31")),
+        ("三個月後", ("2027-03-01", "2027-03-31")),
+        ("未來一個月", ("2026-12-01", "2026-12-31")),
+        ("這一週", ("2026-12-01", "2026-12-06")),
+        ("下個月初", ("2027-01-01", "2027-01-05")),
+        ("下個月中", ("2027-01-11", "2027-01-20")),
+        ("下個月底", ("2027-01-25", "2027-01-31")),
+        ("這個月中旬", ("2026-12-11", "2026-12-20")),
+        ("下旬", ("2026-12-21", "2026-12-31")),
+        ("下週週六", ("2026-12-12", "2026-12-12")),
+        ("下禮拜的禮拜六", ("2026-12-12", "2026-12-12")),
+        ("這禮拜天", ("2026-12-06", "2026-12-06")),
+        ("下禮拜三", ("2026-12-09", "2026-12-09")),  # next week's, not tomorrow
+        ("下一個禮拜六", ("2026-12-12", "2026-12-12")),
+        ("晚上週六有表演嗎", ("2026-12-05", "2026-12-05")),  # 晚上 is not 上週
+        ("今年12月", ("2026-12-01", "2026-12-31")),
+        ("明年九月", ("2027-09-01", "2027-09-30")),
+        ("明年三月五號", ("2027-03-05", "2027-03-05")),
+        ("明年中秋", ("2027-09-15", "2027-09-15")),
+        ("十二月第二個星期六", ("2026-12-12", "2026-12-12")),
+        ("二零二七年一月三號", ("2027-01-03", "2027-01-03")),
+        ("復活節", ("2027-03-28", "2027-03-28")),
+        ("兒童節", ("2027-04-04", "2027-04-04")),  # Taiwan's, 4/4
+    ],
+)
+def test_counts_ahead_weeks_parts_of_months_and_years(text, expected):
+    assert window(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("農曆十一月十五", ("2026-12-23", "2026-12-23")),
+        ("臘月初八", ("2027-01-15", "2027-01-15")),
+        ("臘八", ("2027-01-15", "2027-01-15")),
+        ("正月初三", ("2027-02-08", "2027-02-08")),
+        ("農曆十月二十五", ("2026-12-03", "2026-12-03")),
+        ("農曆十月初一", ("2027-10-29", "2027-10-29")),  # this year's has passed: next lunar year's
+        ("初八", ("2026-12-16", "2026-12-16")),
+        ("農曆七月", ("2027-08-02", "2027-08-31")),  # the whole lunar month
+        ("中秋前一天", ("2027-09-14", "2027-09-14")),
+        ("過年後第三天", ("2027-02-09", "2027-02-09")),  # from 正月初一
+        ("端午節後兩天", ("2027-06-11", "2027-06-11")),
+        ("冬至", ("2026-12-22", "2026-12-22")),
+        ("清明", ("2027-04-05", "2027-04-05")),
+        ("立春有什麼活動", ("2027-02-04", "2027-02-04")),
+        ("大雪那天", ("2026-12-07", "2026-12-07")),
+        ("2027年冬至", ("2027-12-22", "2027-12-22")),
+    ],
+)
+def test_any_lunar_day_days_from_a_festival_and_solar_terms(text, expected):
+    assert window(text) == expected
+
+
+def test_the_twenty_four_solar_terms_each_fall_in_the_year_ahead():
+    days = [
+        window(
+            name
+            if name not in ("雨水", "小雪", "大雪", "白露", "霜降", "小滿", "小暑", "大暑")
+            else name + "那天"
+        )
+        for name in SOLAR_TERMS
+    ]
+    assert len(SOLAR_TERMS) == 24 and len(set(days)) == 24
+    assert all("2026-12-01" <= start <= "2027-12-01" for start, _ in days)
+
+
+@pytest.mark.parametrize("text", ["雨水很多", "外面在下大雪", "白露路上的店"])
+def test_weather_words_that_name_a_solar_term_are_not_dates_alone(text):
+    assert read_dates(text, TODAY).kind == "none"
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("禮拜六跟下禮拜天", ("2026-12-05", "2026-12-13")),  # the span covering both
+        ("12/5到12/8鹿港有活動嗎", ("2026-12-05", "2026-12-08")),
+        ("明天或後天", ("2026-12-02", "2026-12-03")),
+        ("12月5號到10號", ("2026-12-05", "2026-12-10")),
+        ("過年到元宵", ("2027-02-05", "2027-02-20")),
+        ("禮拜一到禮拜五", ("2026-12-07", "2026-12-11")),  # Monday gone: next week's Monday to Friday
+        ("昨天跟明天", ("2026-12-02", "2026-12-02")),  # the day gone is dropped
+        ("初一跟十五", ("2026-12-09", "2026-12-09")),  # 十五 alone is no date: the nearer of the two
+        ("我跟老伴明天想去和美", ("2026-12-02", "2026-12-02")),
+    ],
+)
+def test_several_days_in_one_phrase_give_the_span_covering_them(text, expected):
+    assert window(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text,today,said",
+    [
+        ("昨天鹿港有什麼活動", TODAY, "11/30（一）"),
+        ("這週一", TODAY, "11/30（一）"),  # this week's Monday, said on Tuesday
+        ("上禮拜六", TODAY, "11/28（六）"),
+        ("2025年3月3日", TODAY, "3/3（一）"),
+        ("11/20有活動嗎", TODAY, "11/20（五）"),  # gone last month: past, not next year's
+        ("今年3月", TODAY, "3/1（日）至 3/31（二）"),
+        ("這個月1號", date(2026, 12, 5), "12/1（二）"),
+        ("2026年中秋", TODAY, "9/25（五）"),
+        ("這個月初", date(2026, 12, 20), "12/1（二）至 12/5（六）"),
+    ],
+)
+def test_a_day_already_past_is_said_to_be_past_never_moved_forward(text, today, said):
+    reading = read_dates(text, today)
+    assert (reading.kind, reading.window) == ("past", None)
+    assert reading.answer == PAST_DATE_TEXT.format(day=f"「{said}」")
+
+
+@pytest.mark.parametrize("text", ["上個月有什麼活動", "去年的燈會"])
+def test_a_past_stretch_is_past_without_a_day_to_name(text):
+    reading = read_dates(text, TODAY)
+    assert reading.kind == "past" and reading.answer == PAST_DATE_TEXT.format(day="那個日子")
+
+
+def test_something_said_beside_a_past_day_still_wins():
+    assert window("昨天去過了，今天有什麼活動") == ("2026-12-01", "2026-12-01")
+
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("農曆二月三十", "invalid"),  # 2027's second lunar month has 29 days
+        ("十月第五個星期一", "invalid"),
+        ("2027-02-30", "invalid"),
+        ("２０２７／１３／０５", "invalid"),
+        ("2月30號跟3月1號", "invalid"),
+        ("明天 tomorrow 😊 ㄅㄆㄇ", "window"),  # mixed scripts, emoji, Zhuyin
+        ("１０天後", "window"),  # full-width digits
+        ("下" * 5000, "none"),
+        ("明天" + "有什麼活動" * 1000, "window"),  # 5,000 characters
+        ("999天後", "window"),
+        ("下999個月", "window"),  # capped to the longest window
+    ],
+)
+def test_bad_input_keeps_an_answer(text, kind):
+    reading = read_dates(text, TODAY)
+    assert reading.kind == kind
+    if reading.window is not None:
+        assert TODAY <= reading.window.start and reading.window.days <= 366
+
+
+def test_easter_is_the_western_date():
+    assert [easter(y) for y in (2013, 2026, 2027)] == [date(2013, 3, 31), date(2026, 4, 5), date(2027, 3, 28)]
+
+
+def test_a_past_day_for_an_event_search_is_answered_not_searched():
+    day = "「11/30（一）」"
+    assert propose("昨天鹿港有什麼活動") == {"text": PAST_DATE_TEXT.format(day=day)}

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from local_agent.listings.dates import WEEKDAYS, today_in_taipei
+from local_agent.language.dates import WEEKDAYS, today_in_taipei
 
 SYSTEM_INSTRUCTION = (
     "你是 LOCAL，彰化縣的在地生活小幫手，服務對象多為長輩。"

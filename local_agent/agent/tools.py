@@ -27,9 +27,10 @@ from typing import Any
 from local_agent.context.projection import CHOICE_CODE, CONFIRM_CODE, MAX_SHOWN_IDS, PENDING_CODE, TOOL_GOALS
 from local_agent.context.townships import canonical_township
 from local_agent.fingerprint import keyword_token
+from local_agent.language.dates import today_in_taipei
 from local_agent.language.townships import SERVED_ONLY, read_area
 from local_agent.listings import catalogue
-from local_agent.listings.dates import DateWindow, parse_iso_date, today_in_taipei
+from local_agent.listings.dates import DateWindow, parse_iso_date
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditRow, AuditStore, PreferenceOrigin, PreferenceState, PreferenceStore
 
