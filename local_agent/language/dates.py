@@ -816,11 +816,11 @@ def _several(parts: list[str], today: date, ranged: bool) -> DateReading | None:
 def read_dates(text: str, today: date) -> DateReading:
     """The dates ``text`` names, relative to ``today`` (a Taiwan day); see the module docstring."""
     text = normalise(text)
-    parts = _JOIN.split(text)
-    ranged = bool(_RANGE.search(text))
-    if len(parts) > 1 and (several := _several(parts, today, ranged)) is not None:
+    whole = _read_one(text, today)
+    parts = _JOIN.split(text) if whole.kind != "none" else []  # no date at all: no part has one
+    if len(parts) > 1 and (several := _several(parts, today, bool(_RANGE.search(text)))) is not None:
         return several
-    return _read_one(text, today)
+    return whole
 
 
 def date_phrase_window(text: str, today: date) -> DateWindow | None:
