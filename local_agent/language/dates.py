@@ -277,6 +277,8 @@ def _festival(text: str, today: date) -> DateReading | None:
     year = _year_said(text, today)
     for pattern, (month, dom, before, after) in FESTIVALS:
         if match := pattern.search(text):
+            if (month, dom) == (1, 1) and "今年" in text:
+                year = None  # 今年過年 is the new year this year ends with: the next one
             if (offset := _FROM_FESTIVAL.match(text[match.end() :])) is not None:
                 days = number(offset.group(2)) or 0
                 days = -days if "前" in offset.group(1) else days
@@ -757,13 +759,13 @@ def _past_words(text: str, today: date) -> DateReading | None:
 # numerals of dates became digits and impossible dates were refused.
 LUNAR_READERS: tuple[Reader, ...] = (_festival, _lunar_date, _lunar_day, _solar_term)
 READERS: tuple[Reader, ...] = (
+    _solar_holiday,  # 12/31跨年 is the holiday's two days
     _written,
     _nth_weekday,
     _count_ahead,
     _day_of_named_month,
     _month_part,
     _year_month,
-    _solar_holiday,
     _weekend,
     _weekday,
     _week_phrase,
