@@ -232,6 +232,14 @@ def _lunar_year(calendar: ModuleType, today: date) -> int:
     return int(calendar.fromSolar(today.year, today.month, today.day).getLunarYear())
 
 
+def _lunar_month_days(calendar: ModuleType, lunar_year: int, month: int) -> int:
+    """29 or 30 (read from the 30th day's solar date: the calendar's own month length is slow)."""
+    thirtieth = _solar(calendar.fromLunar(lunar_year, month, 1)) + timedelta(days=29)
+    return (
+        30 if calendar.fromSolar(thirtieth.year, thirtieth.month, thirtieth.day).getLunarDay() == 30 else 29
+    )
+
+
 def _next_lunar(
     month: int, dom: int, today: date, year: int | None, shift: tuple[int, int] = (0, 0)
 ) -> DateReading:
@@ -244,7 +252,7 @@ def _next_lunar(
     for lunar_year in range(first, first + (1 if year is not None else 3)):
         if not FIRST_YEAR <= lunar_year <= LAST_YEAR:
             return DateReading("out_of_range", festival=True)
-        if dom > calendar.getLunarMonthNum(lunar_year, month):
+        if dom > 29 and dom > _lunar_month_days(calendar, lunar_year, month):
             return INVALID  # 農曆二月三十 in a month of 29 days
         anchor = _solar(calendar.fromLunar(lunar_year, month, dom))
         start, end = anchor - timedelta(days=shift[0]), anchor + timedelta(days=shift[1])
@@ -322,7 +330,7 @@ def _lunar_month(month: int, today: date, year: int | None) -> DateReading:
     first = year if year is not None else _lunar_year(calendar, today)
     for lunar_year in (first, first + 1):
         start = _solar(calendar.fromLunar(lunar_year, month, 1))
-        end = start + timedelta(days=calendar.getLunarMonthNum(lunar_year, month) - 1)
+        end = start + timedelta(days=_lunar_month_days(calendar, lunar_year, month) - 1)
         if year is not None or end >= today:
             return _span(start, end, today, festival=True)
     return DateReading("out_of_range", festival=True)  # pragma: no cover - next year's comes
