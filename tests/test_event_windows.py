@@ -95,6 +95,17 @@ def test_a_bad_window_is_a_structured_error_and_the_audit_keeps_no_free_text(
     assert "下週" not in json.dumps(row.to_dict(), ensure_ascii=False)
 
 
+def test_a_window_already_over_is_said_to_be_past_not_searched(tools, store):
+    result = tools.search_local_events("花壇鄉", "", "2026-11-28", "2026-11-29")
+    assert result["status"] == "error" and result["code"] == "PAST_DATE"
+    assert result["message"].startswith("「11/28（六）至 11/29（日）」已經過了")
+    (row,) = store.audit_rows()
+    assert row.status == "error" and row.effective_arguments == {}
+    assert render_tool_result(result).texts == (result["message"],)
+    ongoing = tools.search_local_events("花壇鄉", "", "2026-11-29", "2026-12-06")  # ends after today
+    assert ongoing["status"] == "ok"
+
+
 def test_a_non_text_date_is_refused(tools):
     assert tools.search_local_events("花壇鄉", "", 20261205)["code"] == "INVALID_ARGUMENT"
 
@@ -228,6 +239,9 @@ def test_every_event_the_tool_returns_for_a_window_overlaps_it_or_is_standing(ar
         )
         end = start + timedelta(days=days)
         result = tools.search_local_events(area, "", start.isoformat(), end.isoformat())
+        if end < MONDAY:  # a window already over is said to be past
+            assert (result["status"], result["code"]) == ("error", "PAST_DATE")
+            return
         assert result["status"] == "ok"
         for item in result["items"]:
             if item["standing"]:

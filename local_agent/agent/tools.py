@@ -27,7 +27,7 @@ from typing import Any
 from local_agent.context.projection import CHOICE_CODE, CONFIRM_CODE, MAX_SHOWN_IDS, PENDING_CODE, TOOL_GOALS
 from local_agent.context.townships import canonical_township
 from local_agent.fingerprint import keyword_token
-from local_agent.language.dates import today_in_taipei
+from local_agent.language.dates import DateReading, today_in_taipei
 from local_agent.language.townships import SERVED_ONLY, read_area
 from local_agent.listings import catalogue
 from local_agent.listings.dates import DateWindow, parse_iso_date
@@ -391,6 +391,9 @@ class TurnTools:
             )
             return self._record(tool, proposed, {}, revision, "none", error)
         today = today_in_taipei(self.clock())
+        if window is not None and window.end < today:  # said to be past, as the date reader says it
+            error = _error("PAST_DATE", DateReading("past", said=window).answer, argument="date_from")
+            return self._record(tool, proposed, {}, revision, "none", error)
         pool = self.listings.events_in(township)
         found = [
             catalogue.event_to_dict(e)
