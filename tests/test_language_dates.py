@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from local_agent.agent import offline_rules as rules
 from local_agent.context.projection import SafeTurn
@@ -363,3 +365,31 @@ def test_easter_is_the_western_date():
 def test_a_past_day_for_an_event_search_is_answered_not_searched():
     day = "「11/30（一）」"
     assert propose("昨天鹿港有什麼活動") == {"text": PAST_DATE_TEXT.format(day=day)}
+
+
+_TOKENS = (
+    "0000年 9999年 今年 明年 去年 後年 0月 13月 12月 2月 十月 0號 31號 29號 30日 第五個 第0個 第一個 星期一 "
+    "禮拜天 下 下下 上 這 未來 接下來 999 0 三 天 個月 週 後 之後 到 跟 、 農曆 臘月 正月 初 初十 三十 廿 十五 "
+    "中秋 過年 前 第 冬至 雨水 節氣 那天 / - 12/31 2/29 0/0 99/99 9999/12/31 月初 月中 月底 下旬 復活節 跨年 "
+    "１２ ／ 昨天 上個月 每週六 二林 二水 😊 ㄅ ，"
+).split()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=6).map("".join),
+    st.dates(min_value=date(2000, 1, 1), max_value=date(2098, 12, 31)),
+)
+def test_any_mix_of_date_words_gets_an_answer_and_no_window_before_today(text, today):
+    reading = read_dates(text, today)
+    assert reading.answer  # every kind has words for the person
+    if reading.window is not None:
+        assert today <= reading.window.start <= reading.window.end and reading.window.days <= 366
+    else:
+        assert reading.kind != "window"
+
+
+@pytest.mark.parametrize("text", ["0000年中秋", "9999/12/31", "3000年1月1日", "二一零一年元旦"])
+def test_a_year_outside_the_calendars_range_is_out_of_range(text):
+    reading = read_dates(text, TODAY)
+    assert reading.kind == "out_of_range" and reading.answer == OUT_OF_RANGE_TEXT

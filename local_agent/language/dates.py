@@ -64,7 +64,7 @@ from local_agent.listings.dates import MAX_WINDOW_DAYS, TAIPEI, WEEKDAYS, DateWi
 FIRST_YEAR, LAST_YEAR = 1901, 2100
 DateKind = Literal["none", "window", "past", "invalid", "out_of_range", "unavailable"]
 INVALID_DATE_TEXT = "這個日期不存在（例如 2月30日、13月），請再說一次日期，例如「這週末」或「12月5日」。"
-OUT_OF_RANGE_TEXT = f"農曆日期我只能查 {FIRST_YEAR} 到 {LAST_YEAR} 年的，請直接說日期，例如「12月5日」。"
+OUT_OF_RANGE_TEXT = f"日期我只能查 {FIRST_YEAR} 到 {LAST_YEAR} 年的，請再說一次日期，例如「12月5日」。"
 UNAVAILABLE_TEXT = "這裡查不到農曆日期，請直接說日期，例如「12月5日」。"
 PAST_DATE_TEXT = "{day}已經過了，我只查得到今天以後的活動，請說今天以後的日期，例如「這週末」或「下個月」。"
 
@@ -194,6 +194,16 @@ def _arabic_dates(text: str) -> str:
 
 _YEAR_WORDS = {"今年": 0, "明年": 1, "下年": 1, "後年": 2, "去年": -1}
 _YEAR = re.compile(r"(\d{4})\s*年|(今年|明年|下年|後年|去年)")
+
+
+_YEAR_DIGITS = re.compile(r"(\d{4})\s*年")
+
+
+def _years_in_range(text: str, today: date) -> bool:
+    """Every year written (2027年, 2027-01-10, 二零二七年) is within :data:`FIRST_YEAR`..:data:`LAST_YEAR`."""
+    text = _arabic_dates(text)
+    years = [int(m.group(1)) for pattern in (_YEAR_DIGITS, _YMD) for m in pattern.finditer(text)]
+    return all(FIRST_YEAR <= y <= LAST_YEAR for y in years)
 
 
 def _year_said(text: str, today: date) -> int | None:
@@ -415,7 +425,7 @@ def _impossible(text: str) -> bool:
 def _without_year(month: int, dom: int, today: date) -> date:
     """A month and day without a year: this year's when still to come or gone this month or last
     (a day just gone is past, not next year's), else next year's. 2/29 falls to the next leap year."""
-    for year in range(today.year, today.year + 8):
+    for year in range(today.year, today.year + 12):  # 2/29 after 2096: 2104 (2100 is no leap year)
         if _exists(year, month, dom):
             day = date(year, month, dom)
             if day >= _month_start(today, -1) or year > today.year:
@@ -447,6 +457,8 @@ def _nth_weekday(text: str, today: date) -> DateReading | None:
     if match is None:
         return None
     month, nth = int(match.group(1)), number(match.group(2)) or 0
+    if not 1 <= month <= 12:
+        return INVALID
     year = _year_said(text, today)
     for candidate in (year,) if year is not None else (today.year, today.year + 1):
         first = date(candidate, month, 1)
@@ -555,8 +567,10 @@ def _year_month(text: str, today: date) -> DateReading | None:
     match = _YEAR_MONTH.search(text)
     if match is None:
         return None
-    year = _year_said(match.group(1), today) or today.year
-    first = date(year, int(match.group(2)), 1)
+    year, month = _year_said(match.group(1), today) or today.year, int(match.group(2))
+    if not 1 <= month <= 12:
+        return INVALID
+    first = date(year, month, 1)
     return _span(first, _month_end(first), today)
 
 
@@ -788,6 +802,8 @@ _RANGE = re.compile("到|至|~")
 
 
 def _read_one(text: str, today: date) -> DateReading:
+    if not _years_in_range(text, today):
+        return DateReading("out_of_range")  # 0000年, 9999/12/31: no calendar day to search
     for reader in LUNAR_READERS:
         if (reading := reader(text, today)) is not None:
             return reading
