@@ -38,11 +38,13 @@ What is read (the readers below, tried in this order; the first that reads the p
   年底, 這個月 (today to its end), 下個月, 3月 (the next March), 16號 (the next 16th), 這個月12號;
 - **several days in one phrase** (禮拜六跟下禮拜天, 12/5到12/8, 明天或後天): each part is read and the
   window is the span covering them all (one search, one window; the reply names the span). Parts
-  that are past are dropped when others are not; a part that does not exist makes it ``invalid``.
+  that are past are dropped when others are not; a part that does not exist makes it ``invalid``; in a
+  range (到, 至) a later part that would fall before the earlier one is a week later (下禮拜一到禮拜三).
 
 Deliberately not read: times of day (下午三點), past stretches beyond saying they are past, recurring
-rhythms (每週六, 每個月初一: no window), ranges whose second part borrows the first's week (下禮拜一到
-禮拜三 reads 禮拜三 as this week's), and years on their own (今年, 明年: too wide for an events search).
+rhythms (每週六, 每個月初一: no window), years on their own (今年, 明年: too wide for an events search),
+and weather words that name a solar term without 節氣 or 那天 beside them. A year outside
+:data:`FIRST_YEAR`..:data:`LAST_YEAR` (0000年, 9999/12/31) is ``out_of_range``.
 
 Full-width digits and slashes (「１２／５」) are read as their ASCII forms; Township names that begin like
 a weekday (二林, 二水) are masked first, so 「下禮拜二水」 is next week in 二水.
