@@ -83,8 +83,8 @@ class Chat:
 
 
 def _projection(i: int) -> str:
-    """The default projection of turn ``i`` (0-based) of ``conversation``: every fifth names no city."""
-    if i % 5 == 4:
+    """The default projection of turn ``i`` (0-based) of ``conversation``: the third of every five names no city."""
+    if i % 5 == 2:
         return "no tool was called"
     city = sorted(WEATHER)[i % len(WEATHER)]
     return 'get_weather {"city":"' + city + '"}'
@@ -237,8 +237,8 @@ def test_a_custom_projection_is_what_later_requests_see():
     sky = {i: WEATHER[sorted(WEATHER)[i % len(WEATHER)]]["sky"] for i in range(6)}
     cities = [sorted(WEATHER)[i % len(WEATHER)] for i in range(6)]
     assert _exchanges(chat.requests[-1][0]) == [
-        f"looked up {cities[2]}: {sky[2]}",
         f"looked up {cities[3]}: {sky[3]}",
+        f"looked up {cities[4]}: {sky[4]}",
     ]
 
 

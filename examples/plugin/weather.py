@@ -135,16 +135,16 @@ def build_app(
 
 
 _OPENERS = (
-    "Good morning! What is the weather in {city} today? I want to walk to the market with my grandson",
+    "Good morning! What is the weather in {city} today? I want to walk to the market with my grandson ({n})",
     "hmm and {city}? my sister lives there and she always says it rains, turn {n}",
+    "what should I wear, I do not know, just asking, turn number {n}",
     "Sorry, I typed with my voice. Is it hot in {city} now, should I bring an umbrella (turn {n})",
     "Thank you dear. Tell me the weather for {city}, we may drive there on Sunday, message {n}",
-    "what should I wear, I do not know, just asking, turn number {n}",
 )
 
 
 def conversation(turns: int) -> list[str]:
-    """``turns`` user messages, each distinct (its number in it), about five cities in turn; every
-    fifth names no city (the model asks which)."""
+    """``turns`` user messages, each distinct (its number in it), about six cities in turn; the
+    third of every five names no city (the model asks which)."""
     cities = sorted(WEATHER)
     return [_OPENERS[i % len(_OPENERS)].format(city=cities[i % len(cities)], n=i + 1) for i in range(turns)]
