@@ -9,7 +9,7 @@ the canonical form the plugin measures.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from google.adk.agents import LlmAgent
@@ -115,7 +115,7 @@ def build_agent(model: BaseLlm | str) -> LlmAgent:
 def build_app(
     model: BaseLlm | str,
     *,
-    plugins: list[BasePlugin] | None = None,
+    plugins: Sequence[BasePlugin] = (),
     summarizer: BaseLlm | None = None,
 ) -> App:
     """The sample app: ADK's default (no arguments), with compaction (``summarizer``), or with plugins."""
@@ -129,7 +129,7 @@ def build_app(
     return App(
         name=APP_NAME,
         root_agent=build_agent(model),
-        plugins=list(plugins or []),
+        plugins=list(plugins),
         events_compaction_config=compaction,
     )
 

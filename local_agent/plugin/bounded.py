@@ -17,8 +17,9 @@ the turn began. A window written at another revision is never read.
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from google.genai import types
 
 from local_agent.context.errors import BudgetExceeded, LocalError, StoreError
 from local_agent.context.exchanges import ExchangeWindow, Summarize, latest_projection
-from local_agent.context.session_budget import ByteMeasure, Measure, SessionBudget
+from local_agent.context.session_budget import BudgetResult, ByteMeasure, Measure, SessionBudget, W
 from local_agent.plugin.exchange import (
     FinishedExchange,
     Project,
@@ -110,8 +111,18 @@ def current_start(contents: list[types.Content]) -> int:
     return 0
 
 
-def _genai(content: Mapping[str, Any]) -> types.Content:
-    return types.Content(role=content["role"], parts=[types.Part(text=p["text"]) for p in content["parts"]])
+@functools.lru_cache(maxsize=1024)
+def app_written_template(role: str, texts: tuple[str, ...]) -> types.Content:
+    """A validated template for app-written context (projections, markers, summary lines): a
+    bounded set of texts that repeat from turn to turn, never the current message."""
+    return types.Content(role=role, parts=[types.Part(text=t) for t in texts])
+
+
+def app_written_content(content: Mapping[str, Any]) -> types.Content:
+    """An app-written content as genai ``Content``: a shallow copy of its cached template (its own
+    ``Content`` and ``Part`` objects, about a tenth of the cost of validating new ones)."""
+    template = app_written_template(content["role"], tuple(p["text"] for p in content["parts"]))
+    return template.model_copy(update={"parts": [p.model_copy() for p in template.parts or []]})
 
 
 @dataclass
@@ -195,16 +206,38 @@ class BoundedContextPlugin(BasePlugin):
         contents = list(llm_request.contents or [])
         tail = contents[current_start(contents) :]
         try:
-            result = await self.budget.prepare(
-                turn.window, [content_dict(c) for c in tail], request_envelope(llm_request), self.measure
+            await self.bound_request(
+                callback_context, llm_request, turn.window, [content_dict(c) for c in tail], tail
             )
         except BudgetExceeded as exc:
             turn.refused = True
             log.warning("model request refused", extra={"code": exc.code})
             return LlmResponse(error_code=exc.code, error_message=str(exc), turn_complete=True)
-        earlier = result.contents[: len(result.contents) - len(tail)]
-        llm_request.contents = [_genai(c) for c in earlier] + tail
         return None
+
+    async def prepare(
+        self, callback_context: CallbackContext, window: W, current: Any, envelope: dict[str, Any]
+    ) -> BudgetResult[W]:
+        """Measure and trim: ``SessionBudget.prepare`` of the stdlib core. A subclass may keep its
+        own record of the result (LOCAL's router keeps it on the turn)."""
+        return await self.budget.prepare(window, current, envelope, self.measure)
+
+    async def bound_request(
+        self,
+        callback_context: CallbackContext,
+        llm_request: LlmRequest,
+        window: W,
+        current: Any,
+        tail: Sequence[types.Content],
+    ) -> BudgetResult[W]:
+        """The one bounding step: measure system instruction + tools + ``window`` rendered with
+        ``current``, trim it, and put the result in ``llm_request``: the app-written contents first,
+        then ``tail`` (the current turn's own contents, as ``current`` renders them) untouched.
+        Raises ``BudgetError`` (``BudgetExceeded``: nothing left to drop) without touching the request."""
+        result = await self.prepare(callback_context, window, current, request_envelope(llm_request))
+        earlier = result.contents[: len(result.contents) - len(tail)]
+        llm_request.contents = [app_written_content(c) for c in earlier] + list(tail)
+        return result
 
     # -- after the run: project the exchange, keep only that ---------------------------------
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
