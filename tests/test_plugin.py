@@ -21,7 +21,7 @@ from google.genai import types
 
 from examples.plugin.weather import APP_NAME, WEATHER, ScriptedWeatherModel, build_app, conversation
 from local_agent.context.exchanges import EXCHANGE_MARKER, SUMMARY_MARKER
-from local_agent.context.session_budget import ByteMeasure
+from local_agent.context.session_budget import ByteMeasure, BytesBoundMeasure
 from local_agent.plugin import (
     BUDGET_EXCEEDED,
     PROJECTION_FAILED,
@@ -322,3 +322,44 @@ def test_zero_exchanges_keeps_only_the_current_turn():
     _assert_bounded(chat, budget=16384, max_exchanges=0)
     assert _exchanges(chat.requests[-1][0]) == []
     assert _summaries(chat.requests[-1][0]) == [_projection(2)]
+
+
+class CountingTokens:
+    """A token counter at the remote edge (as Gemini countTokens): a quarter of the bytes, counted."""
+
+    unit = "tokens"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def __call__(self, request: Any) -> int:
+        self.calls += 1
+        return ByteMeasure().sync(request) // 4
+
+
+@pytest.mark.parametrize(("limit", "counted"), [(100_000, False), (1_500, True)])
+def test_a_token_budget_counts_only_above_the_byte_bound(limit: int, counted: bool):
+    tokens = CountingTokens()
+    plugin = BoundedContextPlugin(budget_bytes=limit, measure=BytesBoundMeasure(tokens, limit=limit))
+    chat = Chat(plugin)
+    chat.run(conversation(5))
+    assert (tokens.calls > 0) is counted
+    assert chat.model.calls >= 5 and all(
+        ByteMeasure().sync(r) // 4 <= limit for t in chat.requests for r in t
+    )
+    assert len(_exchanges(chat.requests[-1][0])) == 2
+
+
+def test_the_side_by_side_script_measures_three_ways_and_counts_the_summarizer(capsys):
+    from examples.plugin import side_by_side
+
+    runs = side_by_side.run_all(7)
+    default, compaction, plugin = runs["default"].bytes, runs["compaction"], runs["plugin"].bytes
+    # Turns 4 and 7 both make a lookup (two requests): the default grows by three turns of history,
+    # the plugin only by the difference of the two messages and projections.
+    assert default[6] - default[3] > 2000 and abs(plugin[6] - plugin[3]) < 200
+    assert compaction.summarizer_calls == 7 // 3  # interval 3: one summarizer call per 3 new invocations
+    assert runs["default"].calls == runs["plugin"].calls == compaction.calls
+    print(side_by_side.table(runs), *side_by_side.summary(runs), sep="\n")
+    out = capsys.readouterr().out
+    assert "summarizer calls 2" in out and out.splitlines()[0].startswith("turn")
