@@ -87,7 +87,14 @@ def test_every_design_citation_names_an_existing_section() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["README.md", "AGENTS.md", "docs/design.md", "docs/plugin.md", "examples/day15/README.md", "examples/plugin/README.md"],
+    [
+        "README.md",
+        "AGENTS.md",
+        "docs/design.md",
+        "docs/plugin.md",
+        "examples/day15/README.md",
+        "examples/plugin/README.md",
+    ],
 )
 def test_relative_markdown_links_resolve_inside_the_repository(name: str) -> None:
     page = ROOT / name
