@@ -363,3 +363,37 @@ def test_the_side_by_side_script_measures_three_ways_and_counts_the_summarizer(c
     print(side_by_side.table(runs), *side_by_side.summary(runs), sep="\n")
     out = capsys.readouterr().out
     assert "summarizer calls 2" in out and out.splitlines()[0].startswith("turn")
+
+
+def test_the_envelope_reads_the_system_instruction_in_every_form_adk_holds_it():
+    from google.adk.models.llm_request import LlmRequest
+
+    from local_agent.plugin import request_envelope
+
+    forms = [
+        "rules",
+        types.Content(role="system", parts=[types.Part(text="ru"), types.Part(text="les")]),
+        types.Part(text="rules"),
+        ["ru", types.Part(text="les")],
+    ]
+    for form in forms:
+        request = LlmRequest(config=types.GenerateContentConfig(system_instruction=form))
+        assert request_envelope(request) == {"system_instruction": "rules", "tools": []}
+    assert request_envelope(LlmRequest()) == {"system_instruction": "", "tools": []}
+
+
+def test_a_stored_row_that_is_not_a_window_is_read_as_no_window(tmp_path: Path, caplog):
+    from local_agent.plugin import SqliteWindowStore, StoredWindow
+
+    store = SqliteWindowStore(tmp_path / "w.sqlite3")
+    chat = Chat(BoundedContextPlugin(store=store), session_id="s1")
+    chat.run(conversation(2))
+    store._db.execute("UPDATE plugin_windows SET body = '[1, 2]'")  # a damaged row, written by hand
+    with caplog.at_level(logging.WARNING, logger="local_agent.plugin"):
+        chat.run(conversation(3)[2:])
+    assert _exchanges(chat.requests[-1][0]) == []
+    assert [getattr(r, "code", None) for r in caplog.records if r.name == "local_agent.plugin"] == [
+        "STORE_ROW_INVALID"
+    ]
+    with pytest.raises(ValueError):
+        StoredWindow.from_json('{"turns": "x", "summary": "", "revision": 0}')

@@ -78,20 +78,32 @@ def declaration_dict(declaration: types.FunctionDeclaration) -> dict[str, Any]:
     return dumped
 
 
-def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
-    """System instruction and tool declarations exactly as ADK will send them."""
-    config = llm_request.config
-    instruction: Any = config.system_instruction if config else None
+def _instruction_text(instruction: object) -> str:
+    """The system instruction as one text, whichever form ADK holds it in (a text, a ``Content``,
+    a ``Part``, or a list of texts and parts)."""
+    if isinstance(instruction, str):
+        return instruction
     if isinstance(instruction, types.Content):
-        instruction = "".join(p.text or "" for p in instruction.parts or [])
-    elif not isinstance(instruction, str):
-        instruction = ""
+        return "".join(p.text or "" for p in instruction.parts or [])
+    if isinstance(instruction, types.Part):
+        return instruction.text or ""
+    if isinstance(instruction, list):
+        return "".join(_instruction_text(item) for item in instruction)
+    return ""
+
+
+def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
+    """System instruction and function declarations exactly as ADK will send them."""
+    config = llm_request.config
     tools = [
         declaration_dict(decl)
         for tool in ((config.tools or []) if config else [])
         for decl in (getattr(tool, "function_declarations", None) or [])
     ]
-    return {"system_instruction": instruction, "tools": tools}
+    return {
+        "system_instruction": _instruction_text(config.system_instruction if config else None),
+        "tools": tools,
+    }
 
 
 def content_dict(content: types.Content) -> dict[str, Any]:

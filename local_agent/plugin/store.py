@@ -34,6 +34,8 @@ class StoredWindow:
     @classmethod
     def from_json(cls, text: str) -> StoredWindow:
         data: Any = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("a stored window is a JSON object")
         turns, summary, revision = data.get("turns"), data.get("summary"), data.get("revision")
         if not (
             isinstance(turns, list)
