@@ -23,8 +23,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 from pydantic import Field
 
-from local_agent.plugin import request_envelope
-from local_agent.plugin.bounded import content_dict
+from local_agent.plugin import content_dict, request_envelope
 
 APP_NAME = "weather"
 INSTRUCTION = (

@@ -19,6 +19,7 @@ from local_agent.plugin.bounded import (
     BoundedContextPlugin,
     PluginConfigError,
     Revision,
+    content_dict,
     request_envelope,
 )
 from local_agent.plugin.exchange import (
@@ -59,6 +60,7 @@ __all__ = [
     "Summarize",
     "ToolCall",
     "WindowStore",
+    "content_dict",
     "default_projection",
     "latest_projection",
     "request_envelope",
