@@ -28,6 +28,9 @@ from local_agent.plugin import (
     PROJECTION_NOT_TEXT,
     PROJECTION_REPEATS_USER_TEXT,
     PROJECTION_TOO_LONG,
+    SUMMARY_FAILED,
+    SUMMARY_NOT_TEXT,
+    SUMMARY_TOO_LONG,
     BoundedContextPlugin,
     FinishedExchange,
     PluginConfigError,
@@ -397,3 +400,24 @@ def test_a_stored_row_that_is_not_a_window_is_read_as_no_window(tmp_path: Path, 
     ]
     with pytest.raises(ValueError):
         StoredWindow.from_json('{"turns": "x", "summary": "", "revision": 0}')
+
+
+@pytest.mark.parametrize(
+    ("summarize", "code"),
+    [
+        (lambda summary, evicted: 1 / 0, SUMMARY_FAILED),
+        (lambda summary, evicted: None, SUMMARY_NOT_TEXT),
+        (lambda summary, evicted: (summary + " " + evicted) * 20, SUMMARY_TOO_LONG),
+    ],
+)
+def test_a_summary_that_fails_is_left_out_and_the_turns_go_on(summarize, code, caplog):
+    chat = Chat(BoundedContextPlugin(summarize=summarize, budget_bytes=16384))
+    with caplog.at_level(logging.WARNING, logger="local_agent.plugin"):
+        chat.run(conversation(5))
+    _assert_bounded(chat, budget=16384, max_exchanges=2)
+    assert _summaries(chat.requests[-1][0]) == [] and _exchanges(chat.requests[-1][0]) == [
+        _projection(2),
+        _projection(3),
+    ]
+    codes = {getattr(r, "code", None) for r in caplog.records if r.name == "local_agent.plugin"}
+    assert codes == {code}

@@ -50,6 +50,11 @@ DEFAULT_BUDGET_BYTES = 16384
 DEFAULT_MAX_EXCHANGES = 2
 DEFAULT_MAX_PROJECTION_CHARS = 400
 STALE_REVISION = "STALE_CONTEXT_SNAPSHOT"  # the revision moved during the turn: nothing written
+STORE_ROW_INVALID = "STORE_ROW_INVALID"  # a stored row that is not a window: read as no window
+# Codes logged when ``summarize`` fails; the summary is then empty (the exchanges are kept).
+SUMMARY_FAILED = "SUMMARY_FAILED"
+SUMMARY_NOT_TEXT = "SUMMARY_NOT_TEXT"
+SUMMARY_TOO_LONG = "SUMMARY_TOO_LONG"
 Revision = Callable[[str], int]
 
 
@@ -61,6 +66,27 @@ class PluginConfigError(LocalError, ValueError):
 
 def _no_revision(user_id: str) -> int:
     return 0
+
+
+def guarded_summary(summarize: Summarize, max_chars: int) -> Summarize:
+    """``summarize`` that never raises into ADK: a failure, a non-text or a text longer than
+    ``max_chars`` gives an empty summary, its code logged (never the text)."""
+
+    def run(summary: str, evicted: str) -> str:
+        try:
+            out: object = summarize(summary, evicted)
+        except Exception:  # a user's callable: it may raise anything
+            return _no_summary(SUMMARY_FAILED)
+        if not isinstance(out, str):
+            return _no_summary(SUMMARY_NOT_TEXT)
+        return out if len(out) <= max_chars else _no_summary(SUMMARY_TOO_LONG)
+
+    return run
+
+
+def _no_summary(code: str) -> str:
+    log.warning("summary dropped", extra={"code": code})
+    return ""
 
 
 def _positive_int(name: str, value: object, *, minimum: int) -> int:
@@ -180,7 +206,7 @@ class BoundedContextPlugin(BasePlugin):
         self.budget = SessionBudget(limit=limit, unit=self.measure.unit, max_turns=self.max_exchanges)
         self.project: Project = project or default_projection
         self.revision: Revision = revision or _no_revision
-        self.summarize: Summarize = summarize or latest_projection
+        self.summarize: Summarize = guarded_summary(summarize or latest_projection, self.max_projection_chars)
         self.store: WindowStore = open_store(store)
         self._turns: dict[str, _Turn] = {}
 
@@ -189,7 +215,7 @@ class BoundedContextPlugin(BasePlugin):
         try:
             stored = self.store.load(key)
         except (StoreError, ValueError) as exc:  # unreadable: this turn goes without earlier exchanges
-            log.warning("window not read", extra={"code": getattr(exc, "code", "STORE_ROW_INVALID")})
+            log.warning("window not read", extra={"code": getattr(exc, "code", STORE_ROW_INVALID)})
             return ExchangeWindow(summarize=self.summarize)
         if stored is None or stored.revision != revision:
             return ExchangeWindow(summarize=self.summarize)
@@ -271,9 +297,6 @@ class BoundedContextPlugin(BasePlugin):
             log.warning("window not written", extra={"code": STALE_REVISION})
             return
         window = turn.window.append(text, self.max_exchanges)
-        if len(window.summary) > self.max_projection_chars:
-            log.warning("summary dropped", extra={"code": "SUMMARY_TOO_LONG"})
-            window = ExchangeWindow(window.turns, "", self.summarize)
         try:
             self.store.save(turn.key, StoredWindow(window.turns, window.summary, turn.revision))
         except StoreError as exc:
