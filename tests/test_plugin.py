@@ -421,3 +421,15 @@ def test_a_summary_that_fails_is_left_out_and_the_turns_go_on(summarize, code, c
     ]
     codes = {getattr(r, "code", None) for r in caplog.records if r.name == "local_agent.plugin"}
     assert codes == {code}
+
+
+@pytest.mark.parametrize("revision", [lambda user_id: 1 / 0, lambda user_id: "2"])
+def test_a_revision_that_cannot_be_read_reads_and_writes_no_window(revision, caplog):
+    chat = Chat(BoundedContextPlugin(revision=revision))
+    with caplog.at_level(logging.WARNING, logger="local_agent.plugin"):
+        chat.run(conversation(3))
+    assert all(_exchanges(turn[0]) == [] for turn in chat.requests) and chat.model.calls >= 3
+    assert len(chat.plugin.store) == 0  # the in-memory store holds no window
+    assert {getattr(r, "code", None) for r in caplog.records if r.name == "local_agent.plugin"} == {
+        "REVISION_FAILED"
+    }

@@ -53,6 +53,7 @@ STALE_REVISION = "STALE_CONTEXT_SNAPSHOT"  # the revision moved during the turn:
 STORE_ROW_INVALID = "STORE_ROW_INVALID"  # a stored row that is not a window: read as no window
 # Codes logged when ``summarize`` fails; the summary is then empty (the exchanges are kept).
 SUMMARY_FAILED = "SUMMARY_FAILED"
+REVISION_FAILED = "REVISION_FAILED"  # ``revision`` raised or gave no int: no window read or written
 SUMMARY_NOT_TEXT = "SUMMARY_NOT_TEXT"
 SUMMARY_TOO_LONG = "SUMMARY_TOO_LONG"
 Revision = Callable[[str], int]
@@ -166,7 +167,7 @@ def app_written_content(content: Mapping[str, Any]) -> types.Content:
 @dataclass
 class _Turn:
     key: str
-    revision: int
+    revision: int | None  # None: the revision could not be read, nothing is read or written
     window: ExchangeWindow
     refused: bool = False
 
@@ -221,10 +222,24 @@ class BoundedContextPlugin(BasePlugin):
             return ExchangeWindow(summarize=self.summarize)
         return ExchangeWindow(stored.turns, stored.summary, self.summarize)
 
+    def _revision(self, user_id: str) -> int | None:
+        """``revision(user_id)``, or None (logged) when it raises or gives no int."""
+        try:
+            value: object = self.revision(user_id)
+        except Exception:  # a user's callable: it may raise anything
+            value = None
+        if type(value) is not int:
+            log.warning("revision unknown", extra={"code": REVISION_FAILED})
+            return None
+        return value
+
     def _begin(self, session_app: str, user_id: str, session_id: str, invocation_id: str) -> _Turn:
         key = window_key(session_app, user_id, session_id)
-        revision = self.revision(user_id)
-        turn = _Turn(key, revision, self._read(key, revision))
+        revision = self._revision(user_id)
+        window = (
+            self._read(key, revision) if revision is not None else ExchangeWindow(summarize=self.summarize)
+        )
+        turn = _Turn(key, revision, window)
         self._turns[invocation_id] = turn
         return turn
 
@@ -293,12 +308,15 @@ class BoundedContextPlugin(BasePlugin):
             log.warning("exchange dropped", extra={"code": code})
         if text is None:
             return
-        if self.revision(exchange.user_id) != turn.revision:
+        revision = turn.revision
+        if revision is None:  # unknown since the turn began (logged then): nothing to write under
+            return
+        if self._revision(exchange.user_id) != revision:
             log.warning("window not written", extra={"code": STALE_REVISION})
             return
         window = turn.window.append(text, self.max_exchanges)
         try:
-            self.store.save(turn.key, StoredWindow(window.turns, window.summary, turn.revision))
+            self.store.save(turn.key, StoredWindow(window.turns, window.summary, revision))
         except StoreError as exc:
             log.warning("window not written", extra={"code": exc.code})
 
