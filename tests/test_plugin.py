@@ -433,3 +433,18 @@ def test_a_revision_that_cannot_be_read_reads_and_writes_no_window(revision, cap
     assert {getattr(r, "code", None) for r in caplog.records if r.name == "local_agent.plugin"} == {
         "REVISION_FAILED"
     }
+
+
+def test_a_store_that_fails_mid_conversation_costs_the_window_not_the_turn(tmp_path: Path, caplog):
+    from local_agent.plugin import SqliteWindowStore
+
+    store = SqliteWindowStore(tmp_path / "w.sqlite3")
+    chat = Chat(BoundedContextPlugin(store=store))
+    chat.run(conversation(2))
+    store.close()  # every later load and save fails
+    calls = chat.model.calls
+    with caplog.at_level(logging.WARNING, logger="local_agent.plugin"):
+        chat.run(conversation(4)[2:])
+    assert chat.model.calls > calls and all(_exchanges(turn[0]) == [] for turn in chat.requests[2:])
+    codes = [getattr(r, "code", None) for r in caplog.records if r.name == "local_agent.plugin"]
+    assert codes == ["STORE_UNAVAILABLE"] * 4  # a read and a write per turn
