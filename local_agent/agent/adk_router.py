@@ -1,7 +1,8 @@
 """ADK router: one fresh, stateless ADK session per turn, with the budget gate in front of the model.
 
-The ``LlmAgent``'s ``before_model_callback`` throws away whatever contents ADK assembled and puts
-in what ``SessionBudget.prepare`` produced from the journal, measured over the *whole* request
+The ``LlmAgent``'s ``before_model_callback`` (``LocalContextPlugin``: the ADK plugin of
+``local_agent.plugin`` configured with LOCAL's window) throws away whatever contents ADK assembled and
+puts in what ``SessionBudget.prepare`` produced from the journal, measured over the *whole* request
 (system instruction + tool declarations + contents). The rules sent are the router's instruction
 alone (the gate sets them, replacing the identity line ADK appends). The tools are ``TurnTools``
 behind ``adk_tools.ContractTool``, declared by ``TOOL_DECLARATIONS`` (the same declarations the
