@@ -15,6 +15,10 @@ responses included as JSON).
   (c)  Day 15: two projected turns + summary, via the real AdkRouter on SQLite.
   floor: rules + tool declarations + the current question only.
 
+Then the sample agent that is not LOCAL (``examples.plugin``, ``bench.plugin_growth``): the same
+weather agent on ADK's default session, on ADK compaction (summarizer calls counted) and with
+``BoundedContextPlugin``, side by side, with its own CSV and plot, and the plugin's added time per turn.
+
 The model is the offline stand-in (local_agent.agent.offline_model), not Gemini. In (a) the
 stand-in may also resolve 剛才那個鄉鎮 from the raw history in its request (as Gemini would),
 so (a) and (c) make the same tool calls; the run reports how many turns agree.
@@ -472,6 +476,10 @@ def main(argv: list[str] | None = None) -> int:
     fig.savefig(png, dpi=100)
     plt.close(fig)
     print(f"  wrote {png}  ({elapsed:.1f} s)")
+    print()
+    from bench import plugin_growth
+
+    sample = plugin_growth.run(turns, args.out_dir)
     print(
         key_line(
             NAME,
@@ -485,6 +493,7 @@ def main(argv: list[str] | None = None) -> int:
                 "c_over_floor_max": f"{max(over_floor):.3f}(<={FLOOR_LIMIT}:{verdict(max(over_floor) <= FLOOR_LIMIT)})",
                 "compaction_extra_calls": f"{s_calls}(measured;rule={rule})",
                 "model_calls_per_turn_c": f"{sum(c['calls']) / n:.2f}",
+                **sample,
             },
         )
     )

@@ -58,8 +58,10 @@ def test_mypy_checks_the_package_and_examples_with_every_function_annotated():
 
 def test_the_core_and_the_stores_are_strict_and_no_override_sets_the_global_strict_flag():
     overrides = _mypy()["overrides"]
-    strict = [o for o in overrides if set(o["module"]) == {"local_agent.context.*", "local_agent.stores.*"}]
+    core = {"local_agent.context.*", "local_agent.stores.*"}
+    strict = [o for o in overrides if core <= set(o["module"])]
     assert len(strict) == 1 and all(strict[0].get(flag) is True for flag in STRICT_FLAGS)
+    assert {"local_agent.plugin", "local_agent.plugin.*"} <= set(strict[0]["module"])  # the ADK plugin too
     # ``strict`` in an override is applied to every module, not the ones named.
     assert all("strict" not in o for o in overrides)
 

@@ -85,7 +85,17 @@ def test_every_design_citation_names_an_existing_section() -> None:
     assert unknown == [], f"docs/design.md has sections {sorted(sections)}"
 
 
-@pytest.mark.parametrize("name", ["README.md", "AGENTS.md", "docs/design.md", "examples/day15/README.md"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "README.md",
+        "AGENTS.md",
+        "docs/design.md",
+        "docs/plugin.md",
+        "examples/day15/README.md",
+        "examples/plugin/README.md",
+    ],
+)
 def test_relative_markdown_links_resolve_inside_the_repository(name: str) -> None:
     page = ROOT / name
     broken = []

@@ -51,12 +51,13 @@ WING_RANK = {
     "listings": 2,
     "language": 3,
     "replies": 4,
-    "agent": 5,
-    "turns": 6,
-    "wiring": 7,
-    "line": 8,
-    "app": 9,
-    "testing": 10,
+    "plugin": 5,
+    "agent": 6,
+    "turns": 7,
+    "wiring": 8,
+    "line": 9,
+    "app": 10,
+    "testing": 11,
 }
 
 
@@ -92,7 +93,7 @@ def _wing(module: str) -> str:
 
 
 def test_no_import_runs_upward_between_wings():
-    """context <- fingerprint/logs/settings <- stores/listings <- language <- replies <- agent <- turns
+    """context <- fingerprint/logs/settings <- stores/listings <- language <- replies <- plugin <- agent <- turns
     <- wiring <- line."""
     upward = []
     for path in sorted((ROOT / "local_agent").rglob("*.py")):

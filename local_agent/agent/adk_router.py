@@ -1,7 +1,8 @@
 """ADK router: one fresh, stateless ADK session per turn, with the budget gate in front of the model.
 
-The ``LlmAgent``'s ``before_model_callback`` throws away whatever contents ADK assembled and puts
-in what ``SessionBudget.prepare`` produced from the journal, measured over the *whole* request
+The ``LlmAgent``'s ``before_model_callback`` (``LocalContextPlugin``: the ADK plugin of
+``local_agent.plugin`` configured with LOCAL's window) throws away whatever contents ADK assembled and
+puts in what ``SessionBudget.prepare`` produced from the journal, measured over the *whole* request
 (system instruction + tool declarations + contents). The rules sent are the router's instruction
 alone (the gate sets them, replacing the identity line ADK appends). The tools are ``TurnTools``
 behind ``adk_tools.ContractTool``, declared by ``TOOL_DECLARATIONS`` (the same declarations the
@@ -17,7 +18,6 @@ answer; nothing is written), and a text the model wrote reaches the chat only th
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -36,7 +36,7 @@ from google.genai import types
 
 from local_agent.agent import text_gate
 from local_agent.agent.adk_imports import skip_missing_a2a
-from local_agent.agent.adk_tools import contract_tools, declaration_dict
+from local_agent.agent.adk_tools import contract_tools
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
 from local_agent.agent.pipeline import ContextPipeline, TurnState, flat_contents, spoken
 from local_agent.agent.tools import PREFERENCE_CHOICES_TEXT, PREFERENCE_TOOL, TOOL_NAMES
@@ -44,6 +44,12 @@ from local_agent.context.errors import BudgetError, BudgetExceeded, LocalError, 
 from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import Measure
 from local_agent.listings import catalogue
+from local_agent.plugin.bounded import (
+    BoundedContextPlugin,
+    app_written_content,
+    app_written_template,
+)
+from local_agent.plugin.bounded import request_envelope as request_envelope  # the envelope measured
 from local_agent.replies.render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
 from local_agent.replies.reply import CommandName, Reply
 
@@ -83,28 +89,12 @@ class TurnSessions(InMemorySessionService):
         self.sessions.get(app_name, {}).get(user_id, {}).pop(session_id, None)
 
 
-def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
-    """Rules and tool contract exactly as ADK will send them, as a canonical dict."""
-    config = llm_request.config
-    instruction = config.system_instruction if config else None
-    if isinstance(instruction, types.Content):
-        instruction = "".join(p.text or "" for p in instruction.parts or [])
-    tools: list[dict[str, Any]] = []
-    for tool in (config.tools or []) if config else []:
-        for decl in getattr(tool, "function_declarations", None) or []:
-            tools.append(declaration_dict(decl))
-    return {"system_instruction": instruction or "", "tools": tools}
-
-
 def _content(role: str, texts: tuple[str, ...]) -> types.Content:
     return types.Content(role=role, parts=[types.Part(text=t) for t in texts])
 
 
-@functools.lru_cache(maxsize=1024)
-def _app_written_content(role: str, texts: tuple[str, ...]) -> types.Content:
-    """A validated template for app-written context (projections, markers, summary lines): a
-    bounded set of texts, never the user's words."""
-    return _content(role, texts)
+# The plugin's cache of app-written templates (projections, markers, summary lines).
+_app_written_content = app_written_template
 
 
 def to_genai_contents(
@@ -115,20 +105,20 @@ def to_genai_contents(
     own ``Content`` and ``Part`` objects, about a tenth of the cost of validating new ones). The
     current question (the user's text, last) is never cached: ``current`` (the content ADK built
     for the new message) is reused when it carries exactly that text, else it is built fresh."""
-    out: list[types.Content] = []
-    for i, c in enumerate(contents):
-        texts = tuple(p["text"] for p in c["parts"])
-        if i == len(contents) - 1:
-            same = (
-                current is not None
-                and current.role == c["role"]
-                and tuple(p.text for p in current.parts or ()) == texts
-            )
-            out.append(current if same and current is not None else _content(c["role"], texts))
-            continue
-        template = _app_written_content(c["role"], texts)
-        out.append(template.model_copy(update={"parts": [p.model_copy() for p in template.parts or []]}))
+    out = [app_written_content(c) for c in contents[:-1]]
+    if contents:
+        out.append(
+            _current_content(contents[-1]["role"], tuple(p["text"] for p in contents[-1]["parts"]), current)
+        )
     return out
+
+
+def _current_content(role: str, texts: tuple[str, ...], current: types.Content | None) -> types.Content:
+    """ADK's own content for the new message when it carries exactly ``texts``, else a fresh one."""
+    same = (
+        current is not None and current.role == role and tuple(p.text for p in current.parts or ()) == texts
+    )
+    return current if same and current is not None else _content(role, texts)
 
 
 class PreferenceDesk(Protocol):
@@ -225,6 +215,63 @@ class _Invocations:
         return reply_content(reply)
 
 
+class LocalContextPlugin(BoundedContextPlugin):
+    """``BoundedContextPlugin`` configured with LOCAL's window: the journal's ``ContextWindow``
+    (``SafeTurn`` projections, the ``ContextSummary`` goal + area) read in ``pipeline.begin`` under the
+    person's preference revision and written back in ``pipeline.finish``; the measure and budget are
+    the router's. Before the plugin's bounding step it answers a second model call of a turn with a
+    fixed question, and sets the rules sent to exactly the rules measured. It runs as the agent's
+    ``before_model_callback`` (so ``adk run`` / ``web`` / ``eval`` on ``standalone_agent`` have it too)."""
+
+    def __init__(self, router: AdkRouter) -> None:
+        super().__init__(name="local_context", measure=router.measure)
+        self.router = router
+        self.budget = router.pipeline.budget
+
+    async def prepare(
+        self, callback_context: CallbackContext, window: Any, current: Any, envelope: dict[str, Any]
+    ) -> Any:
+        """The pipeline's prepare: the result is kept on the turn (snapshots, tools, the replay)."""
+        state = self.router._state(callback_context)
+        return await self.router.pipeline.prepare(state, envelope, self.router.measure)
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        router = self.router
+        state = router._state(callback_context)
+        state.model_calls += 1
+        if state.model_calls > MAX_MODEL_CALLS_PER_TURN:
+            # A proposal that never reached TurnTools (an unknown tool name) makes ADK ask
+            # the model again; the budgeted contents would hide ADK's error and the model would
+            # repeat itself. One model call per turn: answer with a fixed question instead.
+            state.gave_up = True
+            state.app_text = ASK_AGAIN
+            router._refused(state, "GATE_SECOND_CALL")
+            return _text_response(ASK_AGAIN)
+        # The rules sent are exactly the rules measured: this replaces the identity line ADK appends.
+        # A provider (``dated_instruction``: the rules + today's line) is read for this request.
+        instruction = router.instruction
+        llm_request.config.system_instruction = (
+            instruction(callback_context) if callable(instruction) else instruction
+        )
+        last = llm_request.contents[-1] if llm_request.contents else None
+        tail = [_current_content("user", (state.current,), last)]
+        try:
+            await self.bound_request(
+                callback_context, llm_request, state.snapshot.window, state.current, tail
+            )
+        except BudgetError as exc:
+            state.error_code = exc.code
+            state.app_text = BUDGET_REFUSAL if isinstance(exc, BudgetExceeded) else POLITE_FAILURE
+            return _text_response(state.app_text)
+        return None
+
+
+def _text_response(text: str) -> LlmResponse:
+    return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]), turn_complete=True)
+
+
 class AdkRouter:
     """Runs the model part of a turn through the real ADK ``Runner``."""
 
@@ -255,6 +302,7 @@ class AdkRouter:
             generate_content_config=generate_content_config,
         )
         self.runner = Runner(app_name=APP_NAME, agent=self.agent, session_service=self.sessions)
+        self.context = LocalContextPlugin(self)
 
     # -- tools (built from TOOL_DECLARATIONS; see adk_tools.py) -----------------------------
     def _state(self, ctx: CallbackContext | ToolContext) -> TurnState:
@@ -264,41 +312,13 @@ class AdkRouter:
         tools = self.pipeline.tools(self._state(tool_context))
         return await self._io(tools.call, name, args)
 
-    # -- the budget gate -------------------------------------------------------------------
+    # -- the budget gate: LocalContextPlugin (the plugin configured with LOCAL's window) ---------
     async def _before_model(
         self, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        state = self._state(callback_context)
-        state.model_calls += 1
-        if state.model_calls > MAX_MODEL_CALLS_PER_TURN:
-            # A proposal that never reached TurnTools (an unknown tool name) makes ADK ask
-            # the model again; the budgeted contents would hide ADK's error and the model would
-            # repeat itself. One model call per turn: answer with a fixed question instead.
-            state.gave_up = True
-            state.app_text = ASK_AGAIN
-            self._refused(state, "GATE_SECOND_CALL")
-            return LlmResponse(
-                content=types.Content(role="model", parts=[types.Part(text=ASK_AGAIN)]), turn_complete=True
-            )
-        # The rules sent are exactly the rules measured: this replaces the identity line ADK appends.
-        # A provider (``dated_instruction``: the rules + today's line) is read for this request.
-        instruction = self.instruction
-        llm_request.config.system_instruction = (
-            instruction(callback_context) if callable(instruction) else instruction
+        return await self.context.before_model_callback(
+            callback_context=callback_context, llm_request=llm_request
         )
-        envelope = request_envelope(llm_request)
-        try:
-            result = await self.pipeline.prepare(state, envelope, self.measure)
-        except BudgetError as exc:
-            state.error_code = exc.code
-            text = BUDGET_REFUSAL if isinstance(exc, BudgetExceeded) else POLITE_FAILURE
-            state.app_text = text
-            return LlmResponse(
-                content=types.Content(role="model", parts=[types.Part(text=text)]), turn_complete=True
-            )
-        current = llm_request.contents[-1] if llm_request.contents else None
-        llm_request.contents = to_genai_contents(result.contents, current=current)
-        return None
 
     # -- ADK's own tools (adk run / web / eval) ----------------------------------------------
     def standalone_agent(

@@ -31,14 +31,15 @@ byte length proves the request fits:
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Generic, Literal, Protocol, Self, TypeVar, runtime_checkable
 
 from .canonical import canonical_json, canonical_size
 from .errors import BudgetExceeded, CounterUnitMismatch, InvalidCounterResult
-from .projection import SUMMARY_ACK, SUMMARY_MARKER
-from .window import DEFAULT_MAX_TURNS, ContextWindow, trim_oldest
+from .window import DEFAULT_MAX_TURNS
+from .window import render_contents as render_contents
+from .window import text_content as text_content
 
 UNITS = ("bytes", "tokens")
 # How a figure was obtained (snapshots and the replay record it).
@@ -123,32 +124,33 @@ async def measure_request(measure: Measure, request: Mapping[str, Any]) -> Measu
     return Measurement(count, MEASURED_BY_BYTES if measure.unit == "bytes" else MEASURED_BY_COUNT_TOKENS)
 
 
-def text_content(role: str, text: str) -> dict[str, Any]:
-    return {"role": role, "parts": [{"text": text}]}
-
-
-def render_contents(window: ContextWindow, current: str) -> list[dict[str, Any]]:
-    """Summary pair (if any) + projected exchanges + the current user text, as model contents."""
-    contents: list[dict[str, Any]] = []
-    if not window.summary.is_empty:
-        contents.append(text_content("user", SUMMARY_MARKER + window.summary.to_json()))
-        contents.append(text_content("model", SUMMARY_ACK))
-    for turn in window.turns:
-        contents.append(text_content("user", turn.user_text()))
-        contents.append(text_content("model", turn.model_text()))
-    contents.append(text_content("user", current))
-    return contents
-
-
 def build_envelope(system_instruction: str, tools: list[dict[str, Any]]) -> dict[str, Any]:
     """Rules and tool contract: the part of the request that is never trimmed."""
     return {"system_instruction": system_instruction, "tools": list(tools)}
 
 
+class BudgetWindow(Protocol):
+    """What the budget needs of a window of projected exchanges: LOCAL's ``ContextWindow``, or the
+    ADK plugin's ``exchanges.ExchangeWindow``. ``render`` puts the summary pair, the exchanges and
+    the current message (a text, or contents kept verbatim) in model-contents form."""
+
+    @property
+    def turns(self) -> Sequence[object]: ...
+
+    def capped(self, max_turns: int) -> Self: ...
+
+    def trimmed(self) -> Self | None: ...
+
+    def render(self, current: Any) -> list[dict[str, Any]]: ...
+
+
+W = TypeVar("W", bound=BudgetWindow)
+
+
 @dataclass(frozen=True)
-class BudgetResult:
+class BudgetResult(Generic[W]):
     request: dict[str, Any]
-    kept: ContextWindow
+    kept: W
     count: int
     unit: str
     counts: tuple[int, ...]
@@ -180,23 +182,21 @@ class SessionBudget:
 
     async def prepare(
         self,
-        window: ContextWindow,
-        current: str,
+        window: W,
+        current: Any,
         envelope: Mapping[str, Any],
         measure: Measure,
-    ) -> BudgetResult:
+    ) -> BudgetResult[W]:
         actual_unit = getattr(measure, "unit", None)
         if actual_unit != self.unit:
             raise CounterUnitMismatch(expected=self.unit, actual=actual_unit)
-        kept = ContextWindow((), window.summary)
-        for turn in window.turns:
-            kept = kept.append(turn, self.max_turns)
+        kept = window.capped(self.max_turns)
         capped_drops = len(window.turns) - len(kept.turns)
         summary_dropped = False
         counts: list[int] = []
         measured: list[MeasuredBy] = []
         while True:
-            request = {**envelope, "contents": render_contents(kept, current)}
+            request = {**envelope, "contents": kept.render(current)}
             figure = await measure_request(measure, request)
             count = figure.count
             if type(count) is not int:
@@ -217,7 +217,7 @@ class SessionBudget:
                     measured_by=figure.measured_by,
                     measured=tuple(measured),
                 )
-            trimmed = trim_oldest(kept)
+            trimmed = kept.trimmed()
             if trimmed is None:
                 raise BudgetExceeded(limit=self.limit, count=count, unit=self.unit)
             if not trimmed.turns and not kept.turns:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .projection import PUBLIC_TOPICS, SafeTurn
+from .projection import PUBLIC_TOPICS, SUMMARY_ACK, SUMMARY_MARKER, SafeTurn
 from .townships import canonical_township
 
 DEFAULT_MAX_TURNS = 2
@@ -86,6 +86,20 @@ class ContextWindow:
     def labels(self) -> list[str]:
         return [t.label for t in self.turns]
 
+    # -- what ``SessionBudget.prepare`` asks of a window (``session_budget.BudgetWindow``) --------
+    def capped(self, max_turns: int) -> ContextWindow:
+        """The newest ``max_turns`` exchanges; older ones absorbed into the summary."""
+        kept = ContextWindow((), self.summary)
+        for turn in self.turns:
+            kept = kept.append(turn, max_turns)
+        return kept
+
+    def trimmed(self) -> ContextWindow | None:
+        return trim_oldest(self)
+
+    def render(self, current: str) -> list[dict[str, Any]]:
+        return render_contents(self, current)
+
 
 EMPTY_WINDOW = ContextWindow()
 
@@ -101,3 +115,20 @@ def trim_oldest(window: ContextWindow) -> ContextWindow | None:
     if not window.summary.is_empty:
         return ContextWindow((), ContextSummary())
     return None
+
+
+def text_content(role: str, text: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"text": text}]}
+
+
+def render_contents(window: ContextWindow, current: str) -> list[dict[str, Any]]:
+    """Summary pair (if any) + projected exchanges + the current user text, as model contents."""
+    contents: list[dict[str, Any]] = []
+    if not window.summary.is_empty:
+        contents.append(text_content("user", SUMMARY_MARKER + window.summary.to_json()))
+        contents.append(text_content("model", SUMMARY_ACK))
+    for turn in window.turns:
+        contents.append(text_content("user", turn.user_text()))
+        contents.append(text_content("model", turn.model_text()))
+    contents.append(text_content("user", current))
+    return contents
