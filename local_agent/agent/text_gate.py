@@ -1,28 +1,37 @@
 """The text gate: every text the model writes is checked before it reaches the chat.
 
-A model-written text may only be a short answer that claims no action and carries no fact: the
-facts LOCAL shows (places, events, the consent question) are rendered by code from tool results,
-and when a tool ran this turn its result is the reply and the model's words are dropped. A text
-is refused when it
+The facts LOCAL shows (places, events, the consent question) are rendered by code from tool
+results, and when a tool ran this turn its result is the reply and the model's words are dropped.
+So the gate says what a model-written text *may* be, and refuses everything else:
 
-* claims something was done (remembered, deleted, booked, called, sent, ...), unless negated;
-* carries a phone number, a link, an e-mail address, a street address, opening hours or a price;
-* mentions another person's dietary preference;
-* is empty (whitespace or thoughts only) or longer than a LINE-friendly bound.
+* a short question back (「請問是哪個鄉鎮？」), a pointer to the buttons or the commands
+  (「要刪除請按「確定忘記」」), or small talk — with no claim that anything was done or will be
+  kept, and no fact;
+* naming a diet only in the person's own 1:1 chat, only one their message named, only in a
+  question; in a group or room no diet at all, and nowhere anyone else's.
 
-A refused text is replaced by a fixed, honest one (:data:`FALLBACK_TEXT`); a delete or remember
-wording is answered by the router with the forget confirmation or the consent prompt instead. The
-refusal is logged and counted as its code, never the text. The vocabulary is data in
-``gate_words``; the rules are docs/design.md §9. Stdlib only.
+Everything else gets a refusal code (the first rule that fires): a claim of an action (every verb
+of the lexicon's delete, stop, remember, apply and show classes, and the gate's own outside actions,
+in any aspect: 了, 已, 已經, 幫您…了, 為您…好了, …囉), a contact, an address, hours, a price or any
+other number, another person's preference, a diet where none may be named, an empty text or one
+longer than a LINE-friendly bound. A refused text is replaced by a fixed, honest one
+(:data:`FALLBACK_TEXT`); a delete or remember claim is answered by the router with the forget
+confirmation or the consent prompt instead. The refusal is logged and counted as its code, never
+the text. The verbs, negations, question words and diets are read through ``language.lexicon``
+(its interface only: ``words_of``); the gate's own words are ``gate_words``; the policy is
+docs/design.md §9.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
 from local_agent.agent import gate_words as W
+from local_agent.language import diets
+from local_agent.language.lexicon import words_of
 
 GateCode = Literal[
     "GATE_EMPTY",
@@ -33,7 +42,11 @@ GateCode = Literal[
     "GATE_ADDRESS",
     "GATE_HOURS",
     "GATE_PRICE",
+    "GATE_NUMBER",
     "GATE_OTHER_PERSON",
+    "GATE_DIET_IN_GROUP",
+    "GATE_DIET_NOT_OWN",
+    "GATE_DIET_NOT_ASKED",
     "GATE_TOO_LONG",
     "GATE_BESIDE_TOOL",
     "GATE_SECOND_CALL",
@@ -41,11 +54,15 @@ GateCode = Literal[
 # What a refused claim was about: a delete wording gets the forget confirmation, a remember
 # wording the consent prompt, anything else the fallback text.
 ClaimAbout = Literal["forget", "remember", ""]
+# Where the text would be sent (``ScopeKey.source_type``): the person's 1:1 chat, a group, a room.
+Chat = Literal["user", "group", "room"]
 
 FALLBACK_TEXT = (
     "這一句我沒辦法確認，所以不回答細節。我能幫您找彰化縣各鄉鎮的店家和活動，"
     "例如說「花壇有什麼好吃的」；電話和地址請向店家確認。"
 )
+# A text this many times over the bound is refused without being read.
+_UNREAD_FACTOR = 8
 
 
 @dataclass(frozen=True)
@@ -60,45 +77,76 @@ class Verdict:
         return self.code is None
 
 
-def _compile(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p) for p in patterns)
+def _alternation(words: tuple[str, ...] | list[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
 
-_FACTS: tuple[tuple[GateCode, tuple[re.Pattern[str], ...]], ...] = (
-    ("GATE_LINK", _compile(W.LINK_PATTERNS)),
-    ("GATE_EMAIL", _compile(W.EMAIL_PATTERNS)),
-    ("GATE_PHONE", _compile(W.PHONE_PATTERNS)),
-    ("GATE_HOURS", _compile(W.HOURS_PATTERNS)),
-    ("GATE_ADDRESS", _compile(W.ADDRESS_PATTERNS)),
-    ("GATE_PRICE", _compile(W.PRICE_PATTERNS)),
+# -- the words a clause is read in ------------------------------------------------------------------
+_VERB_CLASSES: tuple[tuple[ClaimAbout, tuple[str, ...]], ...] = (
+    ("forget", ("delete_verb", "stop_verb")),
+    ("remember", ("remember_verb",)),
+    ("", ("apply_verb", "show_verb")),
 )
-_CLAIMS: tuple[tuple[ClaimAbout, tuple[str, ...]], ...] = (
-    ("forget", W.FORGET_CLAIMS),
-    ("remember", W.REMEMBER_CLAIMS),
-    ("", W.OTHER_CLAIMS),
-)
-_SENTENCE = re.compile(r"[。！？!?；;\n]")
+_NEGATIONS = (*words_of("negation"), *W.NEGATIONS)
+_ASPECT = words_of("aspect")
+_DONE = (*W.DONE_MARKERS, *(w for w in _ASPECT if w not in W.HELPING and w not in W.DONE_ENDINGS))
+_ENDINGS = tuple(sorted({*W.DONE_ENDINGS, *(w for w in _ASPECT if w in W.DONE_ENDINGS)}, key=len, reverse=True))
 
 
-def _alternation(words: tuple[str, ...]) -> str:
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-
-
-def _claim_patterns(verbs: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(done-marker … verb, verb + done-ending) for one group of action verbs."""
-    marked = (
-        f"(?<!而)(?:{_alternation(W.DONE_MARKERS)})"
-        f"(?P<gap>[^{W.CLAUSE_STOPS}]{{0,{W.CLAIM_GAP}}}?)(?:{_alternation(verbs)})"
+def _roles() -> dict[str, tuple[str, ClaimAbout]]:
+    """Each word the gate reads a clause in, with its role; the first role given a word wins."""
+    roles: dict[str, tuple[str, ClaimAbout]] = {}
+    for about, classes in _VERB_CLASSES:
+        for word_class in classes:
+            for word in words_of(word_class):
+                roles.setdefault(word.lower(), ("verb", about))
+    for word in W.OTHER_VERBS:
+        roles.setdefault(word, ("verb", ""))
+    groups = (
+        ("done", _DONE),
+        ("filler", (*W.NOT_DONE_MARKERS, *W.FILLERS)),
+        ("help", W.HELPING),
+        ("offer", W.OFFERS),
+        ("neg", _NEGATIONS),
+        ("speaker", W.SPEAKER),
     )
-    ended = f"(?:{_alternation(verbs)})(?:{_alternation(W.DONE_ENDINGS)})"
-    return re.compile(marked), re.compile(ended)
+    for role, words in groups:
+        for word in words:
+            roles.setdefault(word.lower(), (role, ""))
+    return roles
 
 
-_CLAIM_PATTERNS: tuple[tuple[ClaimAbout, tuple[re.Pattern[str], re.Pattern[str]]], ...] = (
-    ("forget", _claim_patterns(W.FORGET_VERBS)),
-    ("remember", _claim_patterns(W.REMEMBER_VERBS)),
-    ("", _claim_patterns(W.OTHER_VERBS)),
-)
+_ROLES = _roles()
+_TOKENS = re.compile(_alternation(list(_ROLES)))
+_QUESTION_WORDS = tuple(w.lower() for w in words_of("question"))
+_DIETS = re.compile(_alternation([w.lower() for w in words_of("diet")]))
+_OTHER_PEOPLE = (*W.OTHER_PEOPLE, *words_of("third_person"))
+_PREFERENCE = (*W.PREFERENCE_WORDS, *(w.lower() for w in words_of("diet")))
+_SENTENCES = re.compile(f"[^{W.SENTENCE_STOPS}]+[{W.SENTENCE_STOPS}]*")
+_CLAUSES = re.compile(f"[^{W.CLAUSE_STOPS}]+")
+_QUOTES = {"「": "」", "『": "』", "“": "”", '"': '"'}
+
+
+def _facts() -> tuple[tuple[GateCode, tuple[re.Pattern[str], ...]], ...]:
+    words = {"GATE_ADDRESS": W.ADDRESS_WORDS, "GATE_HOURS": W.HOURS_WORDS, "GATE_PRICE": W.PRICE_WORDS}
+    rules: tuple[tuple[GateCode, tuple[str, ...]], ...] = (
+        ("GATE_LINK", W.LINK_PATTERNS),
+        ("GATE_EMAIL", W.EMAIL_PATTERNS),
+        ("GATE_PHONE", W.PHONE_PATTERNS),
+        ("GATE_HOURS", W.HOURS_PATTERNS),
+        ("GATE_ADDRESS", W.ADDRESS_PATTERNS),
+        ("GATE_PRICE", W.PRICE_PATTERNS),
+        ("GATE_NUMBER", W.NUMBER_PATTERNS),
+    )
+    out = []
+    for code, patterns in rules:
+        extra = words.get(code, ())
+        alternatives = (*patterns, _alternation(extra)) if extra else patterns
+        out.append((code, tuple(re.compile(p) for p in alternatives)))
+    return tuple(out)
+
+
+_FACTS = _facts()
 
 
 def compact(text: str) -> str:
@@ -106,65 +154,150 @@ def compact(text: str) -> str:
     return re.sub(r"[ \t\u3000]", "", text)
 
 
-def _claimed_word(text: str, words: tuple[str, ...]) -> bool:
-    """One of ``words`` occurs, not right after a negation."""
-    for word in words:
-        start = text.find(word)
-        while start != -1:
-            if not text[:start].endswith(W.NEGATIONS):
-                return True
-            start = text.find(word, start + 1)
-    return False
+def _quoted(text: str) -> list[bool]:
+    """For each character, whether it is inside 「」 (or 『』, quotation marks): a named button or
+    command, an example of what to say."""
+    mask = [False] * len(text)
+    closing: list[str] = []
+    for i, ch in enumerate(text):
+        if closing and ch == closing[-1]:
+            closing.pop()
+        elif ch in _QUOTES:
+            closing.append(_QUOTES[ch])
+        else:
+            mask[i] = bool(closing)
+    return mask
 
 
-def _claimed_pattern(text: str, marked: re.Pattern[str], ended: re.Pattern[str]) -> bool:
-    """A done-marker … verb with no negation between, or a verb + done-ending not after a negation."""
-    for match in marked.finditer(text):
-        if not any(n in match.group("gap") for n in W.NEGATIONS):
-            return True
-    return any(not text[: m.start()].endswith(W.NEGATIONS) for m in ended.finditer(text))
+def _sentences(text: str) -> Iterator[tuple[int, str]]:
+    for match in _SENTENCES.finditer(text):
+        yield match.start(), match.group()
+
+
+def _asks(sentence: str) -> bool:
+    """A question: it ends with a question mark or holds one of the lexicon's question words."""
+    return sentence.rstrip("。！!；;\n").endswith(W.QUESTION_ENDINGS) or any(q in sentence for q in _QUESTION_WORDS)
+
+
+@dataclass
+class _Clause:
+    """What came before the verb being read, in one clause (the latest position of each role)."""
+
+    text: str
+    asking: bool
+    pointer: bool
+    seen: dict[str, int]
+
+    def after(self, role: str, other: str) -> bool:
+        return self.seen.get(role, -1) > self.seen.get(other, -1)
+
+
+def _verb_claims(clause: _Clause, start: int, end: int, word: str, quoted: bool) -> bool:
+    """Whether the verb ``word`` at ``start:end`` of the clause claims an action (module docstring)."""
+    if clause.after("neg", "done"):
+        return False  # 「還沒有幫您刪除」, 「目前已經無法預約」: a denial
+    rest = clause.text[end:]
+    if "done" in clause.seen or rest.startswith(_ENDINGS) or word.endswith(_ENDINGS):
+        return True
+    if quoted:
+        return False  # 「請按「確定忘記」」 names a button
+    helped = "help" in clause.seen
+    if helped and any(e in rest for e in ("了", "囉", "啦")):
+        return True  # 幫您…了, 為您…好了
+    if clause.asking or clause.pointer or "offer" in clause.seen:
+        return False  # a question back, a pointer, an offer
+    by_speaker = "speaker" in clause.seen and len(word) >= 2 and not word.startswith(_NEGATIONS)
+    return helped or by_speaker
+
+
+def _clause_claim(text: str, asking: bool, quoted: list[bool]) -> ClaimAbout | None:
+    clause = _Clause(text, asking, any(p in text for p in W.POINTERS), {})
+    for match in _TOKENS.finditer(text):
+        role, about = _ROLES[match.group()]
+        if role == "verb" and _verb_claims(clause, match.start(), match.end(), match.group(), quoted[match.start()]):
+            return about
+        clause.seen[role] = match.start()
+    return None
 
 
 def _claim(text: str) -> ClaimAbout | None:
-    """What the first claim of a done action is about, or None when the text claims nothing."""
-    for about, words in _CLAIMS:
-        if _claimed_word(text, words):
+    """What the first claim of an action is about, or None when the text claims nothing."""
+    for about, phrases in (*W.PROMISES, *W.ENGLISH_CLAIMS):
+        if any(p in text for p in phrases):
             return about
-    for about, (marked, ended) in _CLAIM_PATTERNS:
-        if _claimed_pattern(text, marked, ended):
-            return about
-    if _claimed_word(text, W.PROMISES):
-        return "remember"
+    quoted = _quoted(text)
+    for offset, sentence in _sentences(text):
+        asking = _asks(sentence)
+        for match in _CLAUSES.finditer(sentence):
+            start = offset + match.start()
+            about = _clause_claim(match.group(), asking, quoted[start : start + len(match.group())])
+            if about is not None:
+                return about
     return None
 
 
 def _other_person(text: str) -> bool:
     """A sentence that names someone else and a preference or diet (「他吃素」, 「大家的偏好」)."""
-    for sentence in _SENTENCE.split(text.replace("其他人", "別人").replace("其他", "")):
-        if any(p in sentence for p in W.OTHER_PEOPLE) and any(w in sentence for w in W.PREFERENCE_WORDS):
+    for _, sentence in _sentences(text.replace("其他人", "別人").replace("其他", "")):
+        if any(p in sentence for p in _OTHER_PEOPLE) and any(w in sentence for w in _PREFERENCE):
             return True
     return False
 
 
-def check(text: str | None) -> Verdict:
-    """The verdict on one model-written text (all of a turn's text parts, joined)."""
+def _diet_key(word: str) -> str:
+    return diets.find_diet(word) or word
+
+
+def own_diets(said: str) -> frozenset[str]:
+    """The diets the person's own message names (codes, or the word when it has none); none when the
+    message names someone else too (「我媽吃全素」 is not the speaker's diet)."""
+    t = compact(said).lower()
+    if any(p in t for p in _OTHER_PEOPLE):
+        return frozenset()
+    return frozenset(_diet_key(m.group()) for m in _DIETS.finditer(t))
+
+
+def _diet(text: str, chat: Chat, said: str) -> GateCode | None:
+    """Where the text may not name the diet it names (module docstring)."""
+    hits = list(_DIETS.finditer(text))
+    if not hits:
+        return None
+    if chat != "user":
+        return "GATE_DIET_IN_GROUP"
+    quoted = _quoted(text)
+    own = own_diets(said)
+    for offset, sentence in _sentences(text):
+        named = [m for m in hits if offset <= m.start() < offset + len(sentence) and not quoted[m.start()]]
+        if any(_diet_key(m.group()) not in own for m in named):
+            return "GATE_DIET_NOT_OWN"
+        if named and not _asks(sentence):
+            return "GATE_DIET_NOT_ASKED"
+    return None
+
+
+def check(text: str | None, *, chat: Chat = "group", said: str = "") -> Verdict:
+    """The verdict on one model-written text (all of a turn's text parts, joined), to be sent in
+    ``chat`` as the answer to the person's message ``said``. Without a chat the strictest (a group)."""
     raw = (text or "").strip()
     if not raw:
         return Verdict("GATE_EMPTY")
-    flat = compact(raw)
-    about = _claim(flat.lower())
+    if len(raw) > W.MAX_CHARS * _UNREAD_FACTOR:
+        return Verdict("GATE_TOO_LONG")
+    flat = compact(raw).lower()
+    about = _claim(flat)
     if about is not None:
         return Verdict("GATE_ACTION_CLAIM", about)
     for code, patterns in _FACTS:
         if any(p.search(flat) for p in patterns):
             return Verdict(code)
-    if any(word in flat for word in W.HOURS_WORDS):
-        return Verdict("GATE_HOURS")
     if _other_person(flat):
         return Verdict("GATE_OTHER_PERSON")
+    diet = _diet(flat, chat, said)
+    if diet is not None:
+        return Verdict(diet)
     if len(raw) > W.MAX_CHARS or raw.count("\n") >= W.MAX_LINES:
         return Verdict("GATE_TOO_LONG")
     return Verdict()
 
 
-__all__ = ["FALLBACK_TEXT", "ClaimAbout", "GateCode", "Verdict", "check", "compact"]
+__all__ = ["FALLBACK_TEXT", "Chat", "ClaimAbout", "GateCode", "Verdict", "check", "compact", "own_diets"]
