@@ -125,7 +125,8 @@ def test_short_texts_that_claim_nothing_pass_in_the_one_to_one_chat(text: str) -
 # (model text, the person's message) in their 1:1 chat, and the code: a diet only theirs, only asked.
 DIETS_ONE_TO_ONE = [
     ("您要找全素的店嗎？", "我吃全素，員林呢", None),
-    ("您吃純素，要找員林的店嗎？", "我吃全素", None),  # 純素 and 全素: one diet
+    ("您要找純素的店嗎？", "我吃全素", None),  # 純素 and 全素: one diet
+    ("您吃全素，要找員林的店嗎？", "我吃全素", "GATE_DIET_NOT_ASKED"),  # asked only in its second clause
     ("要找素食的嗎", "我吃素", None),  # a question without its mark
     ("您吃全素。", "我吃全素", "GATE_DIET_NOT_ASKED"),  # their own, but stated
     ("您要找蛋奶素的店嗎？", "我吃全素", "GATE_DIET_NOT_OWN"),  # not the one they named

@@ -31,7 +31,7 @@ from typing import Literal
 
 from local_agent.agent import gate_words as W
 from local_agent.language import diets
-from local_agent.language.lexicon import words_of
+from local_agent.language.lexicon import classes_of, words_of
 
 GateCode = Literal[
     "GATE_EMPTY",
@@ -174,11 +174,6 @@ def _sentences(text: str) -> Iterator[tuple[int, str]]:
         yield match.start(), match.group()
 
 
-def _asks(sentence: str) -> bool:
-    """A question: it ends with a question mark or holds one of the lexicon's question words."""
-    return sentence.rstrip("。！!；;\n").endswith(W.QUESTION_ENDINGS) or any(q in sentence for q in _QUESTION_WORDS)
-
-
 @dataclass
 class _Clause:
     """What came before the verb being read, in one clause (the latest position of each role)."""
@@ -210,14 +205,34 @@ def _verb_claims(clause: _Clause, start: int, end: int, word: str, quoted: bool)
     return helped or by_speaker
 
 
+_PRIORITY: dict[ClaimAbout, int] = {"forget": 2, "remember": 1, "": 0}
+
+
 def _clause_claim(text: str, asking: bool, quoted: list[bool]) -> ClaimAbout | None:
+    """What the clause's claims are about: a verb that is not also a thing kept (設定, 記錄) before one
+    that is (「已經把飲食設定套用了」 applies), then a delete before a remember before anything else."""
     clause = _Clause(text, asking, any(p in text for p in W.POINTERS), {})
+    claimed: list[tuple[bool, int, ClaimAbout]] = []
     for match in _TOKENS.finditer(text):
-        role, about = _ROLES[match.group()]
-        if role == "verb" and _verb_claims(clause, match.start(), match.end(), match.group(), quoted[match.start()]):
-            return about
+        word = match.group()
+        role, about = _ROLES[word]
+        if role == "verb" and _verb_claims(clause, match.start(), match.end(), word, quoted[match.start()]):
+            claimed.append(("memory_object" not in classes_of(word), _PRIORITY[about], about))
         clause.seen[role] = match.start()
-    return None
+    return max(claimed)[2] if claimed else None
+
+
+def _clauses(text: str) -> Iterator[tuple[int, str, bool]]:
+    """Each clause with its offset, and whether it asks: it holds one of the lexicon's question words,
+    or it ends a sentence that ends with a question mark (「我幫您刪除，可以嗎？」 asks only in its
+    second clause)."""
+    for match in _SENTENCES.finditer(text):
+        sentence = match.group()
+        marked = sentence.rstrip("。！!；;\n").endswith(W.QUESTION_ENDINGS)
+        clauses = list(_CLAUSES.finditer(sentence))
+        for i, clause in enumerate(clauses):
+            words = any(q in clause.group() for q in _QUESTION_WORDS)
+            yield match.start() + clause.start(), clause.group(), words or (marked and i == len(clauses) - 1)
 
 
 def _claim(text: str) -> ClaimAbout | None:
@@ -226,13 +241,10 @@ def _claim(text: str) -> ClaimAbout | None:
         if any(p in text for p in phrases):
             return about
     quoted = _quoted(text)
-    for offset, sentence in _sentences(text):
-        asking = _asks(sentence)
-        for match in _CLAUSES.finditer(sentence):
-            start = offset + match.start()
-            about = _clause_claim(match.group(), asking, quoted[start : start + len(match.group())])
-            if about is not None:
-                return about
+    for start, clause, asking in _clauses(text):
+        about = _clause_claim(clause, asking, quoted[start : start + len(clause)])
+        if about is not None:
+            return about
     return None
 
 
@@ -266,11 +278,11 @@ def _diet(text: str, chat: Chat, said: str) -> GateCode | None:
         return "GATE_DIET_IN_GROUP"
     quoted = _quoted(text)
     own = own_diets(said)
-    for offset, sentence in _sentences(text):
-        named = [m for m in hits if offset <= m.start() < offset + len(sentence) and not quoted[m.start()]]
+    for start, clause, asking in _clauses(text):
+        named = [m for m in hits if start <= m.start() < start + len(clause) and not quoted[m.start()]]
         if any(_diet_key(m.group()) not in own for m in named):
             return "GATE_DIET_NOT_OWN"
-        if named and not _asks(sentence):
+        if named and not asking:
             return "GATE_DIET_NOT_ASKED"
     return None
 
