@@ -28,6 +28,7 @@ from pydantic import Field
 
 from local_agent.agent import text_gate
 from local_agent.context.journal import ScopeKey
+from local_agent.language.lexicon import words_of
 from local_agent.listings import catalogue
 from local_agent.wiring import Wiring, build_service
 
@@ -66,6 +67,7 @@ MODEL_TEXTS = (
     "   ",
     "彰化" * 500,
 )
+DIET_WORDS = ("素", "vegan", "vegetarian", *words_of("diet"))
 ACTIONS = st.sampled_from(["remember", "forget", "show", "delete_all", "", 7, None])
 DIETS = st.sampled_from([*catalogue.DIETARY_TYPES, "keto", "", None, ["vegan"]])
 
@@ -140,7 +142,7 @@ def test_no_model_answer_writes_a_preference_or_reaches_the_chat_unchecked(
         if text in written:
             assert text_gate.check(text, chat=scope.source_type, said=sentence).ok, text
             if scope.source_type != "user":
-                assert text_gate.check(text, chat="group").code != "GATE_DIET_IN_GROUP", text
+                assert not any(d in text for d in DIET_WORDS), text
     if joined in outcome.reply.texts and not outcome.tool_calls:
         assert outcome.gate_code is None
     if scope.source_type != "user":

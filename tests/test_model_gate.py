@@ -131,7 +131,13 @@ def assert_nothing_kept(app: GateApp, *users: str, leaked: Sequence[str] = ()) -
 
 
 @pytest.mark.parametrize(
-    "claim", ["好的，已經幫您刪除了", "好的，已幫您把吃素的偏好刪除。", "我已經把您的偏好歸零囉", "好的，已經幫您清空了"]
+    "claim",
+    [
+        "好的，已經幫您刪除了",
+        "好的，已幫您把吃素的偏好刪除。",
+        "我已經把您的偏好歸零囉",
+        "好的，已經幫您清空了",
+    ],
 )
 def test_a_delete_request_answered_with_a_false_deletion_gets_the_forget_confirmation(gemini, claim) -> None:
     app = gemini([{"text": claim}])
@@ -241,10 +247,14 @@ def test_forget_and_remember_proposed_in_a_group_get_the_one_to_one_answer(gemin
     assert_nothing_kept(app, USER, "-", leaked=["小華吃素"])
 
 
-def test_in_a_group_model_text_names_no_diet_and_in_a_one_to_one_chat_only_the_persons_own_asked(gemini) -> None:
+def test_in_a_group_model_text_names_no_diet_and_in_a_one_to_one_chat_only_the_persons_own_asked(
+    gemini,
+) -> None:
     members = "阿明吃全素，阿華吃蛋奶素"
     asked = "您要找全素的店嗎？請問是哪個鄉鎮？"
-    app = gemini([{"text": members}, {"text": asked}, {"text": asked}, {"text": "您吃全素。"}, {"text": asked}])
+    app = gemini(
+        [{"text": members}, {"text": asked}, {"text": asked}, {"text": "您吃全素。"}, {"text": asked}]
+    )
     group = app.say("大家晚上想吃什麼呢", group=GROUP)
     assert group.texts == [FALLBACK_TEXT] and group.outcome.gate_code == "GATE_DIET_IN_GROUP"
     in_group = app.say("我吃全素，想問問看", group=GROUP)  # even the member's own diet
@@ -255,7 +265,12 @@ def test_in_a_group_model_text_names_no_diet_and_in_a_one_to_one_chat_only_the_p
     assert stated.texts == [FALLBACK_TEXT] and stated.outcome.gate_code == "GATE_DIET_NOT_ASKED"
     not_named = app.say("晚上想吃點東西，想問問看")
     assert not_named.texts == [FALLBACK_TEXT] and not_named.outcome.gate_code == "GATE_DIET_NOT_OWN"
-    assert app.codes() == ["GATE_DIET_IN_GROUP", "GATE_DIET_IN_GROUP", "GATE_DIET_NOT_ASKED", "GATE_DIET_NOT_OWN"]
+    assert app.codes() == [
+        "GATE_DIET_IN_GROUP",
+        "GATE_DIET_IN_GROUP",
+        "GATE_DIET_NOT_ASKED",
+        "GATE_DIET_NOT_OWN",
+    ]
     assert len(app.fake.generate_requests) == 5
     assert_nothing_kept(app, USER, leaked=[members, "您吃全素。"])
 

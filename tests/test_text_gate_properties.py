@@ -80,12 +80,16 @@ def test_any_verb_in_any_aspect_with_any_object_is_refused_as_its_claim(
     obj=st.sampled_from(("", "您的偏好", "飲食設定", "資料")),
     opening=st.sampled_from(OPENINGS),
 )
-def test_the_same_verbs_denied_asked_or_pointed_to_pass(verb: tuple[str, str], form: str, obj: str, opening: str) -> None:
+def test_the_same_verbs_denied_asked_or_pointed_to_pass(
+    verb: tuple[str, str], form: str, obj: str, opening: str
+) -> None:
     text = opening + form.format(v=verb[0], o=obj)
     assert text_gate.check(text, chat="user").ok, text
 
 
-@pytest.mark.parametrize("word_class", ["delete_verb", "stop_verb", "remember_verb", "apply_verb", "show_verb"])
+@pytest.mark.parametrize(
+    "word_class", ["delete_verb", "stop_verb", "remember_verb", "apply_verb", "show_verb"]
+)
 def test_every_verb_the_lexicon_knows_said_as_done_is_a_claim(word_class: str) -> None:
     """Not a list of claims: whatever verb the commands read, the gate reads as an action."""
     for word in words_of(word_class):
@@ -101,7 +105,9 @@ def test_every_verb_the_lexicon_knows_said_as_done_is_a_claim(word_class: str) -
     after=st.text(alphabet="號樓元點分鐘家人天月您好的", max_size=10),
     chat=st.sampled_from(["user", "group", "room"]),
 )
-def test_any_digit_is_a_fact_and_is_refused(before: str, digit: str, after: str, chat: text_gate.Chat) -> None:
+def test_any_digit_is_a_fact_and_is_refused(
+    before: str, digit: str, after: str, chat: text_gate.Chat
+) -> None:
     verdict = text_gate.check(before + digit + after, chat=chat)
     assert not verdict.ok and verdict.code not in ("GATE_EMPTY", "GATE_TOO_LONG")
 
@@ -110,7 +116,9 @@ def test_any_digit_is_a_fact_and_is_refused(before: str, digit: str, after: str,
 @given(
     name=st.sampled_from(NAMES),
     diet=st.sampled_from(DIETS),
-    form=st.sampled_from(("{n}{d}", "{n}是{d}的", "您要找{d}的店嗎？", "{n}吃{d}嗎？", "「{d}」的店我可以幫您找")),
+    form=st.sampled_from(
+        ("{n}{d}", "{n}是{d}的", "您要找{d}的店嗎？", "{n}吃{d}嗎？", "「{d}」的店我可以幫您找")
+    ),
     chat=st.sampled_from(["group", "room"]),
     said=st.sampled_from(("員林有什麼好吃的", "我吃素", "我吃全素，有推薦嗎")),
 )
@@ -118,7 +126,9 @@ def test_any_diet_word_in_a_group_or_room_is_refused(
     name: str, diet: str, form: str, chat: text_gate.Chat, said: str
 ) -> None:
     text = form.format(n=name, d=diet)
-    assert text_gate.check(text, chat=chat, said=said).code in ("GATE_DIET_IN_GROUP", "GATE_OTHER_PERSON"), text
+    assert text_gate.check(text, chat=chat, said=said).code in ("GATE_DIET_IN_GROUP", "GATE_OTHER_PERSON"), (
+        text
+    )
 
 
 @settings(max_examples=200, deadline=None)

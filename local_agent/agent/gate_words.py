@@ -77,7 +77,20 @@ FILLERS = (
     "讓我知道",
 )
 # Said in one of these the verb points the person to a button or a command (「您可以請我記下來」).
-POINTERS = ("您可以", "你可以", "請說", "請按", "請點", "可以說", "可以按", "可以點", "直接說", "按「", "點「", "說「")
+POINTERS = (
+    "您可以",
+    "你可以",
+    "請說",
+    "請按",
+    "請點",
+    "可以說",
+    "可以按",
+    "可以點",
+    "直接說",
+    "按「",
+    "點「",
+    "說「",
+)
 # The gate's own negations, besides the lexicon's: a verb after the nearest of them is denied.
 NEGATIONS = ("沒辦法", "無法", "不能", "不會", "未", "尚未", "還沒", "還沒有", "沒")
 # Actions outside the service (booking, calling, sending): no command has them, so no lexicon class.
@@ -108,7 +121,17 @@ ENGLISH_CLAIMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("remember", ("remembered", "saved", "noted", "stored")),
     (
         "",
-        ("booked", "reserved", "i'vecalled", "ihavecalled", "notified", "i'vesent", "ihavesent", "wassent", "beensent"),
+        (
+            "booked",
+            "reserved",
+            "i'vecalled",
+            "ihavecalled",
+            "notified",
+            "i'vesent",
+            "ihavesent",
+            "wassent",
+            "beensent",
+        ),
     ),
 )
 # Promises to keep (or no longer keep) something about the person: LOCAL keeps a diet only after a

@@ -90,7 +90,9 @@ _VERB_CLASSES: tuple[tuple[ClaimAbout, tuple[str, ...]], ...] = (
 _NEGATIONS = (*words_of("negation"), *W.NEGATIONS)
 _ASPECT = words_of("aspect")
 _DONE = (*W.DONE_MARKERS, *(w for w in _ASPECT if w not in W.HELPING and w not in W.DONE_ENDINGS))
-_ENDINGS = tuple(sorted({*W.DONE_ENDINGS, *(w for w in _ASPECT if w in W.DONE_ENDINGS)}, key=len, reverse=True))
+_ENDINGS = tuple(
+    sorted({*W.DONE_ENDINGS, *(w for w in _ASPECT if w in W.DONE_ENDINGS)}, key=len, reverse=True)
+)
 
 
 def _roles() -> dict[str, tuple[str, ClaimAbout]]:
@@ -206,6 +208,7 @@ def _verb_claims(clause: _Clause, start: int, end: int, word: str, quoted: bool)
 
 
 _PRIORITY: dict[ClaimAbout, int] = {"forget": 2, "remember": 1, "": 0}
+_ABOUT: dict[str, ClaimAbout] = {"forget": "forget", "remember": "remember", "": ""}
 
 
 def _clause_claim(text: str, asking: bool, quoted: list[bool]) -> ClaimAbout | None:
@@ -237,9 +240,9 @@ def _clauses(text: str) -> Iterator[tuple[int, str, bool]]:
 
 def _claim(text: str) -> ClaimAbout | None:
     """What the first claim of an action is about, or None when the text claims nothing."""
-    for about, phrases in (*W.PROMISES, *W.ENGLISH_CLAIMS):
+    for kind, phrases in (*W.PROMISES, *W.ENGLISH_CLAIMS):
         if any(p in text for p in phrases):
-            return about
+            return _ABOUT[kind]
     quoted = _quoted(text)
     for start, clause, asking in _clauses(text):
         about = _clause_claim(clause, asking, quoted[start : start + len(clause)])

@@ -7,6 +7,8 @@ nothing else of this module is its interface. The words are drawn from the inten
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from local_agent.language import words
 from local_agent.listings import catalogue
 
@@ -15,7 +17,7 @@ class LexiconError(KeyError):
     """A word class the lexicon does not have."""
 
 
-def _longest_first(*groups: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+def _longest_first(*groups: Iterable[str]) -> tuple[str, ...]:
     unique = dict.fromkeys(w for group in groups for w in group if w)
     return tuple(sorted(unique, key=lambda w: (-len(w), w)))
 
@@ -37,9 +39,9 @@ _CLASSES: dict[str, tuple[str, ...]] = {
     "memory_object": _longest_first(_MEMORY_OBJECTS, words.DATA_OBJECTS),
     "diet": _longest_first(
         catalogue.DIETARY_WORDS,
-        catalogue.DIETARY_TYPES.values(),  # type: ignore[arg-type]
+        catalogue.DIETARY_TYPES.values(),
         words.VEGETARIAN_WORDS,
-        words.DIET_SYNONYMS,  # type: ignore[arg-type]
+        words.DIET_SYNONYMS,
         ("蛋奶素", "五辛素", "鍋邊素"),
     ),
     "negation": _longest_first(words.NEGATIONS, ("不", "沒", "沒有", "毋", "未")),
