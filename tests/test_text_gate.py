@@ -23,7 +23,8 @@ REFUSED = [
     ("好的，以後不記了", "GATE_ACTION_CLAIM", "forget"),  # a stop said as done
     ("沒問題已儲存", "GATE_ACTION_CLAIM", "remember"),  # 沒問題 negates nothing
     ("好的，為您設定好了", "GATE_ACTION_CLAIM", "remember"),
-    ("已經為您套用素食", "GATE_ACTION_CLAIM", ""),
+    ("已經為您篩選素食的店", "GATE_ACTION_CLAIM", ""),
+    ("好的，停止套用了", "GATE_ACTION_CLAIM", "forget"),  # verbs said together: the stop counts
     ("偏好已經顯示在上面了", "GATE_ACTION_CLAIM", ""),
     ("我會記住您吃全素", "GATE_ACTION_CLAIM", "remember"),  # a promise
     ("您的飲食偏好已清除。", "GATE_ACTION_CLAIM", "forget"),
@@ -178,3 +179,25 @@ def test_a_ten_thousand_character_text_is_refused_quickly() -> None:
     assert text_gate.check("彰化" * 5000).code == "GATE_TOO_LONG"
     assert text_gate.check("已經刪除了" + "彰化" * 5000).code == "GATE_TOO_LONG"  # not read at all
     assert text_gate.check("已經刪除了" + "彰化" * 100).code == "GATE_ACTION_CLAIM"
+
+
+def test_the_gate_reads_the_lexicon_through_its_interface_and_keeps_no_verbs_of_its_own() -> None:
+    """The verbs the commands read are the gate's verbs: it names only the lexicon's interface, and
+    none of the lexicon's delete, stop or remember verbs is in the gate's own words."""
+    import ast
+    from pathlib import Path
+
+    from local_agent.language.lexicon import words_of
+
+    source = Path(text_gate.__file__).read_text(encoding="utf-8")
+    imported = {
+        alias.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.module == "local_agent.language.lexicon"
+        for alias in node.names
+    }
+    assert imported <= {"WORD_CLASSES", "words_of", "classes_of", "LexiconError"}
+    tables = [getattr(gate_words, name) for name in dir(gate_words) if name.isupper()]
+    own = {w for table in tables if isinstance(table, tuple) for w in table if isinstance(w, str)}
+    verbs = {w for c in ("delete_verb", "stop_verb", "remember_verb") for w in words_of(c) if len(w) > 1}
+    assert own & verbs == set()

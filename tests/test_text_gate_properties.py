@@ -19,7 +19,7 @@ from local_agent.language.lexicon import words_of
 DELETE_VERBS = ("歸零", "清空", "刪除", "刪掉", "清除", "移除", "忘掉", "取消", "丟掉", "撤掉")
 STOP_VERBS = ("停用", "暫停", "停止套用")
 REMEMBER_VERBS = ("記住", "記下來", "保存", "存起來")
-OTHER_VERBS = ("套用", "預約", "訂位", "通知")
+OTHER_VERBS = ("篩選", "過濾", "預約", "訂位", "通知")
 VERBS = (
     *((v, "forget") for v in DELETE_VERBS + STOP_VERBS),
     *((v, "remember") for v in REMEMBER_VERBS),

@@ -48,6 +48,9 @@ DONE_ENDINGS = (
     "ped",
 )
 CLAUSE_STOPS = "。！？!?；;，,、\n"
+# After a helping marker anywhere in the clause (「幫您把偏好刪除了」), or right after a negated
+# remember or apply verb (「以後不記了」: a stop), these say it was done.
+STOPPED_ENDINGS = ("了", "囉", "啦")
 HELPING = ("幫您", "幫你", "為您", "為你", "替您", "替你", "給您", "把", "將")
 SPEAKER = ("我們", "我")
 # Before the verb, these make it an offer or a condition, not an act: 「我只能幫您記住、刪除或查看」,
@@ -75,6 +78,8 @@ FILLERS = (
     "不一定",
     "要我",
     "讓我知道",
+    "不記得",
+    "記不得",
 )
 # Said in one of these the verb points the person to a button or a command (「您可以請我記下來」).
 POINTERS = (

@@ -31,7 +31,7 @@ from typing import Literal
 
 from local_agent.agent import gate_words as W
 from local_agent.language import diets
-from local_agent.language.lexicon import classes_of, words_of
+from local_agent.language.lexicon import WORD_CLASSES, classes_of, words_of
 
 GateCode = Literal[
     "GATE_EMPTY",
@@ -82,11 +82,18 @@ def _alternation(words: tuple[str, ...] | list[str]) -> str:
 
 
 # -- the words a clause is read in ------------------------------------------------------------------
-_VERB_CLASSES: tuple[tuple[ClaimAbout, tuple[str, ...]], ...] = (
-    ("forget", ("delete_verb", "stop_verb")),
+# The lexicon's verb classes, by what a claim of them is about; a class the lexicon may add (an undo
+# phrase such as 恢復預設) is read when it is there.
+_VERB_CLASSES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("delete", ("delete_verb", "forget_verb", "undo_phrase")),
+    ("stop", ("stop_verb",)),
     ("remember", ("remember_verb",)),
-    ("", ("apply_verb", "show_verb")),
+    ("apply", ("apply_verb",)),
+    ("show", ("show_verb",)),
 )
+_KIND_ABOUT: dict[str, ClaimAbout] = {"delete": "forget", "stop": "forget", "remember": "remember"}
+_PRIORITY: dict[ClaimAbout, int] = {"forget": 2, "remember": 1, "": 0}
+_ABOUT: dict[str, ClaimAbout] = {"forget": "forget", "remember": "remember", "": ""}
 _NEGATIONS = (*words_of("negation"), *W.NEGATIONS)
 _ASPECT = words_of("aspect")
 _DONE = (*W.DONE_MARKERS, *(w for w in _ASPECT if w not in W.HELPING and w not in W.DONE_ENDINGS))
@@ -95,18 +102,19 @@ _ENDINGS = tuple(
 )
 
 
-def _roles() -> dict[str, tuple[str, ClaimAbout]]:
-    """Each word the gate reads a clause in, with its role; the first role given a word wins."""
-    roles: dict[str, tuple[str, ClaimAbout]] = {}
-    for about, classes in _VERB_CLASSES:
+def _roles() -> dict[str, tuple[str, str]]:
+    """Each word the gate reads a clause in, with its role (a verb's role is its kind); the first
+    role given a word wins."""
+    roles: dict[str, tuple[str, str]] = {}
+    for kind, classes in _VERB_CLASSES:
         for word_class in classes:
-            for word in words_of(word_class):
-                roles.setdefault(word.lower(), ("verb", about))
+            for word in words_of(word_class) if word_class in WORD_CLASSES else ():
+                roles.setdefault(word.lower(), ("verb", kind))
     for word in W.OTHER_VERBS:
-        roles.setdefault(word, ("verb", ""))
+        roles.setdefault(word, ("verb", "other"))
     groups = (
-        ("done", _DONE),
         ("filler", (*W.NOT_DONE_MARKERS, *W.FILLERS)),
+        ("done", _DONE),
         ("help", W.HELPING),
         ("offer", W.OFFERS),
         ("neg", _NEGATIONS),
@@ -189,40 +197,74 @@ class _Clause:
         return self.seen.get(role, -1) > self.seen.get(other, -1)
 
 
-def _verb_claims(clause: _Clause, start: int, end: int, word: str, quoted: bool) -> bool:
-    """Whether the verb ``word`` at ``start:end`` of the clause claims an action (module docstring)."""
+@dataclass
+class _Verb:
+    """One verb of a clause, or several said together (「停止套用」): where it is and what it is about."""
+
+    start: int
+    end: int
+    word: str
+    kinds: set[str]
+    quoted: bool
+
+    @property
+    def about(self) -> ClaimAbout:
+        return max((_KIND_ABOUT.get(k, "") for k in self.kinds), key=_PRIORITY.__getitem__)
+
+    @property
+    def rank(self) -> tuple[bool, int]:
+        """A verb that is not also a thing kept (設定, 記錄) first, then a delete before a remember."""
+        return "memory_object" not in classes_of(self.word), _PRIORITY[self.about]
+
+
+def _verb_claims(clause: _Clause, verb: _Verb) -> ClaimAbout | None:
+    """What the verb claims, or None when it claims nothing (the rules are ``gate_words``)."""
+    rest = clause.text[verb.end :]
     if clause.after("neg", "done"):
-        return False  # 「還沒有幫您刪除」, 「目前已經無法預約」: a denial
-    rest = clause.text[end:]
-    if "done" in clause.seen or rest.startswith(_ENDINGS) or word.endswith(_ENDINGS):
-        return True
-    if quoted:
-        return False  # 「請按「確定忘記」」 names a button
+        # A denial (「還沒有幫您刪除」, 「目前已經無法預約」), unless a negated remember or apply is
+        # said as done: 「以後不記了」, 「不套用囉」 claim a stop.
+        stopped = verb.kinds & {"remember", "apply"} and rest.startswith(W.STOPPED_ENDINGS)
+        adjacent = clause.text[: verb.start].endswith(_NEGATIONS)
+        return "forget" if stopped and adjacent else None
+    if "done" in clause.seen or rest.startswith(_ENDINGS) or verb.word.endswith(_ENDINGS):
+        return verb.about
+    if verb.quoted:
+        return None  # 「請按「確定忘記」」 names a button
     helped = "help" in clause.seen
-    if helped and any(e in rest for e in ("了", "囉", "啦")):
-        return True  # 幫您…了, 為您…好了
+    if helped and any(e in rest for e in W.STOPPED_ENDINGS):
+        return verb.about  # 幫您…了, 為您…好了
     if clause.asking or clause.pointer or "offer" in clause.seen:
-        return False  # a question back, a pointer, an offer
-    by_speaker = "speaker" in clause.seen and len(word) >= 2 and not word.startswith(_NEGATIONS)
-    return helped or by_speaker
-
-
-_PRIORITY: dict[ClaimAbout, int] = {"forget": 2, "remember": 1, "": 0}
-_ABOUT: dict[str, ClaimAbout] = {"forget": "forget", "remember": "remember", "": ""}
+        return None  # a question back, a pointer, an offer
+    by_speaker = "speaker" in clause.seen and len(verb.word) >= 2 and not verb.word.startswith(_NEGATIONS)
+    return verb.about if helped or by_speaker else None
 
 
 def _clause_claim(text: str, asking: bool, quoted: list[bool]) -> ClaimAbout | None:
-    """What the clause's claims are about: a verb that is not also a thing kept (設定, 記錄) before one
-    that is (「已經把飲食設定套用了」 applies), then a delete before a remember before anything else."""
+    """What the clause's claims are about: the first by :attr:`_Verb.rank` (「已經把飲食設定套用了」
+    applies; 「已經把設定歸零」 deletes)."""
     clause = _Clause(text, asking, any(p in text for p in W.POINTERS), {})
-    claimed: list[tuple[bool, int, ClaimAbout]] = []
+    claimed: list[tuple[tuple[bool, int], ClaimAbout]] = []
+    verb: _Verb | None = None
+
+    def read(verb: _Verb | None) -> None:
+        about = _verb_claims(clause, verb) if verb is not None else None
+        if verb is not None and about is not None:
+            claimed.append((verb.rank, about))
+
     for match in _TOKENS.finditer(text):
-        word = match.group()
-        role, about = _ROLES[word]
-        if role == "verb" and _verb_claims(clause, match.start(), match.end(), word, quoted[match.start()]):
-            claimed.append(("memory_object" not in classes_of(word), _PRIORITY[about], about))
+        role, kind = _ROLES[match.group()]
+        if role == "verb" and verb is not None and verb.end == match.start() and verb.rank[0]:
+            verb.end, verb.word = match.end(), verb.word + match.group()
+            verb.kinds.add(kind)
+            continue
+        read(verb)
+        verb = None
+        if role == "verb":
+            verb = _Verb(match.start(), match.end(), match.group(), {kind}, quoted[match.start()])
+            continue
         clause.seen[role] = match.start()
-    return max(claimed)[2] if claimed else None
+    read(verb)
+    return max(claimed)[1] if claimed else None
 
 
 def _clauses(text: str) -> Iterator[tuple[int, str, bool]]:
