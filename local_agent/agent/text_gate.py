@@ -212,9 +212,11 @@ class _Verb:
         return max((_KIND_ABOUT.get(k, "") for k in self.kinds), key=_PRIORITY.__getitem__)
 
     @property
-    def rank(self) -> tuple[bool, int]:
-        """A verb that is not also a thing kept (設定, 記錄) first, then a delete before a remember."""
-        return "memory_object" not in classes_of(self.word), _PRIORITY[self.about]
+    def rank(self) -> tuple[bool, bool, int]:
+        """A verb that is not also a done-ending (完成) first, then one that is not also a thing kept
+        (設定, 記錄), then a delete before a remember."""
+        kept = "memory_object" in classes_of(self.word)
+        return self.word not in _ENDINGS, not kept, _PRIORITY[self.about]
 
 
 def _verb_claims(clause: _Clause, verb: _Verb) -> ClaimAbout | None:
@@ -243,7 +245,7 @@ def _clause_claim(text: str, asking: bool, quoted: list[bool]) -> ClaimAbout | N
     """What the clause's claims are about: the first by :attr:`_Verb.rank` (「已經把飲食設定套用了」
     applies; 「已經把設定歸零」 deletes)."""
     clause = _Clause(text, asking, any(p in text for p in W.POINTERS), {})
-    claimed: list[tuple[tuple[bool, int], ClaimAbout]] = []
+    claimed: list[tuple[tuple[bool, bool, int], ClaimAbout]] = []
     verb: _Verb | None = None
 
     def read(verb: _Verb | None) -> None:
@@ -253,7 +255,7 @@ def _clause_claim(text: str, asking: bool, quoted: list[bool]) -> ClaimAbout | N
 
     for match in _TOKENS.finditer(text):
         role, kind = _ROLES[match.group()]
-        if role == "verb" and verb is not None and verb.end == match.start() and verb.rank[0]:
+        if role == "verb" and verb is not None and verb.end == match.start() and verb.rank[1]:
             verb.end, verb.word = match.end(), verb.word + match.group()
             verb.kinds.add(kind)
             continue
