@@ -168,6 +168,8 @@ def _quoted(text: str) -> list[bool]:
     """For each character, whether it is inside 「」 (or 『』, quotation marks): a named button or
     command, an example of what to say."""
     mask = [False] * len(text)
+    if not any(q in text for q in _QUOTES):
+        return mask
     closing: list[str] = []
     for i, ch in enumerate(text):
         if closing and ch == closing[-1]:
