@@ -349,3 +349,38 @@ def test_a_short_honest_answer_passes_unchanged(gemini) -> None:
     seen = app.say("花壇那邊好停車嗎")
     assert seen.texts == [answer] and seen.outcome.gate_code is None
     assert app.codes() == [] and app.app.store.snapshots()[-1].data["gate_refusals"] == 0
+
+
+def test_every_function_that_reads_the_models_words_checks_them_with_the_gate() -> None:
+    """The one way model text reaches the chat: a function of ``local_agent`` that reads the words the
+    model wrote this turn (``heard.texts``) calls ``text_gate.check`` with the chat and the message."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "local_agent"
+    readers: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            reads = any(
+                isinstance(n, ast.Attribute)
+                and n.attr == "texts"
+                and isinstance(n.value, ast.Name)
+                and n.value.id == "heard"
+                for n in ast.walk(node)
+            )
+            if not reads:
+                continue
+            readers.append(f"{path.name}:{node.name}")
+            checks = [
+                n
+                for n in ast.walk(node)
+                if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "check"
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == "text_gate"
+            ]
+            assert checks, f"{path.name}:{node.name} reads the model's words without the gate"
+            assert all({k.arg for k in c.keywords} >= {"chat", "said"} for c in checks), node.name
+    assert readers, "the router reads the model's words somewhere"
