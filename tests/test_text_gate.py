@@ -43,6 +43,8 @@ REFUSED = [
     ("已幫您預約明天中午兩位。", "GATE_ACTION_CLAIM", ""),
     ("訂好了，請準時到。", "GATE_ACTION_CLAIM", ""),
     ("我已通知店家。", "GATE_ACTION_CLAIM", ""),
+    ("已經為您整理好了", "GATE_ACTION_CLAIM", ""),
+    ("我幫您找到附近的店", "GATE_ACTION_CLAIM", ""),  # a search no tool ran
     ("訊息已傳送給醫院。", "GATE_ACTION_CLAIM", ""),
     ("Done, I have deleted it.", "GATE_ACTION_CLAIM", "forget"),
     ("OK, Remembered: vegan.", "GATE_ACTION_CLAIM", "remember"),
@@ -103,6 +105,8 @@ ALLOWED = [
     "不客氣，有需要再叫我喔。",
     "天氣變冷了，出門多穿一件外套。",
     "路上小心，再見！",
+    "希望您找到喜歡的店。",
+    "抱歉，我查不到停車的資訊。",
     "我是在地小幫手，可以幫您找彰化的店家和活動。",
     "其他問題我還不會回答。",
     "I can ask for your consent first.",

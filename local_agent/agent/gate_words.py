@@ -1,9 +1,13 @@
-"""The text gate's vocabulary, as data: what a model-written sentence may not say (docs/design.md §9).
+"""The text gate's own words, as data (docs/design.md §9).
 
-``text_gate`` reads only these tables. Each entry is a refusal code with what it catches; the
-fixed texts a refusal is replaced by are in ``text_gate``. Words are matched on the text with its
-spaces removed; patterns are regular expressions over the same text. Keep the codes stable: they
-are logged, counted in the turn snapshot and named in the README.
+The verbs, negations, question words, diets and third persons are the lexicon's
+(``language.lexicon``), shared with the commands; these tables hold only what is the gate's own: the
+words around a verb that make it a claim (done-markers and -endings, helping and disposal markers,
+the speaker, offers and pointers), actions outside the service, promises, and the patterns of facts
+(contacts, addresses, hours, prices, numbers). Words are matched on the text lower-cased with its
+spaces removed; patterns are regular expressions over the same text. The refusal codes and the
+fixed texts are in ``text_gate``; keep the codes stable: they are logged, counted in the turn
+snapshot and named in the README.
 """
 
 from __future__ import annotations
@@ -118,6 +122,14 @@ OTHER_VERBS = (
     "辦好",
     "登記",
     "訂",
+    "整理",
+    "安排",
+    "查到",
+    "找到",
+    "查好",
+    "找好",
+    "搞定",
+    "弄好",
 )
 # English claims, matched lower-cased without spaces (no bare "sent", which 「consent」 contains):
 # past forms the lexicon's English verbs do not make with an ending (forgotten, saved, booked ...).
