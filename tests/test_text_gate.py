@@ -164,6 +164,8 @@ def test_without_a_chat_the_gate_reads_as_in_a_group() -> None:
 def test_the_persons_own_diets_are_read_from_their_message() -> None:
     assert {"vegan", "lacto_ovo"} <= text_gate.own_diets("我 吃 全素，也可以吃蛋奶素")
     assert text_gate.own_diets("我媽吃全素") == frozenset()
+    assert text_gate.own_diets("我 食菜，員林有啥物好食？") == {"vegetarian"}  # Taiwanese in Han characters
+    assert text_gate.own_diets("ＶＥＧＡＮ") == {"vegan"}
     assert text_gate.own_diets("員林有什麼好吃的") == frozenset()
 
 

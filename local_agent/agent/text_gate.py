@@ -32,6 +32,7 @@ from typing import Literal
 from local_agent.agent import gate_words as W
 from local_agent.language import diets
 from local_agent.language.lexicon import WORD_CLASSES, classes_of, words_of
+from local_agent.language.text import reading_form
 
 GateCode = Literal[
     "GATE_EMPTY",
@@ -311,8 +312,9 @@ def _diet_key(word: str) -> str:
 
 def own_diets(said: str) -> frozenset[str]:
     """The diets the person's own message names (codes, or the word when it has none); none when the
-    message names someone else too (「我媽吃全素」 is not the speaker's diet)."""
-    t = compact(said).lower()
+    message names someone else too (「我媽吃全素」 is not the speaker's diet). The message is read in
+    the language layer's reading form (「我食菜」 names 吃素)."""
+    t = reading_form(said)
     if any(p in t for p in _OTHER_PEOPLE):
         return frozenset()
     return frozenset(_diet_key(m.group()) for m in _DIETS.finditer(t))
