@@ -71,7 +71,7 @@ REFUSED = [
     ("大家的偏好我可以列給你", "GATE_OTHER_PERSON", ""),
     ("她吃蛋奶素。", "GATE_OTHER_PERSON", ""),
     ("我媽吃全素嗎？", "GATE_OTHER_PERSON", ""),
-    ("12月5號那週花壇有市集。", "GATE_NUMBER", ""),  # a date, a count, a distance: facts no tool gave
+    ("花壇有2個市集", "GATE_NUMBER", ""),  # a count, a distance, a rating: facts no tool gave
     ("員林有三家素食店", "GATE_NUMBER", ""),
     ("走路大概五分鐘", "GATE_NUMBER", ""),
     ("評價4.5顆星", "GATE_NUMBER", ""),
@@ -97,6 +97,9 @@ ALLOWED = [
     "您已經說過花壇了，要找吃的還是活動？",
     "要我記住您的飲食偏好，請說「記住我吃素」，我會先問您同意。",  # a diet in a command to say
     "可以問我「花壇這週有什麼活動」。",
+    "您是說12月5日嗎？",  # a date is what the person asks about, not a fact of a place
+    "這個日期不存在（例如 2月30日、13月），請再說一次日期，例如「這週末」或「12月5日」。",
+    "農曆節日我只能查 1901 到 2100 年的，請直接說日期，例如「12月5日」。",
     "要我幫您刪除嗎？",  # a question back
     "我可以幫您刪除，請按「確定忘記」。",  # an offer, a pointer to the button
     "想要停用的話，請按下面的按鈕。",

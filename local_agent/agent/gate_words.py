@@ -229,12 +229,21 @@ PRICE_PATTERNS = (
 )
 
 # -- numbers ----------------------------------------------------------------------------------------
-# Any other digit is a fact the tools did not give (a count, a distance, a date, a rating), and so is
-# a number word before a measure (「三家」, 「五公里」, 「兩百公尺」; a lone 一 is not: 「一起」, 「一家人」).
+# Any other digit is a fact the tools did not give (a count, a distance, a rating, a duration), and so
+# is a number word before a measure (「三家」, 「五公里」, 「兩百公尺」; a lone 一 is not: 「一起」, 「一家人」).
+# A date or a year is what the person asks about, not a fact of a place: 「您是說12月5日嗎？」, 「13月」
+# in the answer to an impossible date, 「1901 到 2100 年」 in the calendar's range; these are read out
+# before the digits are looked for.
+DATE_PATTERNS = (
+    r"[0-9０-９]{4}(?:到|至|-|~|～)[0-9０-９]{4}年",
+    r"[0-9０-９]{1,4}年(?:[0-9０-９]{1,2}月)?(?:[0-9０-９]{1,2}[日號])?",
+    r"[0-9０-９]{1,2}月(?:[0-9０-９]{1,2}[日號])?",
+    r"[0-9０-９]{1,2}[日]",
+)
 NUMBER_PATTERNS = (
     r"[0-9０-９]",
-    r"[兩二三四五六七八九十百千萬][一二三四五六七八九十百千萬兩]*(?:家|間|個|位|種|公里|公尺|分鐘|小時|顆星|星|人|次|年|歲|天|號|條|攤|樣|道|成|折)",
-    r"一[一二三四五六七八九十百千萬兩]+(?:家|間|個|位|種|公里|公尺|分鐘|小時|顆星|星|人|次|年|歲|天|號)",
+    r"[兩二三四五六七八九十百千萬][一二三四五六七八九十百千萬兩]*(?:家|間|個|位|種|公里|公尺|分鐘|小時|顆星|星|人|次|歲|條|攤|樣|道|成|折)",
+    r"一[一二三四五六七八九十百千萬兩]+(?:家|間|個|位|種|公里|公尺|分鐘|小時|顆星|星|人|次|歲)",
     r"百分之",
     r"第[一二三四五六七八九十]+(?:名|家|間)",
 )

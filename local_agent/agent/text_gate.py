@@ -147,7 +147,6 @@ def _facts() -> tuple[tuple[GateCode, tuple[re.Pattern[str], ...]], ...]:
         ("GATE_HOURS", W.HOURS_PATTERNS),
         ("GATE_ADDRESS", W.ADDRESS_PATTERNS),
         ("GATE_PRICE", W.PRICE_PATTERNS),
-        ("GATE_NUMBER", W.NUMBER_PATTERNS),
     )
     out = []
     for code, patterns in rules:
@@ -158,6 +157,13 @@ def _facts() -> tuple[tuple[GateCode, tuple[re.Pattern[str], ...]], ...]:
 
 
 _FACTS = _facts()
+_DATES = re.compile("|".join(f"(?:{p})" for p in W.DATE_PATTERNS))
+_NUMBERS = re.compile("|".join(f"(?:{p})" for p in W.NUMBER_PATTERNS))
+
+
+def _number(text: str) -> bool:
+    """A digit or a counted measure outside the dates and years the text names."""
+    return _NUMBERS.search(_DATES.sub("、", text)) is not None
 
 
 def compact(text: str) -> str:
@@ -353,6 +359,8 @@ def check(text: str | None, *, chat: Chat = "group", said: str = "") -> Verdict:
     for code, patterns in _FACTS:
         if any(p.search(flat) for p in patterns):
             return Verdict(code)
+    if _number(flat):
+        return Verdict("GATE_NUMBER")
     if _other_person(flat):
         return Verdict("GATE_OTHER_PERSON")
     diet = _diet(flat, chat, said)
