@@ -22,6 +22,7 @@ REFUSED = [
     ("好，先幫您暫停了", "GATE_ACTION_CLAIM", "forget"),
     ("好的，以後不記了", "GATE_ACTION_CLAIM", "forget"),  # a stop said as done
     ("沒問題已儲存", "GATE_ACTION_CLAIM", "remember"),  # 沒問題 negates nothing
+    ("已經刪除了嗎？", "GATE_ACTION_CLAIM", "forget"),  # a done-marker claims, even asked
     ("好的，為您設定好了", "GATE_ACTION_CLAIM", "remember"),
     ("已經為您篩選素食的店", "GATE_ACTION_CLAIM", ""),
     ("好的，停止套用了", "GATE_ACTION_CLAIM", "forget"),  # verbs said together: the stop counts
@@ -109,6 +110,7 @@ ALLOWED = [
     "天氣變冷了，出門多穿一件外套。",
     "路上小心，再見！",
     "希望您找到喜歡的店。",
+    "要我記住、刪除，還是看看記了什麼？",  # asks what was kept: no claim
     "抱歉，我查不到停車的資訊。",
     "我是在地小幫手，可以幫您找彰化的店家和活動。",
     "其他問題我還不會回答。",
@@ -136,6 +138,7 @@ DIETS_ONE_TO_ONE = [
     ("您要找純素的店嗎？", "我吃全素", None),  # 純素 and 全素: one diet
     ("您吃全素，要找員林的店嗎？", "我吃全素", "GATE_DIET_NOT_ASKED"),  # asked only in its second clause
     ("要找素食的嗎", "我吃素", None),  # a question without its mark
+    ("想找有素食的店家嗎？", "我吃素，員林有什麼店家", None),  # a shop is no other person
     ("您吃全素。", "我吃全素", "GATE_DIET_NOT_ASKED"),  # their own, but stated
     ("您要找蛋奶素的店嗎？", "我吃全素", "GATE_DIET_NOT_OWN"),  # not the one they named
     ("要找素食的店嗎？", "員林有什麼好吃的", "GATE_DIET_NOT_OWN"),  # they named none

@@ -52,6 +52,9 @@ DONE_ENDINGS = (
     "ped",
 )
 CLAUSE_STOPS = "。！？!?；;，,、\n"
+# Right after a verb and its done-ending these make it a question about what was done, not a claim
+# (「看看記了什麼」, 「刪了嗎」); a done-marker before the verb still claims (「已經刪除了嗎」).
+ASKED_AFTER = ("什麼", "哪些", "啥", "嗎", "沒")
 # After a helping marker anywhere in the clause (「幫您把偏好刪除了」), or right after a negated
 # remember or apply verb (「以後不記了」: a stop), these say it was done.
 STOPPED_ENDINGS = ("了", "囉", "啦")
@@ -274,6 +277,8 @@ OTHER_PEOPLE = (
     "太太",
     "小姐",
 )
+# Words for someone else that say nothing about a person's diet: a shop and its staff (「店家有素食嗎」).
+NOT_OTHER_PEOPLE = ("店家", "商家", "老闆", "老闆娘", "服務生", "店員")
 # Where a text names a diet: in a group or room never; in a 1:1 chat only one the person's message named
 # (with no one else in it), and only in a question: a sentence ending with one of these or holding one
 # of the lexicon's question words.

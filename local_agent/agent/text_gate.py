@@ -131,7 +131,7 @@ _ROLES = _roles()
 _TOKENS = re.compile(_alternation(list(_ROLES)))
 _QUESTION_WORDS = tuple(w.lower() for w in words_of("question"))
 _DIETS = re.compile(_alternation([w.lower() for w in words_of("diet")]))
-_OTHER_PEOPLE = (*W.OTHER_PEOPLE, *words_of("third_person"))
+_OTHER_PEOPLE = tuple(w for w in (*W.OTHER_PEOPLE, *words_of("third_person")) if w not in W.NOT_OTHER_PEOPLE)
 _PREFERENCE = (*W.PREFERENCE_WORDS, *(w.lower() for w in words_of("diet")))
 _SENTENCES = re.compile(f"[^{W.SENTENCE_STOPS}]+[{W.SENTENCE_STOPS}]*")
 _CLAUSES = re.compile(f"[^{W.CLAUSE_STOPS}]+")
@@ -237,7 +237,10 @@ def _verb_claims(clause: _Clause, verb: _Verb) -> ClaimAbout | None:
         stopped = verb.kinds & {"remember", "apply"} and rest.startswith(W.STOPPED_ENDINGS)
         adjacent = clause.text[: verb.start].endswith(_NEGATIONS)
         return "forget" if stopped and adjacent else None
-    if "done" in clause.seen or rest.startswith(_ENDINGS) or verb.word.endswith(_ENDINGS):
+    if "done" in clause.seen:
+        return verb.about
+    ending = next((e for e in _ENDINGS if rest.startswith(e)), "" if verb.word.endswith(_ENDINGS) else None)
+    if ending is not None and not rest[len(ending) :].startswith(W.ASKED_AFTER):
         return verb.about
     if verb.quoted:
         return None  # 「請按「確定忘記」」 names a button
