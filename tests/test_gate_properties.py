@@ -6,7 +6,8 @@ group without a user id) and one model response: texts (claims, invented facts, 
 answers, whitespace, thoughts, an essay), tool calls (the preference tool with any action and diet,
 a search with odd arguments, an unknown tool) or several parts together. After every turn:
 no preference was written, at most one model call was made, the user got a non-empty answer,
-and a model-written text reached the chat only if the gate lets it pass.
+and a model-written text reached the chat only if the gate lets it pass in that chat, for that
+sentence (in a group, never one naming a diet).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pydantic import Field
 
 from local_agent.agent import text_gate
 from local_agent.context.journal import ScopeKey
+from local_agent.language.lexicon import words_of
 from local_agent.listings import catalogue
 from local_agent.wiring import Wiring, build_service
 
@@ -55,11 +57,17 @@ MODEL_TEXTS = (
     "在中山路二段 160 號。",
     "營業時間早上8點到晚上9點。",
     "大家的偏好是：小華吃素。",
+    "我已經把您的偏好歸零囉",
+    "好的，已經幫您清空了",
+    "阿明吃全素，阿華吃蛋奶素",
+    "您要找素食的店嗎？",
+    "您吃素。",
     "停車的資訊我還查不到。",
     "請問是哪個鄉鎮？",
     "   ",
     "彰化" * 500,
 )
+DIET_WORDS = ("素", "vegan", "vegetarian", *words_of("diet"))
 ACTIONS = st.sampled_from(["remember", "forget", "show", "delete_all", "", 7, None])
 DIETS = st.sampled_from([*catalogue.DIETARY_TYPES, "keto", "", None, ["vegan"]])
 
@@ -132,7 +140,9 @@ def test_no_model_answer_writes_a_preference_or_reaches_the_chat_unchecked(
         # The model's own words were sent only if the gate lets them pass. (A fixed text of the
         # code, such as 「請問是哪個鄉鎮？」, may equal a model text; it passes the gate too.)
         if text in written:
-            assert text_gate.check(text).ok, text
+            assert text_gate.check(text, chat=scope.source_type, said=sentence).ok, text
+            if scope.source_type != "user":
+                assert not any(d in text for d in DIET_WORDS), text
     if joined in outcome.reply.texts and not outcome.tool_calls:
         assert outcome.gate_code is None
     if scope.source_type != "user":

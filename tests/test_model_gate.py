@@ -130,7 +130,15 @@ def assert_nothing_kept(app: GateApp, *users: str, leaked: Sequence[str] = ()) -
     assert scan({"log": app.log.getvalue().encode("utf-8")}, needles) == []
 
 
-@pytest.mark.parametrize("claim", ["好的，已經幫您刪除了", "好的，已幫您把吃素的偏好刪除。"])
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "好的，已經幫您刪除了",
+        "好的，已幫您把吃素的偏好刪除。",
+        "我已經把您的偏好歸零囉",
+        "好的，已經幫您清空了",
+    ],
+)
 def test_a_delete_request_answered_with_a_false_deletion_gets_the_forget_confirmation(gemini, claim) -> None:
     app = gemini([{"text": claim}])
     app.say("記住我吃素")  # a command: the consent prompt, no model
@@ -239,6 +247,34 @@ def test_forget_and_remember_proposed_in_a_group_get_the_one_to_one_answer(gemin
     assert_nothing_kept(app, USER, "-", leaked=["小華吃素"])
 
 
+def test_in_a_group_model_text_names_no_diet_and_in_a_one_to_one_chat_only_the_persons_own_asked(
+    gemini,
+) -> None:
+    members = "阿明吃全素，阿華吃蛋奶素"
+    asked = "您要找全素的店嗎？請問是哪個鄉鎮？"
+    app = gemini(
+        [{"text": members}, {"text": asked}, {"text": asked}, {"text": "您吃全素。"}, {"text": asked}]
+    )
+    group = app.say("大家晚上想吃什麼呢", group=GROUP)
+    assert group.texts == [FALLBACK_TEXT] and group.outcome.gate_code == "GATE_DIET_IN_GROUP"
+    in_group = app.say("我吃全素，想問問看", group=GROUP)  # even the member's own diet
+    assert in_group.texts == [FALLBACK_TEXT] and in_group.outcome.gate_code == "GATE_DIET_IN_GROUP"
+    own = app.say("我吃全素，想問問看")
+    assert own.texts == [asked] and own.outcome.gate_code is None
+    stated = app.say("我吃全素，想問問看")
+    assert stated.texts == [FALLBACK_TEXT] and stated.outcome.gate_code == "GATE_DIET_NOT_ASKED"
+    not_named = app.say("晚上想吃點東西，想問問看")
+    assert not_named.texts == [FALLBACK_TEXT] and not_named.outcome.gate_code == "GATE_DIET_NOT_OWN"
+    assert app.codes() == [
+        "GATE_DIET_IN_GROUP",
+        "GATE_DIET_IN_GROUP",
+        "GATE_DIET_NOT_ASKED",
+        "GATE_DIET_NOT_OWN",
+    ]
+    assert len(app.fake.generate_requests) == 5
+    assert_nothing_kept(app, USER, leaked=[members, "您吃全素。"])
+
+
 def test_text_beside_a_tool_call_is_dropped_and_the_result_answers(gemini) -> None:
     app = gemini(
         [
@@ -313,3 +349,38 @@ def test_a_short_honest_answer_passes_unchanged(gemini) -> None:
     seen = app.say("花壇那邊好停車嗎")
     assert seen.texts == [answer] and seen.outcome.gate_code is None
     assert app.codes() == [] and app.app.store.snapshots()[-1].data["gate_refusals"] == 0
+
+
+def test_every_function_that_reads_the_models_words_checks_them_with_the_gate() -> None:
+    """The one way model text reaches the chat: a function of ``local_agent`` that reads the words the
+    model wrote this turn (``heard.texts``) calls ``text_gate.check`` with the chat and the message."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "local_agent"
+    readers: list[str] = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            reads = any(
+                isinstance(n, ast.Attribute)
+                and n.attr == "texts"
+                and isinstance(n.value, ast.Name)
+                and n.value.id == "heard"
+                for n in ast.walk(node)
+            )
+            if not reads:
+                continue
+            readers.append(f"{path.name}:{node.name}")
+            checks = [
+                n
+                for n in ast.walk(node)
+                if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "check"
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == "text_gate"
+            ]
+            assert checks, f"{path.name}:{node.name} reads the model's words without the gate"
+            assert all({k.arg for k in c.keywords} >= {"chat", "said"} for c in checks), node.name
+    assert readers, "the router reads the model's words somewhere"

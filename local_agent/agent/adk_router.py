@@ -386,7 +386,7 @@ class AdkRouter:
         if state.app_text is not None:
             return Reply(texts=(state.app_text,)), None
         text = "".join(heard.texts)
-        verdict = text_gate.check(text)
+        verdict = text_gate.check(text, chat=state.scope.source_type, said=state.current)
         if verdict.code is None:
             return Reply(texts=(text.strip(),)), None
         self._refused(state, verdict.code)

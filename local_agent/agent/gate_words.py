@@ -1,9 +1,13 @@
-"""The text gate's vocabulary, as data: what a model-written sentence may not say (docs/design.md §9).
+"""The text gate's own words, as data (docs/design.md §9).
 
-``text_gate`` reads only these tables. Each entry is a refusal code with what it catches; the
-fixed texts a refusal is replaced by are in ``text_gate``. Words are matched on the text with its
-spaces removed; patterns are regular expressions over the same text. Keep the codes stable: they
-are logged, counted in the turn snapshot and named in the README.
+The verbs, negations, question words, diets and third persons are the lexicon's
+(``language.lexicon``), shared with the commands; these tables hold only what is the gate's own: the
+words around a verb that make it a claim (done-markers and -endings, helping and disposal markers,
+the speaker, offers and pointers), actions outside the service, promises, and the patterns of facts
+(contacts, addresses, hours, prices, numbers). Words are matched on the text lower-cased with its
+spaces removed; patterns are regular expressions over the same text. The refusal codes and the
+fixed texts are in ``text_gate``; keep the codes stable: they are logged, counted in the turn
+snapshot and named in the README.
 """
 
 from __future__ import annotations
@@ -13,117 +17,95 @@ from __future__ import annotations
 MAX_CHARS = 120
 MAX_LINES = 4
 
-# A claim right after one of these is a denial (「我沒辦法幫您預約」), not a claim. Only directly
-# before it: 「沒問題，已儲存」 is a claim.
-NEGATIONS = ("沒", "沒有", "沒辦法", "無法", "不能", "不", "不會", "未", "尚未", "還沒")
-
-# Claims that something was done (English in lower case and without spaces: the text is matched
-# lower-cased with its spaces removed; no bare "sent", which 「consent」 contains). Grouped
-# by what the wording is about: a delete wording is
-# answered with the forget confirmation, a remember wording with the consent prompt.
-FORGET_CLAIMS = (
-    "已刪除",
-    "已經刪除",
-    "刪除了",
-    "刪掉了",
-    "已刪掉",
-    "已清除",
-    "清除了",
-    "清掉了",
-    "已忘記",
-    "忘記了",
-    "忘掉了",
-    "不會再記得",
-    "已取消",
-    "取消了",
-    "已移除",
-    "移除了",
-    "deleted",
-    "removed",
-    "erased",
-    "forgotten",
+# -- claims -----------------------------------------------------------------------------------------
+# The verbs are the lexicon's (``language.lexicon``: delete, stop, remember, apply and show verbs);
+# these are only the gate's own words around them. A verb is a claim when it is said
+#   * after a done-marker in its clause with no negation nearer to it (「我已經把您的偏好歸零囉」), or
+#   * with a done-ending right after it (「清空了」, 「記下來囉」, 「設定好了」), or
+#   * after a helping or disposal marker (「幫您」, 「把」) in a clause that is not a question, or
+#     by the bot itself (「我」, 「我們」) in such a clause (「好的，我把偏好刪除」).
+# A verb with a negation nearer than any done-marker (「還沒有幫您刪除」, 「目前已經無法預約」) is a
+# denial; a verb in a question with no done-marker or -ending (「要我幫您刪除嗎？」) is a question back;
+# a verb inside 「」 names a button or a command (「請按「確定忘記」」) and says nothing was done.
+# The lexicon's own aspect words are read as done-markers unless they are helping markers or endings.
+DONE_MARKERS = ("已經", "已", "剛剛", "剛才", "都已", "業已")
+NOT_DONE_MARKERS = ("而已", "不得已")  # 「而已」 ("only"): its 已 is no done-marker
+DONE_ENDINGS = (
+    "了",
+    "好了",
+    "好囉",
+    "好啦",
+    "囉",
+    "啦",
+    "完成",
+    "完畢",
+    "完了",
+    "成功",
+    "過了",
+    "掉了",
+    "起來了",
+    "下來了",
+    "在心裡",
+    "ed",
+    "d",
+    "led",
+    "ped",
 )
-REMEMBER_CLAIMS = (
-    "已記住",
-    "記住了",
-    "記下了",
-    "已記下",
-    "記起來了",
-    "會記得",
-    "已儲存",
-    "儲存了",
-    "存起來了",
-    "已保存",
-    "保存了",
-    "已設定",
-    "設定好了",
-    "已更新",
-    "已登記",
-    "remembered",
-    "saved",
-    "noted",
-)
-OTHER_CLAIMS = (
-    "已預約",
-    "預約好了",
-    "幫您預約",
-    "幫你預約",
-    "已訂",
-    "訂好了",
-    "幫您訂",
-    "幫你訂",
-    "已訂位",
-    "已撥打",
-    "已聯絡",
-    "已通知",
-    "通知了",
-    "已傳送",
-    "傳送了",
-    "已寄出",
-    "寄出了",
-    "已發送",
-    "發送了",
-    "已送出",
-    "送出了",
-    "已轉告",
-    "已報名",
-    "報名好了",
-    "已完成",
-    "辦好了",
-    "處理好了",
-    "booked",
-    "reserved",
-    "i'vecalled",
-    "ihavecalled",
-    "notified",
-    "i'vesent",
-    "ihavesent",
-    "wassent",
-    "beensent",
-)
-
-# The same claims said with words in between (「已幫您刪除飲食偏好」, 「我已經把您的偏好刪除」): a
-# done-marker, then at most CLAIM_GAP characters of the same clause with no negation in them, then
-# an action verb; or an action verb directly followed by a done-ending (「記下來了」, 「存好了」).
-# A verb right after a negation (「沒刪除了」) is no claim, as above.
-CLAIM_GAP = 10
-DONE_MARKERS = ("已經", "已", "剛剛", "剛才")  # 「而已」 ("only") is not one
 CLAUSE_STOPS = "。！？!?；;，,、\n"
-FORGET_VERBS = ("刪除", "刪掉", "刪了", "清除", "清掉", "忘記", "忘掉", "取消", "移除", "拿掉")
-REMEMBER_VERBS = (
-    "記住",
-    "記下",
-    "記錄",
-    "記起來",
-    "記好",
-    "儲存",
-    "存好",
-    "存起來",
-    "保存",
-    "設定",
-    "登記",
-    "更新",
+# Right after a verb and its done-ending these make it a question about what was done, not a claim
+# (「看看記了什麼」, 「刪了嗎」); a done-marker before the verb still claims (「已經刪除了嗎」).
+ASKED_AFTER = ("什麼", "哪些", "啥", "嗎", "沒")
+# After a helping marker anywhere in the clause (「幫您把偏好刪除了」), or right after a negated
+# remember or apply verb (「以後不記了」: a stop), these say it was done.
+STOPPED_ENDINGS = ("了", "囉", "啦")
+HELPING = ("幫您", "幫你", "為您", "為你", "替您", "替你", "給您", "把", "將")
+SPEAKER = ("我們", "我")
+# Before the verb, these make it an offer or a condition, not an act: 「我只能幫您記住、刪除或查看」,
+# 「我會先問您同意才記住」. A done-marker or -ending still makes it a claim.
+OFFERS = ("可以", "只能", "能夠", "能", "才", "如果", "要是", "的話")
+# Words read whole so that no part of them is taken for a negation, a marker or the speaker:
+# 「特別」 holds no 「別」, 「要我幫您刪除嗎」 is an offer, 「沒問題」 negates nothing.
+FILLERS = (
+    "特別",
+    "分別",
+    "別人",
+    "別的",
+    "別家",
+    "區別",
+    "不錯",
+    "不好意思",
+    "不過",
+    "不客氣",
+    "沒問題",
+    "沒關係",
+    "免費",
+    "不然",
+    "不少",
+    "差不多",
+    "不一定",
+    "要我",
+    "讓我知道",
+    "不記得",
+    "記不得",
 )
+# Said in one of these the verb points the person to a button or a command (「您可以請我記下來」).
+POINTERS = (
+    "您可以",
+    "你可以",
+    "請說",
+    "請按",
+    "請點",
+    "可以說",
+    "可以按",
+    "可以點",
+    "直接說",
+    "按「",
+    "點「",
+    "說「",
+)
+# The gate's own negations, besides the lexicon's: a verb after the nearest of them is denied.
+NEGATIONS = ("沒辦法", "無法", "不能", "不會", "未", "尚未", "還沒", "還沒有", "沒")
+# Actions outside the service (booking, calling, sending): no command has them, so no lexicon class.
 OTHER_VERBS = (
     "預約",
     "訂位",
@@ -139,21 +121,60 @@ OTHER_VERBS = (
     "轉告",
     "報名",
     "完成",
-    "處理好",
+    "處理",
+    "辦好",
+    "登記",
+    "訂",
+    "整理",
+    "安排",
+    "查到",
+    "找到",
+    "查好",
+    "找好",
+    "搞定",
+    "弄好",
 )
-DONE_ENDINGS = ("了", "好了", "好囉", "好啦", "完成", "完畢", "來了", "在心裡")
-# Promises to keep something about the person (memory LOCAL only has after a tapped consent).
-PROMISES = (
-    "幫您記著",
-    "幫你記著",
-    "會幫您留意",
-    "會幫你留意",
-    "以後會幫您",
-    "以後都會幫您",
-    "以後會幫你",
-    "下次會幫您",
-    "willremember",
-    "i'llremember",
+# English claims, matched lower-cased without spaces (no bare "sent", which 「consent」 contains):
+# past forms the lexicon's English verbs do not make with an ending (forgotten, saved, booked ...).
+ENGLISH_CLAIMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("forget", ("forgotten", "iforgot", "erased")),
+    ("remember", ("remembered", "saved", "noted", "stored")),
+    (
+        "",
+        (
+            "booked",
+            "reserved",
+            "i'vecalled",
+            "ihavecalled",
+            "notified",
+            "i'vesent",
+            "ihavesent",
+            "wassent",
+            "beensent",
+        ),
+    ),
+)
+# Promises to keep (or no longer keep) something about the person: LOCAL keeps a diet only after a
+# tapped consent and forgets it only after a tapped confirmation.
+PROMISES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("forget", ("不會再記得", "不會再記住", "不再記得", "不會再套用", "以後不會再")),
+    (
+        "remember",
+        (
+            "幫您記著",
+            "幫你記著",
+            "會幫您留意",
+            "會幫你留意",
+            "以後會幫您",
+            "以後都會幫您",
+            "以後會幫你",
+            "下次會幫您",
+            "會記得",
+            "會記住",
+            "willremember",
+            "i'llremember",
+        ),
+    ),
 )
 
 # Contact details and places (matched on the text without spaces; ``\b`` is avoided: between a Latin
@@ -176,6 +197,7 @@ ADDRESS_PATTERNS = (
     r"(?:路|街)[0-9０-９]{1,4}",
     r"[0-9０-９]{3}(?:彰化|台|臺)",  # a postal code before the county
 )
+ADDRESS_WORDS = ("地址是", "地址在", "地址:", "地址：", "位於", "門牌", "郵遞區號", "樓之")
 HOURS_WORDS = (
     "營業時間",
     "開店時間",
@@ -192,19 +214,47 @@ HOURS_WORDS = (
     "看診時間",
     "開放時間",
     "24小時",
+    "營業中",
+    "休館",
+    "開館",
 )
 HOURS_PATTERNS = (
     r"[0-9０-９]{1,2}[:：][0-9０-９]{2}",
     r"(?:早上|上午|中午|下午|晚上|凌晨)[0-9０-９一二三四五六七八九十]{1,3}(?:點|時)",
     r"[0-9０-９]{1,2}(?:點|時)(?:到|至|~|～|-)",
+    r"[一二三四五六七八九十]{1,3}點(?:到|至|半|以後|之後|以前|之前|開|關|左右|營業)",
 )
+PRICE_WORDS = ("免費", "收費", "票價", "門票", "低消", "入場費", "費用是", "價格是", "價錢是", "銅板價")
 PRICE_PATTERNS = (
     r"[0-9０-９]+(?:元|塊)",
     r"[一二三四五六七八九十百千兩]+(?:元|塊錢)",  # 一百元, 五十塊錢 (not 一塊去: "together")
     r"(?i)nt\$|新台幣|\$[0-9]",
 )
 
-# Another person's preference: a word for someone else next to a word about diets or preferences.
+# -- numbers ----------------------------------------------------------------------------------------
+# Any other digit is a fact the tools did not give (a count, a distance, a rating, a duration), and so
+# is a number word before a measure (「三家」, 「五公里」, 「兩百公尺」; a lone 一 is not: 「一起」, 「一家人」).
+# A date or a year is what the person asks about, not a fact of a place: 「您是說12月5日嗎？」, 「13月」
+# in the answer to an impossible date, 「1901 到 2100 年」 in the calendar's range; these are read out
+# before the digits are looked for.
+DATE_PATTERNS = (
+    r"[0-9０-９]{4}(?:到|至|-|~|～)[0-9０-９]{4}年",
+    r"[0-9０-９]{1,4}年(?:[0-9０-９]{1,2}月)?(?:[0-9０-９]{1,2}[日號])?",
+    r"[0-9０-９]{1,2}月(?:[0-9０-９]{1,2}[日號])?",
+    r"[0-9０-９]{1,2}[日]",
+)
+NUMBER_PATTERNS = (
+    r"[0-9０-９]",
+    r"[兩二三四五六七八九十百千萬][一二三四五六七八九十百千萬兩]*(?:家|間|個|位|種|公里|公尺|分鐘|小時|顆星|星|人|次|歲|條|攤|樣|道|成|折)",
+    r"一[一二三四五六七八九十百千萬兩]+(?:家|間|個|位|種|公里|公尺|分鐘|小時|顆星|星|人|次|歲)",
+    r"百分之",
+    r"第[一二三四五六七八九十]+(?:名|家|間)",
+)
+
+# -- people and diets ---------------------------------------------------------------------------------
+# Another person's preference: a word for someone else (these and the lexicon's third persons) next
+# to a diet (the lexicon's diet words) or one of these preference words, in one sentence.
+PREFERENCE_WORDS = ("偏好", "飲食", "忌口")
 OTHER_PEOPLE = (
     "他",
     "她",
@@ -227,4 +277,10 @@ OTHER_PEOPLE = (
     "太太",
     "小姐",
 )
-PREFERENCE_WORDS = ("偏好", "吃素", "素食", "全素", "蛋奶素", "五辛素", "鍋邊素", "不吃牛", "飲食", "忌口")
+# Words for someone else that say nothing about a person's diet: a shop and its staff (「店家有素食嗎」).
+NOT_OTHER_PEOPLE = ("店家", "商家", "老闆", "老闆娘", "服務生", "店員")
+# Where a text names a diet: in a group or room never; in a 1:1 chat only one the person's message named
+# (with no one else in it), and only in a question: a sentence ending with one of these or holding one
+# of the lexicon's question words.
+QUESTION_ENDINGS = ("?", "？")
+SENTENCE_STOPS = "。！？!?；;\n"
