@@ -248,7 +248,9 @@ def test_more_after_the_window_moved_on_says_the_list_may_repeat(listings):
 
     first, fifth = run(body, {"LOCAL_LISTINGS_DIR": str(listings)})
     assert titles(fifth) == titles(first)  # nothing left in the request says what was shown
-    assert text_of(fifth).startswith(f"員林市找到 {RESULT_LIMIT} 家店家（前面列過哪些我已經沒有紀錄，以下可能和之前重複）：")
+    assert text_of(fifth).startswith(
+        f"員林市找到 {RESULT_LIMIT} 家店家（前面列過哪些我已經沒有紀錄，以下可能和之前重複）："
+    )
     assert "找到" in text_of(first) and "重複" not in text_of(first)
 
 

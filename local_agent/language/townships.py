@@ -236,6 +236,7 @@ def _after_outside(text: str, start: int, township: str, vocab: _Vocabulary) -> 
     return before.endswith(vocab.outside_names)
 
 
+@functools.cache
 def _aliases() -> tuple[tuple[str, str], ...]:
     pairs = [(name, name) for name in TOWNSHIPS] + list(SHORT_NAMES.items())
     return tuple(sorted(pairs, key=lambda p: len(p[0]), reverse=True))
@@ -457,7 +458,10 @@ def is_zhuyin(text: str) -> bool:
 
 
 def find_townships(text: str) -> list[str]:
-    """The townships a sentence names, false hits left out, in order of first appearance."""
+    """The townships a sentence names, in order of first appearance, without repeats: the names the
+    reader sees (full names over short ones, not the county 彰化縣, not a name inside a longer word
+    such as 「咖啡和美食」 or 「員林客運」, not a name right after a place outside the county such as
+    「桃園的埔心」). Commands ask it whether a sentence names a township at all."""
     return list(_unique([m.township for m in _mentions(text, [False] * len(text), vocabulary())]))
 
 
