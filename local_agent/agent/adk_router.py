@@ -34,7 +34,7 @@ from google.adk.sessions import InMemorySessionService
 from google.adk.tools import ToolContext
 from google.genai import types
 
-from local_agent.agent import text_gate
+from local_agent.agent import offline_rules, text_gate
 from local_agent.agent.adk_imports import skip_missing_a2a
 from local_agent.agent.adk_tools import contract_tools, declaration_dict
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
@@ -45,7 +45,7 @@ from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import Measure
 from local_agent.listings import catalogue
 from local_agent.replies.render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
-from local_agent.replies.reply import CommandName, Reply
+from local_agent.replies.reply import Choice, CommandName, Reply
 
 log = logging.getLogger("local_agent.router")
 
@@ -176,6 +176,12 @@ def reply_content(reply: Reply) -> types.Content:
     for card in reply.cards:
         lines.append("・" + "｜".join(x for x in (card.title, card.subtitle, *card.lines[:1]) if x))
     return types.Content(role="model", parts=[types.Part(text="\n".join(lines))])
+
+
+def kind_reply(area: str) -> Reply:
+    """「想在鹿港鎮找吃的，還是查活動？」 with a button for each answer (a tap sends it as text)."""
+    choices = tuple(Choice(a, a, a, sends_text=True) for a in offline_rules.KIND_ANSWERS)
+    return Reply(texts=(offline_rules.township_only_text(area),), choices=choices)
 
 
 class _Invocations:
@@ -365,6 +371,9 @@ class AdkRouter:
             return render_tool_result(result), None
         if state.app_text is not None:
             return Reply(texts=(state.app_text,)), None
+        asked = self.pipeline.kind_question(state)
+        if asked is not None:  # the app asks the kind itself, with buttons (it projects with the dates)
+            return kind_reply(asked.area), None
         text = "".join(heard.texts)
         verdict = text_gate.check(text)
         if verdict.code is None:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from local_agent.agent import offline_rules
+from local_agent.agent.instructions import today_from
 from local_agent.agent.tools import ToolExecution, TurnTools
 from local_agent.context.errors import StaleContextError
 from local_agent.context.journal import ContextJournal, JournalSnapshot, ScopeKey
@@ -25,6 +27,7 @@ from local_agent.context.window import ContextWindow
 from local_agent.fingerprint import text_fingerprint
 from local_agent.language.diets import diet_said
 from local_agent.listings import catalogue
+from local_agent.listings.dates import today_in_taipei
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
 
@@ -119,10 +122,22 @@ class ContextPipeline:
             )
         return state.tools
 
+    def kind_question(self, state: TurnState) -> SafeTurn | None:
+        """The kind question (「想在鹿港鎮找吃的，還是查活動？」) this turn asks, as its projection, or
+        ``None``: no tool ran, nothing refused it, and the request as sent names one township and
+        nothing to look for there (``offline_rules.kind_question``; the same on every model)."""
+        if state.last_execution is not None or state.budget is None or state.app_text is not None:
+            return None
+        if state.error_code is not None:
+            return None
+        rules = state.budget.request.get("system_instruction")
+        today = (today_from(rules) if isinstance(rules, str) else None) or today_in_taipei(self.clock())
+        return offline_rules.kind_question(state.budget.contents, today)
+
     def projection(self, state: TurnState) -> SafeTurn:
         execution = state.last_execution
         if execution is None:
-            return SafeTurn()
+            return self.kind_question(state) or SafeTurn()
         result = execution.result
         return SafeTurn.from_tool(
             execution.tool,

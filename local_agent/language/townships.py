@@ -103,6 +103,8 @@ class _Vocabulary:
     corrections: tuple[str, ...]
     outside: tuple[tuple[str, str], ...]  # (alias, county or city), longest alias first
     outside_names: tuple[str, ...]  # the aliases alone
+    older_times: tuple[str, ...]  # 「一開始」「上次」: earlier than the live conversation
+    older_places: tuple[str, ...]  # 「那個鄉鎮」「那裡」: what such a time points at
 
 
 def _words(section: Any) -> list[str]:
@@ -140,6 +142,8 @@ def vocabulary() -> _Vocabulary:
         corrections=tuple(_words(raw["corrections"])),
         outside=tuple(sorted(outside, key=lambda a: len(a[0]), reverse=True)),
         outside_names=tuple(alias for alias, _ in outside),
+        older_times=tuple(_words(raw["older_references"]["times"])),
+        older_places=tuple(_words(raw["older_references"]["places"])),
     )
 
 
@@ -457,6 +461,17 @@ def is_zhuyin(text: str) -> bool:
     return bool(letters) and sum(1 for c in letters if _ZHUYIN.match(c)) * 2 >= len(letters)
 
 
+def refers_to_older(text: str) -> bool:
+    """「一開始問的那個鄉鎮」, 「上次那裡」, 「昨天說的那個地方」: a place pointed at by a time earlier than
+    the live conversation (a time word, then a place word, in one clause). 「剛才那個鄉鎮」 is not."""
+    vocab = vocabulary()
+    for clause in _CLAUSE_BREAK.split(reading_form(text)):
+        starts = [clause.find(w) for w in vocab.older_times if w in clause]
+        if starts and any(clause.find(p, min(starts)) != -1 for p in vocab.older_places):
+            return True
+    return False
+
+
 def find_townships(text: str) -> list[str]:
     """The townships a sentence names, in order of first appearance, without repeats: the names the
     reader sees (full names over short ones, not the county 彰化縣, not a name inside a longer word
@@ -474,5 +489,6 @@ __all__ = [
     "is_zhuyin",
     "read_area",
     "read_places",
+    "refers_to_older",
     "warm",
 ]
