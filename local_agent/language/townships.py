@@ -47,6 +47,7 @@ from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canoni
 from local_agent.language import words
 from local_agent.language.diets import find_diet
 from local_agent.language.text import reading_form
+from local_agent.language.text import warm as warm_reading_form
 
 DATA = Path(__file__).with_name("data") / "places.json"
 PlaceKind = Literal["none", "township", "choice", "confirm", "outside"]
@@ -205,9 +206,11 @@ def _toneless_readings() -> tuple[tuple[str, tuple[frozenset[str], ...]], ...]:
 
 
 def warm() -> None:
-    """Load the vocabulary and the pronunciation table now (at service start), not in a user's turn."""
+    """Load the vocabulary, the pronunciation table and the reading form's OpenCC converters now (at
+    service start), not in a user's turn."""
     vocabulary()
     sounds()
+    warm_reading_form()
 
 
 def _role(text: str, start: int, end: int, vocab: _Vocabulary) -> Literal["residence", "destination", ""]:
