@@ -6,17 +6,26 @@
 their data yet): the Python heap allocated (``tracemalloc``, what stays allocated after the step) and the growth of the process's peak
 resident set (``ru_maxrss``, the cost the machine sees, including the transient peak) of
 
-- ``language.townships.warm()``: the vocabulary file and the pronunciation table, built from pypinyin's
+- the township vocabulary file and the pronunciation table (``language.townships.warm()`` without the
+  reading form's converters), built from pypinyin's
   character dictionary (read once; only the characters that sound like a township syllable are kept);
 - the lunar calendar (``import sxtwl`` and one festival resolved);
+- OpenCC for the reading form: ``text.warm()`` (the ``t2s`` detector, built at start), then with the
+  first sentence in simplified characters (``s2twp``, built when first needed);
 - for comparison, ``import pypinyin`` as a whole, which also loads its phrase dictionary (the layer does
   not do this).
 
 **Per sentence**, warm, in this interpreter: ``read_places`` and ``read_dates`` over the benchmark
 script's twenty voice-typed sentences plus festival, homophone and out-of-county ones, side by side
 with the simpler readings beside them — ``find_townships`` (only the names a sentence holds, no
-roles, corrections or near misses) and ``listings.dates.find_date_window`` — and the ratio; and ``intents.read`` (what a message asks for),
-beside the reading form alone that it starts from. A turn runs each once (a command turn reads its
+roles, corrections or near misses) and ``listings.dates.find_date_window`` — and the ratio; ``intents.read`` (what a message asks for),
+beside the reading form alone that it starts from; and the reading form with OpenCC beside the reading
+form with the vocabulary's table alone (what it was before OpenCC, and still is on a bare ``python3``),
+over the same sentences and over the same sentences in simplified characters.
+
+**Simplified agreement**: the phrasing corpus's sentences converted to simplified characters (OpenCC
+``t2s``), read by ``intents.read`` with OpenCC and with the table alone: how many read as their
+traditional original does. A turn runs each once (a command turn reads its
 intent, a search turn places and dates too).
 """
 
@@ -55,10 +64,18 @@ if traced:
     tracemalloc.start()
 started = time.perf_counter()
 if step == "townships":
-    townships.warm()
+    townships.vocabulary()
     assert townships.sounds()
 elif step == "calendar":
     assert read_dates("端午", date(2026, 12, 1)).kind == "window"
+elif step == "opencc":
+    from local_agent.language import text
+    text.warm()
+    assert text.reading_form("幫我記住") == "幫我記住"
+elif step == "opencc_s2twp":
+    from local_agent.language import text
+    text.warm()
+    assert text.reading_form("帮我记住") == "幫我記住"
 elif step == "pypinyin":
     import pypinyin
     pypinyin.pinyin("員林")
@@ -71,6 +88,8 @@ STEPS = (
     ("townships", "township vocabulary + pronunciation table"),
     ("calendar", "lunar calendar (sxtwl) + one festival"),
     ("pypinyin", "comparison: import pypinyin whole"),
+    ("opencc", "OpenCC t2s detector (warm(), at start)"),
+    ("opencc_s2twp", "… + s2twp (the first simplified sentence)"),
 )
 
 
@@ -106,21 +125,26 @@ def sentence_rows(repeat: int) -> list[list[object]]:
     from local_agent.language import townships
     from local_agent.language.dates import read_dates
     from local_agent.language.intents import read
-    from local_agent.language.text import reading_form
+    from local_agent.language.text import opencc_converters, reading_form, reading_form_with
     from local_agent.listings.dates import find_date_window
 
     townships.warm()
     read_dates("端午", TODAY)  # the calendar imported before timing
     texts = (*SENTENCES, *EXTRA)
+    to_simplified = _converters()[1]
+    simplified = tuple(to_simplified(t) for t in texts)
     pairs = (
-        ("places", townships.read_places, townships.find_townships),
-        ("dates", lambda t: read_dates(t, TODAY), lambda t: find_date_window(t, TODAY)),
-        ("intents", read, reading_form),
+        ("places", townships.read_places, townships.find_townships, texts),
+        ("dates", lambda t: read_dates(t, TODAY), lambda t: find_date_window(t, TODAY), texts),
+        ("intents", read, reading_form, texts),
+        ("reading form: OpenCC vs table", reading_form, lambda t: reading_form_with(t, None), texts),
+        ("… same, in simplified", reading_form, lambda t: reading_form_with(t, None), simplified),
     )
+    assert opencc_converters() is not None
     rows: list[list[object]] = []
-    for name, new, old in pairs:
-        new_s = per_call(new, texts, repeat)
-        old_s = per_call(old, texts, repeat)
+    for name, new, old, sample in pairs:
+        new_s = per_call(new, sample, repeat)
+        old_s = per_call(old, sample, repeat)
         rows.append(
             [
                 name,
@@ -130,6 +154,58 @@ def sentence_rows(repeat: int) -> list[list[object]]:
                 median(new_s) / median(old_s),
             ]
         )
+    return rows
+
+
+def _converters() -> tuple[Callable[[str], str], Callable[[str], str]]:
+    from local_agent.language.text import opencc_converters
+
+    converters = opencc_converters()
+    if converters is None:
+        raise SystemExit("bench.language_cost needs OpenCC (pip install -e .)")
+    return converters
+
+
+_READ_ALL = """
+import json, sys
+from local_agent.language.intents import read
+print(json.dumps([read(t).intent for t in json.load(sys.stdin)]))
+"""
+
+
+def _intents_of(texts: list[str], *, opencc: bool) -> list[str]:
+    """``intents.read`` over ``texts`` in a fresh interpreter: with the installed packages, or with
+    ``-S`` (no site-packages: the project from its source folder, no OpenCC, as on a bare ``python3``)."""
+    flags = [] if opencc else ["-S"]
+    done = subprocess.run(
+        [sys.executable, *flags, "-c", _READ_ALL],
+        cwd=ROOT,
+        input=json.dumps(texts, ensure_ascii=False),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    intents: list[str] = json.loads(done.stdout)
+    return intents
+
+
+def simplified_agreement() -> list[list[object]]:
+    """The phrasing corpus in simplified characters: how many sentences ``intents.read`` reads as their
+    traditional original, with OpenCC and with the vocabulary's table alone."""
+    from bench.phrasings import load_corpus
+
+    to_simplified = _converters()[1]
+    texts = dict.fromkeys(str(t["text"]) for item in load_corpus() for t in item.turns if "text" in t)
+    changed = [(t, to_simplified(t)) for t in texts if to_simplified(t) != t]
+    wanted = _intents_of([t for t, _ in changed], opencc=True)
+    rows: list[list[object]] = [["corpus sentences t2s changes", len(changed)]]
+    for label, opencc in (
+        ("read as the original, OpenCC", True),
+        ("read as the original, table alone", False),
+    ):
+        got = _intents_of([s for _, s in changed], opencc=opencc)
+        rows.append([label, sum(g == w for g, w in zip(got, wanted, strict=True))])
     return rows
 
 
@@ -154,11 +230,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     calls = sentence_rows(repeat)
     print(format_table(call_headers, calls))
     print(f"({len(SENTENCES) + len(EXTRA)} sentences × {repeat} passes; a turn reads each sentence once)")
+    print()
+    agreement = simplified_agreement()
+    print(format_table(["phrasing corpus in simplified characters (intents.read)", "sentences"], agreement))
 
     csv_path = write_csv(
         out_path("language_cost.csv", args.out_dir),
         ["row", "a", "b", "c", "d"],
-        [[r[0], *r[1:]] for r in (*start_rows, *calls)],
+        [[r[0], *r[1:]] for r in (*start_rows, *calls, *agreement)],
     )
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -174,7 +253,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"KEY language_cost: townships_heap_kib={fmt(start_rows[0][1])}; townships_rss_kib={fmt(start_rows[0][3])}; "
         f"townships_start_ms={fmt(start_rows[0][4])}; calendar_heap_kib={fmt(start_rows[1][1])}; "
         f"pypinyin_whole_heap_kib={fmt(start_rows[2][1])}; places_us={fmt(calls[0][1])}; "
-        f"places_ratio={fmt(calls[0][4])}; dates_us={fmt(calls[1][1])}; dates_ratio={fmt(calls[1][4])}"
+        f"places_ratio={fmt(calls[0][4])}; dates_us={fmt(calls[1][1])}; dates_ratio={fmt(calls[1][4])}; "
+        f"opencc_start_rss_kib={fmt(start_rows[3][3])}; opencc_start_ms={fmt(start_rows[3][4])}; "
+        f"opencc_s2twp_rss_kib={fmt(start_rows[4][3])}; opencc_s2twp_ms={fmt(start_rows[4][4])}; reading_form_us={fmt(calls[3][1])}; "
+        f"reading_form_table_us={fmt(calls[3][3])}; simplified_read_alike={agreement[1][1]}/{agreement[0][1]}; "
+        f"simplified_read_alike_table={agreement[2][1]}/{agreement[0][1]}"
     )
     return 0
 

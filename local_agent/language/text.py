@@ -48,12 +48,26 @@ Converters = tuple[Callable[[str], str], Callable[[str], str]]  # (s2twp, t2s)
 
 
 @functools.cache
-def opencc_converters() -> Converters | None:
-    """OpenCC's ``s2twp`` and ``t2s`` converters, built once (about 0.4 s), or ``None`` without OpenCC."""
+def _opencc(config: str) -> Callable[[str], str] | None:
+    """One OpenCC converter, built on first use, or ``None`` without OpenCC."""
     if importlib.util.find_spec("opencc") is None:
         return None
-    opencc = importlib.import_module("opencc")
-    return opencc.OpenCC("s2twp").convert, opencc.OpenCC("t2s").convert
+    converter: Callable[[str], str] = importlib.import_module("opencc").OpenCC(config).convert
+    return converter
+
+
+def _to_taiwan(text: str) -> str:
+    """OpenCC ``s2twp``. Built on the first sentence in simplified characters, not at start: its
+    dictionaries take about 44 MiB and 0.3 s, the ``t2s`` detector about 2.5 MiB and 10 ms
+    (``bench.language_cost``), and most people here write traditional characters."""
+    convert = _opencc("s2twp")
+    return convert(text) if convert is not None else text.translate(_TABLE)
+
+
+def opencc_converters() -> Converters | None:
+    """OpenCC's ``s2twp`` (built when first needed) and ``t2s`` converters, or ``None`` without OpenCC."""
+    detect = _opencc("t2s")
+    return None if detect is None else (_to_taiwan, detect)
 
 
 def to_traditional(text: str, converters: Converters | None) -> str:
@@ -72,7 +86,7 @@ def traditional(text: str) -> str:
 
 
 def warm() -> None:
-    """Build the converters now (at service start), not in a user's turn."""
+    """Build the detector now (at service start); ``s2twp`` waits for the first simplified sentence."""
     opencc_converters()
 
 
