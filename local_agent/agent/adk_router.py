@@ -371,10 +371,10 @@ class AdkRouter:
             return render_tool_result(result), None
         if state.app_text is not None:
             return Reply(texts=(state.app_text,)), None
-        asked = self.pipeline.kind_question(state)
-        if asked is not None:  # the app asks the kind itself, with buttons (it projects with the dates)
-            return kind_reply(asked.area), None
         text = "".join(heard.texts)
+        asked = self.pipeline.kind_question(state, text)
+        if asked is not None:  # the kind question, with its buttons; it projects with the dates
+            return kind_reply(asked.area), None
         verdict = text_gate.check(text)
         if verdict.code is None:
             return Reply(texts=(text.strip(),)), None

@@ -74,6 +74,9 @@ class TurnState:
     app_text: str | None = None  # a fixed text the budget gate answered with instead of the model
     # Codes of the model-written texts the text gate refused this turn (``text_gate``); never the text.
     gate_codes: list[str] = field(default_factory=list)
+    asked_kind: SafeTurn | None = (
+        None  # the kind question this turn asked (``ContextPipeline.kind_question``)
+    )
 
     @property
     def last_execution(self) -> ToolExecution | None:
@@ -122,22 +125,27 @@ class ContextPipeline:
             )
         return state.tools
 
-    def kind_question(self, state: TurnState) -> SafeTurn | None:
-        """The kind question (「想在鹿港鎮找吃的，還是查活動？」) this turn asks, as its projection, or
-        ``None``: no tool ran, nothing refused it, and the request as sent names one township and
-        nothing to look for there (``offline_rules.kind_question``; the same on every model)."""
+    def kind_question(self, state: TurnState, text: str) -> SafeTurn | None:
+        """The kind question (「想在鹿港鎮找吃的，還是查活動？」) the model's ``text`` asks, as this
+        turn's projection, or ``None``. The township and dates come from the request as sent
+        (``offline_rules.kind_question``), never from the model: ``text`` only has to be that
+        question for that township, with no tool run and nothing refused."""
         if state.last_execution is not None or state.budget is None or state.app_text is not None:
             return None
         if state.error_code is not None:
             return None
         rules = state.budget.request.get("system_instruction")
         today = (today_from(rules) if isinstance(rules, str) else None) or today_in_taipei(self.clock())
-        return offline_rules.kind_question(state.budget.contents, today)
+        asked = offline_rules.kind_question(state.budget.contents, today)
+        if asked is None or text.strip() != offline_rules.township_only_text(asked.area):
+            return None
+        state.asked_kind = asked
+        return asked
 
     def projection(self, state: TurnState) -> SafeTurn:
         execution = state.last_execution
         if execution is None:
-            return self.kind_question(state) or SafeTurn()
+            return state.asked_kind or SafeTurn()
         result = execution.result
         return SafeTurn.from_tool(
             execution.tool,
