@@ -117,7 +117,8 @@ def test_a_reference_older_than_the_request_asks_which_township():
     "text,older",
     [
         ("一開始問的那個鄉鎮有什麼好吃的", True),
-        ("上次那裡還有活動嗎", True),
+        ("昨天問的那裡還有活動嗎", True),
+        ("上次說的那個鄉鎮有沒有海鮮餐廳", False),  # said of the message just before
         ("上禮拜說的那個地方再找一家", True),
         ("第一個問的那個鄉鎮", True),
         ("剛才那個鄉鎮，再找一家吃的。", False),

@@ -19,7 +19,7 @@ expired) it asks for the township like any search without one.
 A township said with nothing to look for there (「鹿港這週末」) gets the kind question 「想在鹿港鎮找吃的，
 還是查活動？」; the router adds two buttons (:data:`KIND_ANSWERS`) and the turn projects as a kind
 question with the township and the dates the sentence said, read from the request (``kind_question``); the next turn's 「活動」 or 「吃的」 runs that search there, on those
-dates. A reference to something older than the request can hold (「一開始問的那個鄉鎮」, 「上次那裡」:
+dates. A reference to something older than the request can hold (「一開始問的那個鄉鎮」, 「昨天問的那裡」:
 ``language.townships.refers_to_older``) asks which township, never takes the latest one.
 """
 

@@ -104,7 +104,7 @@ class _Vocabulary:
     corrections: tuple[str, ...]
     outside: tuple[tuple[str, str], ...]  # (alias, county or city), longest alias first
     outside_names: tuple[str, ...]  # the aliases alone
-    older_times: tuple[str, ...]  # 「一開始」「上次」: earlier than the live conversation
+    older_times: tuple[str, ...]  # 「一開始」「昨天」: earlier than the live conversation
     older_places: tuple[str, ...]  # 「那個鄉鎮」「那裡」: what such a time points at
 
 
@@ -465,7 +465,7 @@ def is_zhuyin(text: str) -> bool:
 
 
 def refers_to_older(text: str) -> bool:
-    """「一開始問的那個鄉鎮」, 「上次那裡」, 「昨天說的那個地方」: a place pointed at by a time earlier than
+    """「一開始問的那個鄉鎮」, 「昨天說的那個地方」, 「上禮拜問的那裡」: a place pointed at by a time earlier than
     the live conversation (a time word, then a place word, in one clause). 「剛才那個鄉鎮」 is not."""
     vocab = vocabulary()
     for clause in _CLAUSE_BREAK.split(reading_form(text)):
