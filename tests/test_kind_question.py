@@ -197,3 +197,51 @@ def test_the_kind_question_is_decided_on_the_request_as_sent():
     assert rules.kind_question(contents("鹿港停車場在哪"), today) is None  # not a kind the tools know
     assert rules.kind_question(contents("二林和芳苑"), today) is None  # two townships: which one first
     assert rules.kind_question([], today) is None
+
+
+# -- a model that answers 「活動」 without the dates (as Gemini may) -----------------------------------
+
+
+@pytest.fixture
+def store(tmp_path):
+    from local_agent.stores.sqlite import SqliteStore
+
+    opened = SqliteStore(tmp_path / "t.sqlite3")
+    yield opened
+    opened.close()
+
+
+def tools_after(store, window: ContextWindow):
+    from local_agent.agent.pipeline import waiting_in
+    from local_agent.agent.tools import TurnTools
+
+    return TurnTools(
+        preferences=store,
+        audit=store,
+        clock=lambda: START,
+        user_id="U1",
+        scope_id="s",
+        waiting_dates=waiting_in(window),
+    )
+
+
+def test_an_event_search_right_after_the_kind_question_waits_with_its_dates(store):
+    asked = (
+        ContextWindow()
+        .append(SafeTurn("places", "花壇鄉"))
+        .append(SafeTurn("", "鹿港鎮", *WEEKEND, asked_kind=True))
+    )
+    tools = tools_after(store, asked)
+    result = tools.search_local_events("鹿港鎮")
+    assert (result["date_from"], result["date_to"]) == WEEKEND
+    assert tools.executions[-1].effective_arguments["date_from"] == WEEKEND[0]
+    own = tools.search_local_events("鹿港鎮", date_from="2026-12-01", date_to="2026-12-01")
+    assert (own["date_from"], own["date_to"]) == ("2026-12-01", "2026-12-01")  # its own dates win
+    assert "date_from" not in tools.search_local_events("花壇鄉")  # another township: no dates
+
+
+def test_the_dates_do_not_wait_once_another_turn_came_between(store):
+    later = ContextWindow().append(SafeTurn("", "鹿港鎮", *WEEKEND, asked_kind=True)).append(SafeTurn())
+    assert "date_from" not in tools_after(store, later).search_local_events("鹿港鎮")
+    undated = ContextWindow().append(SafeTurn("", "鹿港鎮", asked_kind=True))
+    assert "date_from" not in tools_after(store, undated).search_local_events("鹿港鎮")

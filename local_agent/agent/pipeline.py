@@ -57,6 +57,15 @@ def shown_in(window: ContextWindow) -> dict[tuple[str, str], tuple[str, ...]]:
     return {(t.goal, t.area): t.shown for t in window.turns if t.shown}
 
 
+def waiting_in(window: ContextWindow) -> dict[str, tuple[str, str]]:
+    """township -> the date window a kind question waits with, when the newest exchange of ``window``
+    is one (only the turn right after the question completes it)."""
+    latest = window.turns[-1] if window.turns else None
+    if latest is None or not latest.asked_kind or not latest.date_from:
+        return {}
+    return {latest.area: (latest.date_from, latest.date_to)}
+
+
 @dataclass
 class TurnState:
     """One turn in flight: what it read in ``begin``, what it measured, the tools that ran."""
@@ -122,6 +131,7 @@ class ContextPipeline:
                 listings=self.listings,
                 said_diet=diet_said(state.current).code,
                 shown_before=shown_in(state.budget.kept if state.budget else state.snapshot.window),
+                waiting_dates=waiting_in(state.budget.kept if state.budget else state.snapshot.window),
             )
         return state.tools
 
