@@ -78,7 +78,8 @@ def raw_history_model_class():
     from google.genai import types
 
     from local_agent.agent import offline_rules as intent
-    from local_agent.context.townships import canonical_township, find_townships
+    from local_agent.context.townships import canonical_township
+    from local_agent.language.townships import find_townships
 
     base = recording_model_class()
 

@@ -185,7 +185,7 @@ def build_service(
 ) -> Wiring:
     fingerprint.configure_key(settings.line_channel_secret)
     listings = load_listings_or_stop(settings)
-    language.warm()  # the township vocabulary and pronunciation table, read now rather than in a turn
+    language.warm()  # the township vocabulary, pronunciation table and OpenCC, read now rather than in a turn
     store = guard_store(store if store is not None else open_store(settings), settings)
     config: types.GenerateContentConfig | None = None
     if model is None:

@@ -233,3 +233,31 @@ def test_a_picker_tap_that_cannot_be_served_gets_a_clear_answer(listings, data, 
     assert result.model_requests == [] and result.journal["turns"] == []
     if expected != NAV_REFUSED:
         assert labels(result) == ["員林市", "花壇鄉"]  # the picker again
+
+
+def test_more_after_the_window_moved_on_says_the_list_may_repeat(listings):
+    """The demo's five turns: by turn 5 the ids turn 1 showed left with the two-turn window, so the
+    list is not presented as new."""
+
+    async def body(d: ReplayDriver) -> tuple[EventResult, EventResult]:
+        first = checked(await d.send_text(U1, "員林有什麼好吃的？"))
+        await d.send_text(U1, "員林這禮拜有什麼活動？")
+        await d.send_text(U1, "那邊停車要錢嗎？")
+        await d.send_text(U1, "有沒有公車可以到？")
+        return first, checked(await d.send_text(U1, "剛才那個鄉鎮，再找一家吃的。"))
+
+    first, fifth = run(body, {"LOCAL_LISTINGS_DIR": str(listings)})
+    assert titles(fifth) == titles(first)  # nothing left in the request says what was shown
+    assert text_of(fifth).startswith(
+        f"員林市找到 {RESULT_LIMIT} 家店家（前面列過哪些我已經沒有紀錄，以下可能和之前重複）："
+    )
+    assert "找到" in text_of(first) and "重複" not in text_of(first)
+
+
+def test_the_demo_five_turns_do_not_present_turn_one_again_as_new(tmp_path):
+    from examples.day15.demo import Demo
+
+    rows = asyncio.run(Demo(tmp_path).five_turns())["turns"]
+    first, fifth = rows[0]["reply"], rows[4]["reply"]
+    assert fifth.split("：", 1)[1] == first.split("：", 1)[1]  # the same places: the window no longer knows
+    assert "可能和之前重複" in fifth and "可能和之前重複" not in first

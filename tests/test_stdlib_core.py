@@ -22,6 +22,7 @@ STDLIB_ONLY = [
             "language/text",
             "language/words",
             "language/diets",
+            "language/townships",
             "language/intents",
             "turns/__init__",
             "turns/commands",

@@ -34,7 +34,7 @@ from google.adk.sessions import InMemorySessionService
 from google.adk.tools import ToolContext
 from google.genai import types
 
-from local_agent.agent import text_gate
+from local_agent.agent import offline_rules, text_gate
 from local_agent.agent.adk_imports import skip_missing_a2a
 from local_agent.agent.adk_tools import contract_tools
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
@@ -51,7 +51,7 @@ from local_agent.plugin.bounded import (
 )
 from local_agent.plugin.bounded import request_envelope as request_envelope  # the envelope measured
 from local_agent.replies.render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
-from local_agent.replies.reply import CommandName, Reply
+from local_agent.replies.reply import Choice, CommandName, Reply
 
 log = logging.getLogger("local_agent.router")
 
@@ -166,6 +166,12 @@ def reply_content(reply: Reply) -> types.Content:
     for card in reply.cards:
         lines.append("・" + "｜".join(x for x in (card.title, card.subtitle, *card.lines[:1]) if x))
     return types.Content(role="model", parts=[types.Part(text="\n".join(lines))])
+
+
+def kind_reply(area: str) -> Reply:
+    """「想在鹿港鎮找吃的，還是查活動？」 with a button for each answer (a tap sends it as text)."""
+    choices = tuple(Choice(a, a, a, sends_text=True) for a in offline_rules.KIND_ANSWERS)
+    return Reply(texts=(offline_rules.township_only_text(area),), choices=choices)
 
 
 class _Invocations:
@@ -386,6 +392,9 @@ class AdkRouter:
         if state.app_text is not None:
             return Reply(texts=(state.app_text,)), None
         text = "".join(heard.texts)
+        asked = self.pipeline.kind_question(state, text)
+        if asked is not None:  # the kind question, with its buttons; it projects with the dates
+            return kind_reply(asked.area), None
         verdict = text_gate.check(text, chat=state.scope.source_type, said=state.current)
         if verdict.code is None:
             return Reply(texts=(text.strip(),)), None

@@ -15,6 +15,12 @@ Asking for more (:data:`MORE_WORDS`: 「再找一家」「還有嗎」「換一�
 (the projected turn's goal, else the summary's) with ``more: true``: the tool then lists only what
 this conversation has not been shown. With no earlier search left in the request (the window
 expired) it asks for the township like any search without one.
+
+A township said with nothing to look for there (「鹿港這週末」) gets the kind question 「想在鹿港鎮找吃的，
+還是查活動？」; the router adds two buttons (:data:`KIND_ANSWERS`) and the turn projects as a kind
+question with the township and the dates the sentence said, read from the request (``kind_question``); the next turn's 「活動」 or 「吃的」 runs that search there, on those
+dates. A reference to something older than the request can hold (「一開始問的那個鄉鎮」, 「昨天問的那裡」:
+``language.townships.refers_to_older``) asks which township, never takes the latest one.
 """
 
 from __future__ import annotations
@@ -38,7 +44,14 @@ from local_agent.language import words
 from local_agent.language.dates import DateReading, read_dates
 from local_agent.language.intents import asks_again, is_follow_up, read, search_goal
 from local_agent.language.text import reading_form
-from local_agent.language.townships import PlaceReading, is_no, is_yes, is_zhuyin, read_places
+from local_agent.language.townships import (
+    PlaceReading,
+    is_no,
+    is_yes,
+    is_zhuyin,
+    read_places,
+    refers_to_older,
+)
 from local_agent.listings import catalogue
 from local_agent.replies.render import ACK_TEXT
 
@@ -57,6 +70,9 @@ def township_only_text(area: str) -> str:
     """A township said with nothing to do with it (no open question): ask what to look for."""
     return f"想在{area}找吃的，還是查活動？可以說「{area}有什麼好吃的」或「{area}有什麼活動」。"
 
+
+# The kind question's buttons; each sends its label as the person's answer.
+KIND_ANSWERS = ("吃的", "活動")
 
 EXTRA_KEYWORDS = ("步道",)
 # Asking for results not shown yet (the vocabulary is data: ``language/words.py``).
@@ -222,6 +238,8 @@ def _area(current: str, places: PlaceReading, contents: Sequence[Mapping[str, An
     a place outside the county); else the answer to 「您是說…嗎？」; else the request's context."""
     if places.kind != "none":
         return places.area_argument()
+    if refers_to_older(current):
+        return None  # 「一開始問的那個鄉鎮」: the request holds only the latest; ask
     latest = latest_turn(contents)
     if latest is not None and latest.confirm_area:
         if is_yes(current):
@@ -238,7 +256,7 @@ def _window(goal: str, dates: DateReading, contents: Sequence[Mapping[str, Any]]
     if dates.window is not None:
         return dates.window.arguments()
     latest = latest_turn(contents)
-    if latest is not None and latest.is_pending and latest.date_from:
+    if latest is not None and (latest.is_pending or latest.asked_kind) and latest.date_from:
         return {"date_from": latest.date_from, "date_to": latest.date_to}
     return {}
 
@@ -283,6 +301,24 @@ def propose(
     if not args["area"]:
         return {"text": ASK_TOWNSHIP}
     return {"function_call": {"name": tool, "args": args}}
+
+
+def kind_question(contents: Sequence[Mapping[str, Any]], today: date | None = None) -> SafeTurn | None:
+    """The kind question this request gets, as its projection, or ``None``: the current sentence names
+    one township and nothing to look for there (``propose`` would answer :func:`township_only_text`).
+    It keeps the township and the date window the sentence said."""
+    if not contents:
+        return None
+    tool, _, text = _plan(contents, today)
+    current = _text_of(contents[-1])
+    places = read_places(current)
+    if tool is not None or places.kind != "township" or text != township_only_text(places.township):
+        return None
+    dates = read_dates(current, today) if today is not None else DateReading()
+    window = dates.window.arguments() if dates.window is not None else {}
+    return SafeTurn(
+        "", places.township, window.get("date_from", ""), window.get("date_to", ""), asked_kind=True
+    )
 
 
 def ask_call(

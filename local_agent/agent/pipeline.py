@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from local_agent.agent import offline_rules
+from local_agent.agent.instructions import today_from
 from local_agent.agent.tools import ToolExecution, TurnTools
 from local_agent.context.errors import StaleContextError
 from local_agent.context.journal import ContextJournal, JournalSnapshot, ScopeKey
@@ -25,6 +27,7 @@ from local_agent.context.window import ContextWindow
 from local_agent.fingerprint import text_fingerprint
 from local_agent.language.diets import diet_said
 from local_agent.listings import catalogue
+from local_agent.listings.dates import today_in_taipei
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
 
@@ -54,6 +57,15 @@ def shown_in(window: ContextWindow) -> dict[tuple[str, str], tuple[str, ...]]:
     return {(t.goal, t.area): t.shown for t in window.turns if t.shown}
 
 
+def waiting_in(window: ContextWindow) -> dict[str, tuple[str, str]]:
+    """township -> the date window a kind question waits with, when the newest exchange of ``window``
+    is one (only the turn right after the question completes it)."""
+    latest = window.turns[-1] if window.turns else None
+    if latest is None or not latest.asked_kind or not latest.date_from:
+        return {}
+    return {latest.area: (latest.date_from, latest.date_to)}
+
+
 @dataclass
 class TurnState:
     """One turn in flight: what it read in ``begin``, what it measured, the tools that ran."""
@@ -71,6 +83,9 @@ class TurnState:
     app_text: str | None = None  # a fixed text the budget gate answered with instead of the model
     # Codes of the model-written texts the text gate refused this turn (``text_gate``); never the text.
     gate_codes: list[str] = field(default_factory=list)
+    asked_kind: SafeTurn | None = (
+        None  # the kind question this turn asked (``ContextPipeline.kind_question``)
+    )
 
     @property
     def last_execution(self) -> ToolExecution | None:
@@ -116,13 +131,31 @@ class ContextPipeline:
                 listings=self.listings,
                 said_diet=diet_said(state.current).code,
                 shown_before=shown_in(state.budget.kept if state.budget else state.snapshot.window),
+                waiting_dates=waiting_in(state.budget.kept if state.budget else state.snapshot.window),
             )
         return state.tools
+
+    def kind_question(self, state: TurnState, text: str) -> SafeTurn | None:
+        """The kind question (「想在鹿港鎮找吃的，還是查活動？」) the model's ``text`` asks, as this
+        turn's projection, or ``None``. The township and dates come from the request as sent
+        (``offline_rules.kind_question``), never from the model: ``text`` only has to be that
+        question for that township, with no tool run and nothing refused."""
+        if state.last_execution is not None or state.budget is None or state.app_text is not None:
+            return None
+        if state.error_code is not None:
+            return None
+        rules = state.budget.request.get("system_instruction")
+        today = (today_from(rules) if isinstance(rules, str) else None) or today_in_taipei(self.clock())
+        asked = offline_rules.kind_question(state.budget.contents, today)
+        if asked is None or text.strip() != offline_rules.township_only_text(asked.area):
+            return None
+        state.asked_kind = asked
+        return asked
 
     def projection(self, state: TurnState) -> SafeTurn:
         execution = state.last_execution
         if execution is None:
-            return SafeTurn()
+            return state.asked_kind or SafeTurn()
         result = execution.result
         return SafeTurn.from_tool(
             execution.tool,

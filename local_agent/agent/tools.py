@@ -215,6 +215,9 @@ class TurnTools:
     said_diet: str | None = None
     # (goal, township) -> listing ids this conversation has been shown (from the turn's window)
     shown_before: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    # township -> (date_from, date_to): the dates a kind question of the turn before waits with
+    # (「鹿港這週末」 → 「想在鹿港鎮找吃的，還是查活動？」); an event search there without dates uses them.
+    waiting_dates: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     # -- helpers ---------------------------------------------------------------------------
     def _record(
@@ -383,6 +386,8 @@ class TurnTools:
             if window is not None and err.get("code") in _ASKING:
                 err.update(window.arguments())  # the window waits with the question (projection)
             return self._record(tool, proposed, {}, revision, "none", self._asked(tool, err, more))
+        if window is None and not bad_date and township in self.waiting_dates:
+            window, _ = _window_of(*self.waiting_dates[township])  # 「活動」 answering the kind question
         if bad_date:
             error = _error(
                 "INVALID_DATE",

@@ -18,6 +18,12 @@ Two optional fields ride on a projection, both validated values, never the user'
 
 Both stay in the window's exchanges only; the summary keeps goal and area.
 
+A *kind question* is the other clarification: the sentence named one township and nothing to look for
+there (「鹿港這週末」), and the app asked 「想在鹿港鎮找吃的，還是查活動？」. It projects with the
+township and the date window the sentence said and no goal (``asked_kind``): 「鹿港鎮：已問要找店家還是
+查活動，日期 2026-12-05 至 2026-12-06」. The next turn's 「活動」 or 「吃的」 completes it there, on those
+dates. It is not a public topic (the summary never takes it in).
+
 A public turn that showed results also carries ``shown``: the ids of the listings shown so far for its
 goal and area in this conversation (ids only, never names or text; canonical: sorted, unique, at most
 :data:`MAX_SHOWN_IDS`). 「再找一家」 reads them back to show only listings not yet shown. They are
@@ -52,6 +58,7 @@ PENDING_CODES = frozenset({PENDING_CODE, CONFIRM_CODE, CHOICE_CODE})
 DATES_MARK = "，日期 "
 DATES_TO = " 至 "
 CONFIRM_MARK = "，已問是否指"
+KIND_LABEL = "已問要找店家還是查活動"
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 # Marker strings of the spec. They are part of the contract: keep them exact.
@@ -74,6 +81,7 @@ FIXED_STRINGS: tuple[str, ...] = (
     SUMMARY_MARKER,
     SUMMARY_ACK,
     SHOWN_MARKER,
+    KIND_LABEL,
     *PUBLIC_TOPICS.values(),
 )
 
@@ -81,7 +89,8 @@ FIXED_STRINGS: tuple[str, ...] = (
 @dataclass(frozen=True, slots=True)
 class SafeTurn:
     """One projected exchange. ``goal`` is a public topic or ``""``; ``area`` a township or ``""``.
-    A goal without an area is pending (asked which township); an area needs a goal."""
+    A goal without an area is pending (asked which township); an area needs a goal, except on a kind
+    question (``asked_kind``: asked whether to look for food or events there)."""
 
     goal: str = ""
     area: str = ""
@@ -89,9 +98,15 @@ class SafeTurn:
     date_to: str = ""  # ISO day, not before date_from; set whenever date_from is
     confirm_area: str = ""  # pending only: the township the app asked about
     shown: tuple[str, ...] = ()  # listing ids shown so far for this goal and area
+    asked_kind: bool = False  # asked 「找吃的，還是查活動？」 about ``area`` (no goal yet)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "shown", canonical_ids(self.shown))
+        if self.asked_kind is not False and self.asked_kind is not True:
+            raise ValueError("asked_kind is a bool")
+        if self.asked_kind:
+            self._check_kind_question()
+            return
         if self.shown and not (self.goal and self.area):
             raise ValueError("shown listing ids need a public goal and an area")
         if (self.date_from or self.date_to) and not _is_window(self.date_from, self.date_to):
@@ -144,6 +159,14 @@ class SafeTurn:
             ids = ()
         return cls(goal, township, shown=ids)
 
+    def _check_kind_question(self) -> None:
+        if self.goal or self.confirm_area or self.shown:
+            raise ValueError("a kind question has no goal, no confirmed township and no listing ids")
+        if canonical_township(self.area) != self.area:
+            raise ValueError("a kind question is about one canonical township")
+        if (self.date_from or self.date_to) and not _is_window(self.date_from, self.date_to):
+            raise ValueError("date_from/date_to must be ISO days, in order, both set")
+
     @property
     def is_public(self) -> bool:
         return bool(self.goal)
@@ -154,12 +177,14 @@ class SafeTurn:
 
     @property
     def label(self) -> str:
-        if not self.is_public:
-            return NON_PUBLIC_LABEL
         dates = ""
         if self.date_from:
             tail = "" if self.date_to == self.date_from else f"{DATES_TO}{self.date_to}"
             dates = f"{DATES_MARK}{self.date_from}{tail}"
+        if self.asked_kind:
+            return f"{self.area}：{KIND_LABEL}{dates}"
+        if not self.is_public:
+            return NON_PUBLIC_LABEL
         asked = f"{CONFIRM_MARK}{self.confirm_area}" if self.confirm_area else ""
         return f"{self.area or NO_AREA}：{PUBLIC_TOPICS[self.goal]}{dates}{asked}"
 
@@ -178,6 +203,8 @@ class SafeTurn:
             out["confirm_area"] = self.confirm_area
         if self.shown:
             out["shown"] = list(self.shown)
+        if self.asked_kind:
+            out["asked_kind"] = True
         return out
 
     @classmethod
@@ -186,7 +213,16 @@ class SafeTurn:
         shown = data.get("shown") or ()
         if not isinstance(shown, (list, tuple)):
             raise ValueError("shown must be a list of listing ids")
-        return cls(str(data.get("goal", "")), str(data.get("area", "")), **extra, shown=tuple(shown))
+        asked_kind = data.get("asked_kind", False)
+        if not isinstance(asked_kind, bool):
+            raise ValueError("asked_kind must be true or false")
+        return cls(
+            str(data.get("goal", "")),
+            str(data.get("area", "")),
+            **extra,
+            shown=tuple(shown),
+            asked_kind=asked_kind,
+        )
 
 
 def canonical_ids(ids: Iterable[object]) -> tuple[str, ...]:
@@ -220,6 +256,8 @@ def parse_user_text(text: str) -> SafeTurn | None:
         return None
     label = text[len(USER_PROJECTION_PREFIX) : text.index(USER_PROJECTION_SUFFIX)]
     area_text, _, rest = label.partition("：")
+    if rest.startswith(KIND_LABEL):
+        return _kind_question(area_text, rest[len(KIND_LABEL) :])
     goal = next((g for g, suffix in PUBLIC_TOPICS.items() if rest.startswith(suffix)), "")
     if not goal:
         return SafeTurn()
@@ -234,5 +272,16 @@ def parse_user_text(text: str) -> SafeTurn | None:
             (end or start) if start else "",
             confirm_area=asked,
         )
+    except ValueError:
+        return None
+
+
+def _kind_question(area_text: str, rest: str) -> SafeTurn | None:
+    """The kind question a label's rest (after :data:`KIND_LABEL`) and township describe, or ``None``."""
+    if rest and not rest.startswith(DATES_MARK):
+        return None
+    start, _, end = rest.removeprefix(DATES_MARK).partition(DATES_TO)
+    try:
+        return SafeTurn("", area_text, start, (end or start) if start else "", asked_kind=True)
     except ValueError:
         return None

@@ -1,7 +1,9 @@
-"""The 26 townships (鄉鎮市) of Changhua County, by full and short name.
+"""The 26 townships (鄉鎮市) of Changhua County, by full and short name: the table, nothing more.
 
 Projection and the offline model accept an area only when it is one of these, so a model
-that puts a user's words into ``area`` cannot smuggle them into the journal.
+that puts a user's words into ``area`` cannot smuggle them into the journal. Which township a
+sentence names (aliases, sound-alikes, words that contain a name) is read in one place,
+``local_agent.language.townships``, from its data file.
 """
 
 from __future__ import annotations
@@ -59,9 +61,13 @@ def canonical_township(name: object) -> str | None:
 
 
 def find_townships(text: str) -> list[str]:
-    """Township full names mentioned in ``text``, in order of first appearance, without repeats.
+    """Township full names in ``text`` by exact substring, in order of first appearance.
 
-    ``彰化縣`` (the county) is not read as 彰化市.
+    Not the township reader: the one reader is ``local_agent.language.townships`` (``read_places``,
+    ``read_area``, and ``find_townships`` with this signature), which also leaves out the longer words
+    that contain a name (「咖啡和美食」, 「員林客運」) and a name after a place outside the county
+    (「桃園的埔心」). This substring match remains only for ``language/intents.py``'s import until it
+    reads through that reader; ``tests/test_townships_reader.py`` keeps every other module off it.
     """
     found: list[tuple[int, str]] = []
     taken = [False] * len(text)
@@ -71,14 +77,7 @@ def find_townships(text: str) -> list[str]:
             end = start + len(alias)
             county_word = alias == "彰化" and text.startswith(COUNTY, start)
             if not county_word and not any(taken[start:end]):
-                for i in range(start, end):
-                    taken[i] = True
+                taken[start:end] = [True] * (end - start)
                 found.append((start, _ALIASES[alias]))
             start = text.find(alias, start + 1)
-    seen: set[str] = set()
-    ordered: list[str] = []
-    for _, name in sorted(found):
-        if name not in seen:
-            seen.add(name)
-            ordered.append(name)
-    return ordered
+    return list(dict.fromkeys(name for _, name in sorted(found)))

@@ -47,6 +47,7 @@ from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canoni
 from local_agent.language import words
 from local_agent.language.diets import find_diet
 from local_agent.language.text import reading_form
+from local_agent.language.text import warm as warm_reading_form
 
 DATA = Path(__file__).with_name("data") / "places.json"
 PlaceKind = Literal["none", "township", "choice", "confirm", "outside"]
@@ -103,6 +104,8 @@ class _Vocabulary:
     corrections: tuple[str, ...]
     outside: tuple[tuple[str, str], ...]  # (alias, county or city), longest alias first
     outside_names: tuple[str, ...]  # the aliases alone
+    older_times: tuple[str, ...]  # 「一開始」「昨天」: earlier than the live conversation
+    older_places: tuple[str, ...]  # 「那個鄉鎮」「那裡」: what such a time points at
 
 
 def _words(section: Any) -> list[str]:
@@ -140,6 +143,8 @@ def vocabulary() -> _Vocabulary:
         corrections=tuple(_words(raw["corrections"])),
         outside=tuple(sorted(outside, key=lambda a: len(a[0]), reverse=True)),
         outside_names=tuple(alias for alias, _ in outside),
+        older_times=tuple(_words(raw["older_references"]["times"])),
+        older_places=tuple(_words(raw["older_references"]["places"])),
     )
 
 
@@ -201,9 +206,11 @@ def _toneless_readings() -> tuple[tuple[str, tuple[frozenset[str], ...]], ...]:
 
 
 def warm() -> None:
-    """Load the vocabulary and the pronunciation table now (at service start), not in a user's turn."""
+    """Load the vocabulary, the pronunciation table and the reading form's OpenCC converters now (at
+    service start), not in a user's turn."""
     vocabulary()
     sounds()
+    warm_reading_form()
 
 
 def _role(text: str, start: int, end: int, vocab: _Vocabulary) -> Literal["residence", "destination", ""]:
@@ -236,6 +243,7 @@ def _after_outside(text: str, start: int, township: str, vocab: _Vocabulary) -> 
     return before.endswith(vocab.outside_names)
 
 
+@functools.cache
 def _aliases() -> tuple[tuple[str, str], ...]:
     pairs = [(name, name) for name in TOWNSHIPS] + list(SHORT_NAMES.items())
     return tuple(sorted(pairs, key=lambda p: len(p[0]), reverse=True))
@@ -456,8 +464,22 @@ def is_zhuyin(text: str) -> bool:
     return bool(letters) and sum(1 for c in letters if _ZHUYIN.match(c)) * 2 >= len(letters)
 
 
+def refers_to_older(text: str) -> bool:
+    """「一開始問的那個鄉鎮」, 「昨天說的那個地方」, 「上禮拜問的那裡」: a place pointed at by a time earlier than
+    the live conversation (a time word, then a place word, in one clause). 「剛才那個鄉鎮」 is not."""
+    vocab = vocabulary()
+    for clause in _CLAUSE_BREAK.split(reading_form(text)):
+        starts = [clause.find(w) for w in vocab.older_times if w in clause]
+        if starts and any(clause.find(p, min(starts)) != -1 for p in vocab.older_places):
+            return True
+    return False
+
+
 def find_townships(text: str) -> list[str]:
-    """The townships a sentence names, false hits left out, in order of first appearance."""
+    """The townships a sentence names, in order of first appearance, without repeats: the names the
+    reader sees (full names over short ones, not the county 彰化縣, not a name inside a longer word
+    such as 「咖啡和美食」 or 「員林客運」, not a name right after a place outside the county such as
+    「桃園的埔心」). Commands ask it whether a sentence names a township at all."""
     return list(_unique([m.township for m in _mentions(text, [False] * len(text), vocabulary())]))
 
 
@@ -470,5 +492,6 @@ __all__ = [
     "is_zhuyin",
     "read_area",
     "read_places",
+    "refers_to_older",
     "warm",
 ]

@@ -18,6 +18,9 @@ CALL_LABEL = "打電話"
 OTHER_TOWN_LABEL = "換個鄉鎮"
 REMEMBER_LABEL = "記住我吃素"
 OTHER_GOAL_LABEL = {"events": "這裡的活動", "places": "這裡的美食"}
+# 「再找一家」 when the conversation no longer carries what was shown (the window moved on, or nothing
+# was shown): the list is not presented as new (docs/design.md, "Asking for more").
+MAY_REPEAT = "前面列過哪些我已經沒有紀錄，以下可能和之前重複"
 
 HELP_INTRO = (
     "您好，我是 LOCAL 彰化在地小幫手。\n"
@@ -137,11 +140,11 @@ def render_tool_result(result: dict[str, Any]) -> Reply:
     area = result["area"]
     if result.get("tool") == "search_local_places":
         diet = result.get("dietary_type", catalogue.ANY)
-        text = _places_text(result, items, area, diet)
+        text = _may_repeat(result, items, _places_text(result, items, area, diet))
         cards = tuple(_place_card(i, diet) for i in items[:MAX_CARDS])
         alt = f"{area}店家：" + "、".join(c.title for c in cards)
     else:
-        text = _events_text(result, items)
+        text = _may_repeat(result, items, _events_text(result, items))
         cards = tuple(_event_card(i) for i in items[:MAX_CARDS])
         alt = f"{area}活動：" + "、".join(c.title for c in cards)
     # The listings' notice, once: the line above never repeats it, even when nothing was found.
@@ -183,6 +186,13 @@ def remember_label(diet: str) -> str:
         return REMEMBER_LABEL
     label = catalogue.dietary_label(diet)
     return f"記住我{label}" if label.startswith("不") else f"記住我吃{label}"
+
+
+def _may_repeat(result: dict[str, Any], items: list[dict[str, Any]], line: str) -> str:
+    """「再找一家」 with no earlier ids left in the conversation: the line says the list may repeat."""
+    if result.get("more") and items and not result.get("shown_before"):
+        return f"{line.removesuffix('：')}（{MAY_REPEAT}）："
+    return line
 
 
 def _places_text(result: dict[str, Any], items: list[dict[str, Any]], area: str, diet: str) -> str:
