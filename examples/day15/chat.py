@@ -233,6 +233,7 @@ async def chat(
 
 
 def main(argv: list[str] | None = None) -> int:
+    from local_agent.listings.problems import ListingsError
     from local_agent.settings import SettingsError
 
     parser = argparse.ArgumentParser(
@@ -259,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return asyncio.run(chat(args.user, args.group, budget_bytes=args.budget_bytes, now=args.now))
     except SettingsError as exc:
+        print("\n".join(exc.lines("chat")), file=sys.stderr)
+        return 2
+    except ListingsError as exc:
         print("\n".join(exc.lines("chat")), file=sys.stderr)
         return 2
     except StartupError as exc:

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from local_agent.listings.loader import SHIPPED_DIR, check_listings
-from local_agent.listings.problems import Problem
+from local_agent.listings.problems import Problem, shown_lines
 
 DEFAULT_MAX_PROBLEMS = 20
 
@@ -42,12 +42,8 @@ def summary_lines(summary: dict[str, object]) -> list[str]:
 
 
 def problem_lines(problems: Sequence[Problem], limit: int) -> list[str]:
-    shown = problems if limit == 0 else problems[:limit]
-    lines = [f"listings check failed: {len(problems)} problem{'s' if len(problems) != 1 else ''}"]
-    lines += [f"  {p}" for p in shown]
-    if len(shown) < len(problems):
-        lines.append(f"  ... and {len(problems) - len(shown)} more (--max-problems 0 prints them all)")
-    return lines
+    head = f"listings check failed: {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    return [head, *shown_lines(problems, limit, "--max-problems 0 prints them all")]
 
 
 def _limit(value: str) -> int:

@@ -450,7 +450,7 @@ class ReplayDriver:
         import httpx
 
         from local_agent.line.webhook import create_app
-        from local_agent.listings.loader import ListingsError
+        from local_agent.listings.loader import listings_from
         from local_agent.testing.fake_line_api import FakeLineApi
 
         warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")
@@ -459,11 +459,11 @@ class ReplayDriver:
             settings = self.settings(budget_bytes, env)
             if budget_bytes is not None and settings.budget_unit != "bytes":
                 raise StartupError("--budget-bytes needs a byte budget (this configuration counts tokens)")
+            # A bad listings folder raises ListingsError (every problem) before the app is made;
+            # main() prints them and exits 2, as the service does (local_agent/app.py).
+            listings_from(settings.local_listings_dir)
             self.app = create_app(settings, clock=self.clock, configure_logs=False)
-            try:
-                await self._stack.enter_async_context(self.app.router.lifespan_context(self.app))
-            except ListingsError as exc:
-                raise StartupError(f"bad listings: {exc}") from None
+            await self._stack.enter_async_context(self.app.router.lifespan_context(self.app))
             self.app.state.observers.append(lambda event, outcome: self._observed.append((event, outcome)))
             transport = httpx.ASGITransport(app=self.app)
             self.client = await self._stack.enter_async_context(
@@ -716,6 +716,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from local_agent.listings.problems import ListingsError
     from local_agent.settings import SettingsError
 
     args = _parser().parse_args(argv)
@@ -728,6 +729,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"replay: malformed script: {exc}", file=sys.stderr)
         return 2
     except SettingsError as exc:
+        print("\n".join(exc.lines("replay")), file=sys.stderr)
+        return 2
+    except ListingsError as exc:
         print("\n".join(exc.lines("replay")), file=sys.stderr)
         return 2
     except StartupError as exc:

@@ -514,7 +514,9 @@ def load_listings(folder: str | Path) -> Listings:
     Nothing is returned unless every file is valid throughout."""
     listings, problems = check_listings(folder)
     if listings is None:
-        raise ListingsError(problems)
+        error = ListingsError(problems)
+        error.folder = str(folder)
+        raise error
     return listings
 
 
