@@ -6,9 +6,12 @@ names the variable and does not echo the value."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any, Literal, NoReturn
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
@@ -30,9 +33,12 @@ _LOOPBACK_HTTP = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/?$
 _PUBSUB_NAME = r"^[A-Za-z][A-Za-z0-9\-_.~+%]{2,254}$"
 
 
+ENV_FILE = ".env"  # in the folder the command or the service is started from
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_file=".env",
+        env_file=ENV_FILE,
         env_file_encoding="utf-8",
         extra="ignore",
         env_ignore_empty=True,
@@ -262,6 +268,48 @@ def load_settings(**overrides: Any) -> Settings:
         return Settings(**overrides)
     except ValidationError as exc:
         raise SettingsError(problems_of(exc)) from None
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The variables a command sees, read as :class:`Settings` reads them: the process environment
+    first, then the ``.env`` file of the current folder (python-dotenv's parser, as pydantic-settings
+    uses it); an empty value counts as not set, in either place."""
+
+    values: Mapping[str, str] = field(default_factory=dict)
+    file: Path | None = None  # the .env that was read; None when the folder has none
+
+    def get(self, name: str, default: str = "") -> str:
+        return self.values.get(name, default)
+
+    def source(self) -> str:
+        """Which file was read, as a command says it (``settings: the environment, then ./.env``)."""
+        if self.file is None:
+            return f"settings: the environment only (no {ENV_FILE} in this folder)"
+        return f"settings: the environment, then ./{self.file.name}"
+
+    def export(self, *names: str) -> None:
+        """Put ``names`` into the process environment when only ``.env`` set them: for a client
+        library that reads nothing but ``os.environ`` (the Pub/Sub and Firestore emulator hosts)."""
+        for name in names:
+            if self.values.get(name) and not os.environ.get(name):
+                os.environ[name] = self.values[name]
+
+
+def read_environment(environ: Mapping[str, str] | None = None, folder: str | Path = ".") -> Environment:
+    """The process environment over ``folder``'s ``.env`` (see :class:`Environment`); the one way every
+    command reads its settings, the same order as the app's :func:`load_settings`."""
+    from dotenv import dotenv_values  # what pydantic-settings parses .env with
+
+    path = Path(folder) / ENV_FILE
+    values: dict[str, str] = {}
+    read: Path | None = None
+    if path.is_file():
+        read = path
+        values = {k.upper(): v for k, v in dotenv_values(path, encoding="utf-8").items() if v}
+    environ = os.environ if environ is None else environ
+    values.update({k.upper(): v for k, v in environ.items() if v})
+    return Environment(values, read)
 
 
 def exit_on_settings_error(exc: SettingsError, command: str, stream: IO[str] | None = None) -> NoReturn:

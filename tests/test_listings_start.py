@@ -93,6 +93,8 @@ def test_a_bad_folder_stops_every_start_with_exit_2_and_one_line_per_problem(tmp
     assert "Traceback" not in done.stderr + done.stdout
     name = "LOCAL" if "uvicorn" in command else command[1].rsplit(".", 1)[1]
     lines = done.stderr.strip().splitlines()
+    if "uvicorn" not in command:  # a command says first which settings it read
+        assert lines.pop(0) == "settings: the environment only (no .env in this folder)"
     assert lines == [
         f"{name}: cannot start, 3 listings problems in {folder}",
         *(

@@ -79,13 +79,14 @@ memory_revision, preference_origin), journal (turns, summary, preference_revisio
 error_code. An advance_seconds or now event has the same keys, empty, plus advanced_seconds
 (for advance_seconds) and clock (the service clock after it, when the clock is fixed).
 
-Settings come from the environment like the app's (LOCAL_MODEL, LOCAL_INPUT_BUDGET,
-LOCAL_LISTINGS_DIR, ...); the replay supplies its own LINE channel and fake LINE API, and a
-temporary SQLite file unless LOCAL_SQLITE_PATH is set.
+Settings come from the environment, then .env in the current folder, like the app's
+(LOCAL_MODEL, LOCAL_INPUT_BUDGET, LOCAL_LISTINGS_DIR, ...; the first line on stderr says which
+was read); the replay supplies its own LINE channel and fake LINE API, and a temporary SQLite
+file unless LOCAL_SQLITE_PATH is set.
 
 Exit status: 0 done; 2 a malformed script (the message names the event index; lines for the
-events before it are printed already), a bad --now, or a setting that is not valid (one line per
-problem); 1 the app could not start (e.g. a listings file that does not validate).
+events before it are printed already), a bad --now, a setting that is not valid or a listings
+folder the service would refuse (one line per problem); 1 the app could not start otherwise.
 """
 CONTRACT_TOOL_KEYS = (
     "tool",
@@ -427,9 +428,9 @@ class ReplayDriver:
     def settings(self, budget_bytes: int | None, env: Mapping[str, str] | None) -> Settings:
         """The app's settings from the environment, with the replay's own LINE channel and fake API
         (``SettingsError`` lists every setting that does not validate)."""
-        from local_agent.settings import load_settings
+        from local_agent.settings import load_settings, read_environment
 
-        env = os.environ if env is None else env
+        env = read_environment().values if env is None else env  # as load_settings reads them
         overrides: dict[str, Any] = {
             "LINE_CHANNEL_SECRET": self.secret,
             "LINE_CHANNEL_ACCESS_TOKEN": self.token,
@@ -717,9 +718,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from local_agent.listings.problems import ListingsError
-    from local_agent.settings import SettingsError
+    from local_agent.settings import SettingsError, read_environment
 
     args = _parser().parse_args(argv)
+    print(read_environment().source(), file=sys.stderr)
     try:
         script = read_script(args.script)
         start = args.now if args.now is not None else script.now
