@@ -693,7 +693,8 @@ def request_line(request: RecordedRequest) -> str:
     if request.status >= 400:
         return f"{head} {_shown(str(request.response.get('message', '')))}"
     if request.kind in ("reply", "push"):
-        messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+        found = body.get("messages")
+        messages: list = found if isinstance(found, list) else []
         to = f" to {body['to']}" if request.kind == "push" and isinstance(body.get("to"), str) else ""
         return f"{head} {request.kind}{to}: " + " | ".join(_message_line(m) for m in messages)
     if request.kind == "loading":
