@@ -2,10 +2,10 @@
 
 Whoever runs LOCAL keeps the listings in a spreadsheet and exports the two files as UTF-8 CSV, with or
 without a byte-order mark (Excel's "CSV UTF-8" writes one; it is dropped), with ``\n`` or ``\r\n`` line
-ends. Loading
-checks everything before anything is served; the first problem raises :class:`ListingsError` naming the
-file, the row (the spreadsheet's row number: the header is row 1) and the column, so a service with a bad
-folder refuses to start instead of serving half a file. What is refused:
+ends. Loading checks everything before anything is served and collects every problem in one
+:class:`ListingsError`, each naming the file, the row (the spreadsheet's row number: the header is row 1)
+and the column, so a service with a bad folder refuses to start instead of serving half a file. What is
+refused:
 
 - a file over :data:`MAX_FILE_BYTES` (checked by size, before reading), a missing or empty file;
 - bytes that are not UTF-8 (Excel's plain "CSV" export is CP950/Big5);
