@@ -262,8 +262,19 @@ def problems_of(exc: ValidationError) -> tuple[SettingProblem, ...]:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """:class:`Settings` from the environment (and ``.env``), ``overrides`` by variable name;
-    :class:`SettingsError` listing every problem instead of pydantic's traceback."""
+    """:class:`Settings` from the environment, then ``.env`` (read by :func:`read_environment`, the
+    reader every command uses), ``overrides`` by variable name; :class:`SettingsError` listing every
+    problem instead of pydantic's traceback. ``_env_file=`` in ``overrides`` leaves the reading to
+    pydantic-settings (``None``: the environment only)."""
+    if "_env_file" not in overrides:
+        given = set(overrides)
+        aliases = {f.alias: name for name, f in Settings.model_fields.items() if f.alias}
+        read = {
+            alias: value
+            for alias, value in read_environment().values.items()
+            if alias in aliases and alias not in given and aliases[alias] not in given
+        }
+        overrides = {"_env_file": None, **read, **overrides}
     try:
         return Settings(**overrides)
     except ValidationError as exc:
@@ -272,9 +283,9 @@ def load_settings(**overrides: Any) -> Settings:
 
 @dataclass(frozen=True)
 class Environment:
-    """The variables a command sees, read as :class:`Settings` reads them: the process environment
-    first, then the ``.env`` file of the current folder (python-dotenv's parser, as pydantic-settings
-    uses it); an empty value counts as not set, in either place."""
+    """The variables the app and every command see: the process environment first, then the ``.env``
+    file of the current folder (python-dotenv's parser, the one pydantic-settings uses); an empty value
+    counts as not set, in either place."""
 
     values: Mapping[str, str] = field(default_factory=dict)
     file: Path | None = None  # the .env that was read; None when the folder has none
@@ -297,8 +308,8 @@ class Environment:
 
 
 def read_environment(environ: Mapping[str, str] | None = None, folder: str | Path = ".") -> Environment:
-    """The process environment over ``folder``'s ``.env`` (see :class:`Environment`); the one way every
-    command reads its settings, the same order as the app's :func:`load_settings`."""
+    """The process environment over ``folder``'s ``.env`` (see :class:`Environment`): how
+    :func:`load_settings` and every command read their variables."""
     from dotenv import dotenv_values  # what pydantic-settings parses .env with
 
     path = Path(folder) / ENV_FILE

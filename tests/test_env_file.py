@@ -13,7 +13,7 @@ import pytest
 
 from examples.day15 import pubsub
 from local_agent.listings.loader import SHIPPED_DIR
-from local_agent.settings import load_settings, read_environment
+from local_agent.settings import SettingsError, load_settings, read_environment
 from local_agent.testing.fake_line_api import FakeLineApi
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,6 +69,19 @@ def test_the_reader_and_the_apps_settings_agree(tmp_path, monkeypatch):
     assert (settings.local_listings_dir, settings.local_sqlite_path) == ("file-folder", "env.sqlite3")
     assert (env.get("LOCAL_LISTINGS_DIR"), env.get("LOCAL_SQLITE_PATH")) == ("file-folder", "env.sqlite3")
     assert settings.local_input_budget is None and "LOCAL_INPUT_BUDGET" not in env.values
+
+
+def test_a_bad_value_in_dotenv_is_one_line_naming_the_variable_not_the_value(tmp_path, monkeypatch):
+    dotenv(tmp_path, "LINE_CHANNEL_SECRET=changeme\nLOCAL_MAX_PENDING_TURNS=lots-of-them\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SettingsError) as info:
+        load_settings()
+    assert [p.variable for p in info.value.problems] == [
+        "LINE_CHANNEL_SECRET",
+        "LINE_CHANNEL_ACCESS_TOKEN",
+        "LOCAL_MAX_PENDING_TURNS",
+    ]
+    assert "lots-of-them" not in "\n".join(info.value.lines())
 
 
 def test_pubsub_setup_takes_its_defaults_from_dotenv(tmp_path, monkeypatch):
