@@ -3,6 +3,7 @@ says which file it read: the shared reader, and the commands as a person runs th
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -145,6 +146,22 @@ def test_listings_check_without_a_folder_checks_the_one_dotenv_names(tmp_path):
     lines = done.stderr.splitlines()
     assert lines[0] == "settings: the environment, then ./.env"
     assert lines[1].startswith("listings check failed: ") and "events.csv row 1 column" in lines[2]
+
+
+def test_the_replay_takes_settings_from_dotenv_but_never_the_services_database(tmp_path, monkeypatch):
+    from examples.day15.replay import ReplayDriver
+
+    dotenv(tmp_path, "LOCAL_SQLITE_PATH=var/local.sqlite3\nLOCAL_INPUT_BUDGET=9000\n")
+    monkeypatch.chdir(tmp_path)
+    driver = ReplayDriver()
+    with FakeLineApi().start() as line:
+        driver.line = line
+        settings = driver.settings(None, None)
+        assert settings.local_input_budget == 9000  # from .env
+        assert settings.local_sqlite_path.endswith("replay.sqlite3")  # a temporary file of its own
+        monkeypatch.setenv("LOCAL_SQLITE_PATH", str(tmp_path / "chosen.sqlite3"))
+        assert driver.settings(None, None).local_sqlite_path == str(tmp_path / "chosen.sqlite3")
+    asyncio.run(driver.close())  # removes its temporary folder
 
 
 @pytest.mark.slow

@@ -82,7 +82,8 @@ error_code. An advance_seconds or now event has the same keys, empty, plus advan
 Settings come from the environment, then .env in the current folder, like the app's
 (LOCAL_MODEL, LOCAL_INPUT_BUDGET, LOCAL_LISTINGS_DIR, ...; the first line on stderr says which
 was read); the replay supplies its own LINE channel and fake LINE API, and a temporary SQLite
-file unless LOCAL_SQLITE_PATH is set.
+file unless LOCAL_SQLITE_PATH is set in the environment itself (a .env's LOCAL_SQLITE_PATH is the
+service's database, which a replay never uses).
 
 Exit status: 0 done; 2 a malformed script (the message names the event index; lines for the
 events before it are printed already), a bad --now, a setting that is not valid or a listings
@@ -430,14 +431,17 @@ class ReplayDriver:
         (``SettingsError`` lists every setting that does not validate)."""
         from local_agent.settings import load_settings, read_environment
 
-        env = read_environment().values if env is None else env  # as load_settings reads them
         overrides: dict[str, Any] = {
             "LINE_CHANNEL_SECRET": self.secret,
             "LINE_CHANNEL_ACCESS_TOKEN": self.token,
             "LINE_API_HOST": self.line.base_url,
         }
-        if env.get("LOCAL_SQLITE_PATH"):
-            overrides["LOCAL_SQLITE_PATH"] = env["LOCAL_SQLITE_PATH"]
+        # The database only from the process environment: a .env's LOCAL_SQLITE_PATH is the
+        # service's own (.env.example names var/local.sqlite3), and a replay starts from nothing.
+        process = os.environ if env is None else env
+        env = read_environment().values if env is None else env  # the rest as load_settings reads it
+        if process.get("LOCAL_SQLITE_PATH"):
+            overrides["LOCAL_SQLITE_PATH"] = process["LOCAL_SQLITE_PATH"]
         else:
             tmp = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="local-replay-"))
             overrides["LOCAL_SQLITE_PATH"] = str(Path(tmp) / "replay.sqlite3")
