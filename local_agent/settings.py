@@ -6,9 +6,12 @@ names the variable and does not echo the value."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any, Literal, NoReturn
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
@@ -30,9 +33,12 @@ _LOOPBACK_HTTP = re.compile(r"^http://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?/?$
 _PUBSUB_NAME = r"^[A-Za-z][A-Za-z0-9\-_.~+%]{2,254}$"
 
 
+ENV_FILE = ".env"  # in the folder the command or the service is started from
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_file=".env",
+        env_file=ENV_FILE,
         env_file_encoding="utf-8",
         extra="ignore",
         env_ignore_empty=True,
@@ -256,12 +262,65 @@ def problems_of(exc: ValidationError) -> tuple[SettingProblem, ...]:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """:class:`Settings` from the environment (and ``.env``), ``overrides`` by variable name;
-    :class:`SettingsError` listing every problem instead of pydantic's traceback."""
+    """:class:`Settings` from the environment, then ``.env`` (read by :func:`read_environment`, the
+    reader every command uses), ``overrides`` by variable name; :class:`SettingsError` listing every
+    problem instead of pydantic's traceback. ``_env_file=`` in ``overrides`` leaves the reading to
+    pydantic-settings (``None``: the environment only)."""
+    if "_env_file" not in overrides:
+        given = set(overrides)
+        aliases = {f.alias: name for name, f in Settings.model_fields.items() if f.alias}
+        read = {
+            alias: value
+            for alias, value in read_environment().values.items()
+            if alias in aliases and alias not in given and aliases[alias] not in given
+        }
+        overrides = {"_env_file": None, **read, **overrides}
     try:
         return Settings(**overrides)
     except ValidationError as exc:
         raise SettingsError(problems_of(exc)) from None
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The variables the app and every command see: the process environment first, then the ``.env``
+    file of the current folder (python-dotenv's parser, the one pydantic-settings uses); an empty value
+    counts as not set, in either place."""
+
+    values: Mapping[str, str] = field(default_factory=dict)
+    file: Path | None = None  # the .env that was read; None when the folder has none
+
+    def get(self, name: str, default: str = "") -> str:
+        return self.values.get(name, default)
+
+    def source(self) -> str:
+        """Which file was read, as a command says it (``settings: the environment, then ./.env``)."""
+        if self.file is None:
+            return f"settings: the environment only (no {ENV_FILE} in this folder)"
+        return f"settings: the environment, then ./{self.file.name}"
+
+    def export(self, *names: str) -> None:
+        """Put ``names`` into the process environment when only ``.env`` set them: for a client
+        library that reads nothing but ``os.environ`` (the Pub/Sub and Firestore emulator hosts)."""
+        for name in names:
+            if self.values.get(name) and not os.environ.get(name):
+                os.environ[name] = self.values[name]
+
+
+def read_environment(environ: Mapping[str, str] | None = None, folder: str | Path = ".") -> Environment:
+    """The process environment over ``folder``'s ``.env`` (see :class:`Environment`): how
+    :func:`load_settings` and every command read their variables."""
+    from dotenv import dotenv_values  # what pydantic-settings parses .env with
+
+    path = Path(folder) / ENV_FILE
+    values: dict[str, str] = {}
+    read: Path | None = None
+    if path.is_file():
+        read = path
+        values = {k.upper(): v for k, v in dotenv_values(path, encoding="utf-8").items() if v}
+    environ = os.environ if environ is None else environ
+    values.update({k.upper(): v for k, v in environ.items() if v})
+    return Environment(values, read)
 
 
 def exit_on_settings_error(exc: SettingsError, command: str, stream: IO[str] | None = None) -> NoReturn:

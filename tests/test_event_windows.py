@@ -121,8 +121,8 @@ def test_call_dispatches_the_window_arguments(tools):
 def test_the_reply_says_which_dates_it_searched_and_labels_standing_events(tools):
     reply = render_tool_result(tools.search_local_events("花壇鄉", "", "2026-12-05", "2026-12-06"))
     assert reply.texts[0].startswith(
-        "花壇鄉（查詢日期：12/5（六）至 12/6（日））找到 1 個活動，另有 3 個常態活動"
-    )
+        "花壇鄉（查詢日期：12/5（六）至 12/6（日））找到 1 個活動，另有 2 個常態活動"
+    )  # the summer jasmine-field tour (months 6;7;8) is not among them in December
     first, *rest = reply.cards
     assert first.lines[0] == "日期：12/5（六）至 12/6（日）"
     assert all(card.lines[0].startswith("常態活動：") for card in rest)
@@ -130,7 +130,8 @@ def test_the_reply_says_which_dates_it_searched_and_labels_standing_events(tools
 
 def test_a_window_with_only_standing_events_says_so(tools):
     reply = render_tool_result(tools.search_local_events("鹿港鎮", "", "2026-12-05", "2026-12-06"))
-    assert "沒有這段日期的活動" in reply.texts[0] and "3 個是常態活動" in reply.texts[0]
+    assert "沒有這段日期的活動" in reply.texts[0] and "2 個是常態活動" in reply.texts[0]
+    assert all("端午" not in card.title for card in reply.cards)  # its months are 6 only
 
 
 # -- the offline rules and the ADK turn -----------------------------------------------------------

@@ -100,12 +100,29 @@ def test_json_on_a_missing_folder_is_json_too(tmp_path, capsys):
 
 def test_a_structural_problem_ends_its_file_but_the_other_file_is_still_checked(tmp_path, capsys):
     copy_snapshot(tmp_path)
-    (tmp_path / "places.csv").write_bytes(b"\xef\xbb\xbf" + (tmp_path / "places.csv").read_bytes())
+    text = (tmp_path / "places.csv").read_text(encoding="utf-8")
+    (tmp_path / "places.csv").write_bytes(text.encode("cp950"))  # Excel's plain "CSV"
     edit(tmp_path / "events.csv", ",2026-12-05,", ",2026-02-30,")
     assert cli.main(["check", str(tmp_path), "--json"]) == 1
     problems = json.loads(capsys.readouterr().out)["problems"]
-    assert [(p["file"], p["row"]) for p in problems][0] == ("places.csv", 1)
     assert [p["file"] for p in problems] == ["places.csv", "events.csv"]
+    assert "CP950/Big5" in problems[0]["problem"] and "2026-02-30" in problems[1]["problem"]
+
+
+def test_a_bom_and_crlf_in_one_file_hide_no_problem_of_either(tmp_path, capsys):
+    copy_snapshot(tmp_path)
+    edit(tmp_path / "places.csv", ",花壇鄉,", ",台北市,")
+    edit(tmp_path / "places.csv", "\np002,", "\np001,")
+    text = (tmp_path / "places.csv").read_text(encoding="utf-8").replace("\n", "\r\n")
+    (tmp_path / "places.csv").write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    edit(tmp_path / "events.csv", ",2026-12-05,", ",2026-02-30,")
+    assert cli.main(["check", str(tmp_path), "--json"]) == 1
+    problems = json.loads(capsys.readouterr().out)["problems"]
+    assert [(p["file"], p["column"]) for p in problems] == [
+        ("places.csv", "township"),
+        ("places.csv", "id"),
+        ("events.csv", "start_date"),
+    ]
 
 
 def test_check_prints_the_folders_notice(tmp_path, capsys):

@@ -149,12 +149,35 @@ def test_a_missing_folder_or_file_is_refused(tmp_path):
     assert err.file == "events.csv" and "not found" in err.message
 
 
-def test_a_byte_order_mark_is_refused(tmp_path):
-    write(tmp_path)
-    path = tmp_path / "places.csv"
-    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
-    err = refused(tmp_path)
-    assert (err.file, err.row) == ("places.csv", 1) and "BOM" in str(err)
+def excel_utf8(path: Path) -> None:
+    """What Excel's "CSV UTF-8" writes: a byte-order mark and CRLF line ends."""
+    text = path.read_bytes().decode("utf-8").replace("\r\n", "\n").replace("\n", "\r\n")
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+
+
+def test_excels_csv_utf8_with_a_bom_and_crlf_loads_as_the_same_listings(tmp_path):
+    plain = load_listings(write(tmp_path / "plain"))
+    folder = write(tmp_path / "excel")
+    excel_utf8(folder / "places.csv")
+    excel_utf8(folder / "events.csv")
+    assert (folder / "places.csv").read_bytes().startswith(b"\xef\xbb\xbfid,")
+    loaded = load_listings(folder)
+    assert (loaded.places, loaded.events) == (plain.places, plain.events)
+    assert loaded.places[0].id == "x01" and loaded.events[0].note == "花卉展示"
+
+
+def test_a_bom_in_one_file_hides_none_of_either_files_problems(tmp_path):
+    bad_place = "x02,永靖小吃,台北市,小吃,,,"
+    bad_event = "x01,永靖燈會,永靖鄉,公園,節慶,2026-02-30,,每晚,"
+    write(tmp_path, places=[PLACES_HEADER, GOOD_PLACE, bad_place], events=[EVENTS_HEADER, bad_event])
+    excel_utf8(tmp_path / "places.csv")
+    problems = refused(tmp_path).problems
+    assert [(p.file, p.row, p.column) for p in problems] == [
+        ("places.csv", 3, "township"),
+        ("events.csv", 2, "start_date"),
+        ("events.csv", 2, "id"),
+    ]
+    assert "2026-02-30" in problems[1].message and "duplicate id" in problems[2].message
 
 
 def test_an_excel_cp950_big5_export_is_refused_naming_row_and_cell(tmp_path):

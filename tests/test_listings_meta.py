@@ -30,7 +30,7 @@ NOON_2026_11_30 = 1_796_011_200.0  # 2026-11-30T12:00:00+08:00
 
 def own_folder(tmp_path: Path, toml: str | None = None) -> Path:
     folder = tmp_path / "office"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     for name in ("places.csv", "events.csv"):
         (folder / name).write_text((SHIPPED_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
     if toml is not None:
@@ -141,3 +141,12 @@ def test_metadata_that_is_not_toml_is_refused_with_its_line(tmp_path):
     with pytest.raises(ListingsError) as info:
         load_listings(folder)
     assert (info.value.file, info.value.row) == (META_FILE, 2) and "not valid TOML" in info.value.message
+
+
+def test_metadata_saved_with_a_bom_and_crlf_reads_the_same(tmp_path):
+    plain = load_listings(own_folder(tmp_path / "plain", 'office = "花壇鄉公所"\r\nas_of = 2026-11-20\r\n'))
+    folder = own_folder(tmp_path / "bom")
+    (folder / META_FILE).write_bytes(
+        b"\xef\xbb\xbf" + 'office = "花壇鄉公所"\r\nas_of = 2026-11-20\r\n'.encode()
+    )
+    assert load_listings(folder).meta == plain.meta and plain.meta.office == "花壇鄉公所"

@@ -15,7 +15,8 @@ quick replies are shown as numbered choices — type the number to tap one. In a
     /quit            leave (so does end of input, Ctrl-D)
 
 The model is the offline stand-in for Gemini unless LOCAL_MODEL says otherwise; settings are
-read from the environment as for the replay.
+read from the environment, then ``.env`` in the current folder, as for the replay and the service (the
+first line on stderr says which).
 """
 
 from __future__ import annotations
@@ -233,7 +234,8 @@ async def chat(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from local_agent.settings import SettingsError
+    from local_agent.listings.problems import ListingsError
+    from local_agent.settings import SettingsError, read_environment
 
     parser = argparse.ArgumentParser(
         prog="python -m examples.day15.chat",
@@ -256,9 +258,13 @@ def main(argv: list[str] | None = None) -> int:
         help="fix the service clock at this instant, e.g. 2026-11-30T12:00:00+08:00 (offset required)",
     )
     args = parser.parse_args(argv)
+    print(read_environment().source(), file=sys.stderr)
     try:
         return asyncio.run(chat(args.user, args.group, budget_bytes=args.budget_bytes, now=args.now))
     except SettingsError as exc:
+        print("\n".join(exc.lines("chat")), file=sys.stderr)
+        return 2
+    except ListingsError as exc:
         print("\n".join(exc.lines("chat")), file=sys.stderr)
         return 2
     except StartupError as exc:

@@ -14,7 +14,8 @@ Creates, idempotently (one that exists already counts as done), in ``GOOGLE_CLOU
 
 Against the emulator the dead-letter policy is left off: its dead-lettering on an ordered
 subscription stops every push until it restarts. It then prints the equivalent ``gcloud``
-commands, with the IAM bindings production needs.
+commands, with the IAM bindings production needs. The variables come from the environment, then
+``.env`` in the current folder, as the service reads them; the first line on stderr says which.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,7 +185,12 @@ def gcloud_commands(plan: Plan) -> list[str]:
     ]
 
 
-def parse(argv: Sequence[str] | None) -> Plan:
+def parse(argv: Sequence[str] | None, env: Mapping[str, str] | None = None) -> Plan:
+    """The plan from the arguments, with defaults from ``env`` (default: the environment, then .env)."""
+    if env is None:
+        from local_agent.settings import read_environment
+
+        env = read_environment().values
     parser = argparse.ArgumentParser(
         prog="python -m examples.day15.pubsub", description=__doc__.splitlines()[0]
     )
@@ -195,11 +201,9 @@ def parse(argv: Sequence[str] | None) -> Plan:
     cmd.add_argument(
         "--push-endpoint", required=True, help="https://<service>/pubsub/push (emulator: ...?token=...)"
     )
-    cmd.add_argument("--project", default=os.environ.get("GOOGLE_CLOUD_PROJECT"))
-    cmd.add_argument("--topic", default=os.environ.get("LOCAL_PUBSUB_TOPIC") or DEFAULT_TOPIC)
-    cmd.add_argument(
-        "--subscription", default=os.environ.get("LOCAL_PUBSUB_SUBSCRIPTION") or DEFAULT_SUBSCRIPTION
-    )
+    cmd.add_argument("--project", default=env.get("GOOGLE_CLOUD_PROJECT"))
+    cmd.add_argument("--topic", default=env.get("LOCAL_PUBSUB_TOPIC") or DEFAULT_TOPIC)
+    cmd.add_argument("--subscription", default=env.get("LOCAL_PUBSUB_SUBSCRIPTION") or DEFAULT_SUBSCRIPTION)
     cmd.add_argument("--push-service-account", help="sign pushes with an OIDC token as this service account")
     cmd.add_argument("--audience", help="the OIDC audience (default: the push endpoint)")
     cmd.add_argument("--ack-deadline", type=int, default=120, help="seconds (10-600; default 120)")
@@ -210,7 +214,7 @@ def parse(argv: Sequence[str] | None) -> Plan:
     args = parser.parse_args(argv)
     if not args.project:
         parser.error("set GOOGLE_CLOUD_PROJECT or pass --project")
-    emulator = bool(os.environ.get("PUBSUB_EMULATOR_HOST"))
+    emulator = bool(env.get("PUBSUB_EMULATOR_HOST"))
     if not emulator and not (args.push_service_account and args.push_endpoint.startswith("https://")):
         parser.error(
             "on Google Cloud the push needs --push-service-account (the service refuses unsigned "
@@ -235,7 +239,12 @@ def parse(argv: Sequence[str] | None) -> Plan:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    plan = parse(argv)
+    from local_agent.settings import read_environment
+
+    env = read_environment()
+    print(env.source(), file=sys.stderr)
+    env.export("PUBSUB_EMULATOR_HOST")  # the Pub/Sub client reads only the process environment
+    plan = parse(argv, env.values)
     try:
         setup(plan)
     except Exception as exc:  # credentials, permissions, an unreachable emulator: say which, no trace

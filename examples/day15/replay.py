@@ -79,13 +79,15 @@ memory_revision, preference_origin), journal (turns, summary, preference_revisio
 error_code. An advance_seconds or now event has the same keys, empty, plus advanced_seconds
 (for advance_seconds) and clock (the service clock after it, when the clock is fixed).
 
-Settings come from the environment like the app's (LOCAL_MODEL, LOCAL_INPUT_BUDGET,
-LOCAL_LISTINGS_DIR, ...); the replay supplies its own LINE channel and fake LINE API, and a
-temporary SQLite file unless LOCAL_SQLITE_PATH is set.
+Settings come from the environment, then .env in the current folder, like the app's
+(LOCAL_MODEL, LOCAL_INPUT_BUDGET, LOCAL_LISTINGS_DIR, ...; the first line on stderr says which
+was read); the replay supplies its own LINE channel and fake LINE API, and a temporary SQLite
+file unless LOCAL_SQLITE_PATH is set in the environment itself (a .env's LOCAL_SQLITE_PATH is the
+service's database, which a replay never uses).
 
 Exit status: 0 done; 2 a malformed script (the message names the event index; lines for the
-events before it are printed already), a bad --now, or a setting that is not valid (one line per
-problem); 1 the app could not start (e.g. a listings file that does not validate).
+events before it are printed already), a bad --now, a setting that is not valid or a listings
+folder the service would refuse (one line per problem); 1 the app could not start otherwise.
 """
 CONTRACT_TOOL_KEYS = (
     "tool",
@@ -427,16 +429,19 @@ class ReplayDriver:
     def settings(self, budget_bytes: int | None, env: Mapping[str, str] | None) -> Settings:
         """The app's settings from the environment, with the replay's own LINE channel and fake API
         (``SettingsError`` lists every setting that does not validate)."""
-        from local_agent.settings import load_settings
+        from local_agent.settings import load_settings, read_environment
 
-        env = os.environ if env is None else env
         overrides: dict[str, Any] = {
             "LINE_CHANNEL_SECRET": self.secret,
             "LINE_CHANNEL_ACCESS_TOKEN": self.token,
             "LINE_API_HOST": self.line.base_url,
         }
-        if env.get("LOCAL_SQLITE_PATH"):
-            overrides["LOCAL_SQLITE_PATH"] = env["LOCAL_SQLITE_PATH"]
+        # The database only from the process environment: a .env's LOCAL_SQLITE_PATH is the
+        # service's own (.env.example names var/local.sqlite3), and a replay starts from nothing.
+        process = os.environ if env is None else env
+        env = read_environment().values if env is None else env  # the rest as load_settings reads it
+        if process.get("LOCAL_SQLITE_PATH"):
+            overrides["LOCAL_SQLITE_PATH"] = process["LOCAL_SQLITE_PATH"]
         else:
             tmp = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="local-replay-"))
             overrides["LOCAL_SQLITE_PATH"] = str(Path(tmp) / "replay.sqlite3")
@@ -450,7 +455,7 @@ class ReplayDriver:
         import httpx
 
         from local_agent.line.webhook import create_app
-        from local_agent.listings.loader import ListingsError
+        from local_agent.listings.loader import listings_from
         from local_agent.testing.fake_line_api import FakeLineApi
 
         warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")
@@ -459,11 +464,11 @@ class ReplayDriver:
             settings = self.settings(budget_bytes, env)
             if budget_bytes is not None and settings.budget_unit != "bytes":
                 raise StartupError("--budget-bytes needs a byte budget (this configuration counts tokens)")
+            # A bad listings folder raises ListingsError (every problem) before the app is made;
+            # main() prints them and exits 2, as the service does (local_agent/app.py).
+            listings_from(settings.local_listings_dir)
             self.app = create_app(settings, clock=self.clock, configure_logs=False)
-            try:
-                await self._stack.enter_async_context(self.app.router.lifespan_context(self.app))
-            except ListingsError as exc:
-                raise StartupError(f"bad listings: {exc}") from None
+            await self._stack.enter_async_context(self.app.router.lifespan_context(self.app))
             self.app.state.observers.append(lambda event, outcome: self._observed.append((event, outcome)))
             transport = httpx.ASGITransport(app=self.app)
             self.client = await self._stack.enter_async_context(
@@ -716,9 +721,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from local_agent.settings import SettingsError
+    from local_agent.listings.problems import ListingsError
+    from local_agent.settings import SettingsError, read_environment
 
     args = _parser().parse_args(argv)
+    print(read_environment().source(), file=sys.stderr)
     try:
         script = read_script(args.script)
         start = args.now if args.now is not None else script.now
@@ -728,6 +735,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"replay: malformed script: {exc}", file=sys.stderr)
         return 2
     except SettingsError as exc:
+        print("\n".join(exc.lines("replay")), file=sys.stderr)
+        return 2
+    except ListingsError as exc:
         print("\n".join(exc.lines("replay")), file=sys.stderr)
         return 2
     except StartupError as exc:

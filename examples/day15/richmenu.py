@@ -8,7 +8,9 @@
     remove                  unset the default if it is a LOCAL menu, and delete every LOCAL menu
 
 Reads ``LINE_CHANNEL_ACCESS_TOKEN`` and, for a fake LINE API on this machine, ``LINE_API_HOST``
-(e.g. ``http://127.0.0.1:8080``: then the image goes there too, not to api-data.line.me). Through
+(e.g. ``http://127.0.0.1:8080``: then the image goes there too, not to api-data.line.me), from the
+environment, then ``.env`` in the current folder, as the service does; the first line on stderr says
+which was read. Through
 the line-bot-sdk (``MessagingApi``, ``MessagingApiBlob``). Exit 0 done, 1 LINE refused or could not be
 reached (the message says what it answered), 2 bad input (no token, a bad host, an image LINE would
 refuse) — nothing was sent then.
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -69,7 +70,8 @@ def connect(env: Mapping[str, str]) -> Line:
     token = (env.get("LINE_CHANNEL_ACCESS_TOKEN") or "").strip()
     if not token:
         raise BadInput(
-            "LINE_CHANNEL_ACCESS_TOKEN is not set: the channel's long-lived access token is needed"
+            "LINE_CHANNEL_ACCESS_TOKEN is not set (in the environment or ./.env): "
+            "the channel's long-lived access token is needed"
         )
     host, data_host = _hosts(env)
 
@@ -227,7 +229,11 @@ def _read_image(path: str) -> bytes:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(argv, os.environ, print)
+    from local_agent.settings import read_environment
+
+    env = read_environment()
+    print(env.source(), file=sys.stderr)
+    return run(argv, env.values, print)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ real business listing, none of it is kept up to date, and it carries no phone nu
 Dietary tags on a :class:`Place` say *who can eat there*: ``{"vegetarian", "lacto_ovo"}`` means
 a vegetarian or a lacto-ovo vegetarian finds food there. See :func:`dietary_matches` for the rule
 a search uses. An :class:`Event` either has dates (Taiwan days, both ends included) or is *standing*:
-recurring or open-ended, described only by its ``when``.
+recurring or open-ended, described only by its ``when``, and optionally limited to some calendar months
+(``months``: a summer tour runs in 6, 7 and 8; no months means all year).
 
 Standard library only: this module runs on a bare Python 3.11.
 """
@@ -180,6 +181,7 @@ class Event:
     note: str
     start_date: date | None = None
     end_date: date | None = None
+    months: frozenset[int] = frozenset()  # a standing event's calendar months; empty = all year
 
     @property
     def standing(self) -> bool:
@@ -195,6 +197,25 @@ class Event:
         if self.start_date is None:
             return False
         return window.overlaps(self.start_date, self.end_date or self.start_date)
+
+    def in_season(self, window: DateWindow | None, today: date | None) -> bool:
+        """Whether a standing event runs in ``window`` (a month of it is one of ``months``), or, without
+        a window, in ``today``'s month; always when it has no months, or with neither to compare."""
+        if not self.months:
+            return True
+        if window is not None:
+            return bool(self.months & months_of(window))
+        return today is None or today.month in self.months
+
+
+def months_of(window: DateWindow) -> frozenset[int]:
+    """The calendar months ``window`` has a day in."""
+    months: set[int] = set()
+    year, month = window.start.year, window.start.month
+    while (year, month) <= (window.end.year, window.end.month) and len(months) < 12:
+        months.add(month)
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return frozenset(months)
 
 
 def dietary_matches(place: Place, dietary_type: str) -> bool:
@@ -265,7 +286,8 @@ def search_events(
 
     Dated events come first, by first day then id: with a ``window``, those that have a day in it;
     without one, those not over by ``today`` (all of them when ``today`` is ``None``). Standing events
-    follow, by id, whatever the window: they have no dates to compare, and the reply labels them so.
+    follow, by id: those without ``months`` whatever the window (they have no dates to compare, and the
+    reply labels them so), those with ``months`` only when the window (else ``today``) falls in one.
     ``events`` defaults to the shipped snapshot.
     """
     full = canonical_township(township) or township
@@ -277,7 +299,7 @@ def search_events(
         for e in (_shipped().events if events is None else events)
         if e.township == full and (not needle or _contains(needle, e.name, e.venue, e.category, e.note))
     ]
-    standing = sorted((e for e in found if e.standing), key=lambda e: e.id)
+    standing = sorted((e for e in found if e.standing and e.in_season(window, today)), key=lambda e: e.id)
     dated = [e for e in found if not e.standing]
     if window is not None:
         dated = [e for e in dated if e.overlaps(window)]
@@ -336,6 +358,7 @@ __all__ = [
     "dietary_matches",
     "event_to_dict",
     "find_dietary_type",
+    "months_of",
     "normalize_dietary_type",
     "place_to_dict",
     "search_events",

@@ -1,12 +1,14 @@
 """Listings as files: read and validate ``places.csv`` and ``events.csv`` from a folder.
 
-Whoever runs LOCAL keeps the listings in a spreadsheet and exports the two files as UTF-8 CSV. Loading
-checks everything before anything is served; the first problem raises :class:`ListingsError` naming the
-file, the row (the spreadsheet's row number: the header is row 1) and the column, so a service with a bad
-folder refuses to start instead of serving half a file. What is refused:
+Whoever runs LOCAL keeps the listings in a spreadsheet and exports the two files as UTF-8 CSV, with or
+without a byte-order mark (Excel's "CSV UTF-8" writes one; it is dropped), with ``\n`` or ``\r\n`` line
+ends. Loading checks everything before anything is served and collects every problem in one
+:class:`ListingsError`, each naming the file, the row (the spreadsheet's row number: the header is row 1)
+and the column, so a service with a bad folder refuses to start instead of serving half a file. What is
+refused:
 
 - a file over :data:`MAX_FILE_BYTES` (checked by size, before reading), a missing or empty file;
-- a UTF-8 byte-order mark, or bytes that are not UTF-8 (Excel's plain "CSV" export is CP950/Big5);
+- bytes that are not UTF-8 (Excel's plain "CSV" export is CP950/Big5);
 - malformed CSV (unbalanced quotes), a row with more or fewer cells than the header;
 - a missing or unknown column in the header;
 - a control character (a line break inside a cell included) or an HTML tag in any cell, a cell longer
@@ -17,7 +19,10 @@ folder refuses to start instead of serving half a file. What is refused:
   one, an event longer than a year, an event with neither dates nor ``when``;
 - a ``phone`` (optional column of ``places.csv``; empty means no call button) that is not a dialable
   number: digits with ``-``, spaces or one pair of parentheses, an optional leading ``+``, starting with
-  ``0`` or ``+``, 8 to 15 digits (Taiwan's ``04-7xx-xxxx``, ``0912-345-678``, ``+886-4-7xx-xxxx``).
+  ``0`` or ``+``, 8 to 15 digits (Taiwan's ``04-7xx-xxxx``, ``0912-345-678``, ``+886-4-7xx-xxxx``);
+- a ``months`` cell (optional column of ``events.csv``: the Taiwan calendar months a standing event
+  runs, ``6;7;8``; empty means all year) with anything but whole numbers 1 to 12, each once, or on an
+  event that has dates.
 
 Standard library only (csv, datetime): the offline demo reads the shipped snapshot on a bare python3.
 """
@@ -48,6 +53,7 @@ PLACE_COLUMNS = ("id", "name", "township", "category", "dietary", "address", "no
 # Columns a file may leave out of its header (an absent column reads as empty cells).
 OPTIONAL_PLACE_COLUMNS = ("phone",)
 EVENT_COLUMNS = ("id", "name", "township", "venue", "category", "start_date", "end_date", "when", "note")
+OPTIONAL_EVENT_COLUMNS = ("months",)
 # Cells that must not be empty (for events, ``when`` is also required when there are no dates).
 _REQUIRED = {"id", "name", "township", "category", "venue"}
 # Longest cell per column, in characters: a card title, subtitle or line LINE shows whole.
@@ -60,6 +66,7 @@ MAX_CHARS = {
     "when": 40,
     "note": 120,
     "phone": 20,
+    "months": 40,
 }
 MAX_FILE_BYTES = 2 * 1024 * 1024  # about 10,000 rows; a 50 MB export is refused before it is read
 SHIPPED_DIR = Path(__file__).resolve().parent / "data"
@@ -143,13 +150,8 @@ def _read_text(path: Path) -> str:
     if size > MAX_FILE_BYTES:
         raise ListingsError(name, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,} (not read)")
     raw = path.read_bytes()
-    if raw.startswith(_BOM):
-        raise ListingsError(
-            name,
-            "starts with a UTF-8 byte-order mark (BOM); save as UTF-8 without BOM",
-            row=1,
-            column="(first)",
-        )
+    if raw.startswith(_BOM):  # Excel's "CSV UTF-8": the mark says UTF-8 and is not part of the header
+        raw = raw[len(_BOM) :]
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -336,6 +338,24 @@ def _phone(file: str, row: int, value: str) -> str:
     return value
 
 
+def _months(file: str, row: int, value: str) -> frozenset[int]:
+    """The calendar months of a ``months`` cell (``6;7;8``), or the empty set (all year)."""
+    parts = [p.strip() for p in value.split(";") if p.strip()]
+    allowed = "empty (all year), or ;-separated months 1-12, each once (e.g. 6;7;8)"
+    months: list[int] = []
+    for part in parts:
+        if not (part.isascii() and part.isdigit()) or not 1 <= int(part) <= 12:
+            raise ListingsError(
+                file, f"{part!r} is not a month (write 1 to 12)", row=row, column="months", allowed=allowed
+            )
+        if int(part) in months:
+            raise ListingsError(
+                file, f"month {part} is given twice", row=row, column="months", allowed=allowed
+            )
+        months.append(int(part))
+    return frozenset(months)
+
+
 def _date(file: str, row: int, column: str, value: str) -> date | None:
     if not value:
         return None
@@ -436,7 +456,14 @@ def _event(row: int, cells: dict[str, str], ids: _Ids, problems: Problems) -> Ev
     event_id, township = r.get("id", ids.add), r.get("township", _township)
     name, venue, when = r.text("name"), r.text("venue"), r.text("when")
     category, note = r.text("category"), r.text("note")
-    if not r.ok or event_id is None or township is None:
+    months = r.get("months", _months)
+    if months and start is not None:
+        r.fail(
+            "months is for a standing event; this event has dates",
+            column="months",
+            allowed="empty when start_date is given",
+        )
+    if not r.ok or event_id is None or township is None or months is None:
         return None
     return Event(
         id=event_id,
@@ -448,6 +475,7 @@ def _event(row: int, cells: dict[str, str], ids: _Ids, problems: Problems) -> Ev
         note=note,
         start_date=start,
         end_date=end if end != start else None,
+        months=months,
     )
 
 
@@ -466,7 +494,8 @@ def check_listings(folder: str | Path) -> tuple[Listings | None, tuple[Problem, 
         for row, cells in _rows(path / PLACES_FILE, PLACE_COLUMNS, problems, OPTIONAL_PLACE_COLUMNS)
     ]
     events = [
-        _event(row, cells, ids, problems) for row, cells in _rows(path / EVENTS_FILE, EVENT_COLUMNS, problems)
+        _event(row, cells, ids, problems)
+        for row, cells in _rows(path / EVENTS_FILE, EVENT_COLUMNS, problems, OPTIONAL_EVENT_COLUMNS)
     ]
     if not problems and not places and not events:
         problems.add(
@@ -485,7 +514,9 @@ def load_listings(folder: str | Path) -> Listings:
     Nothing is returned unless every file is valid throughout."""
     listings, problems = check_listings(folder)
     if listings is None:
-        raise ListingsError(problems)
+        error = ListingsError(problems)
+        error.folder = str(folder)
+        raise error
     return listings
 
 
@@ -505,6 +536,7 @@ __all__ = [
     "META_FILE",
     "EVENT_COLUMNS",
     "MAX_FILE_BYTES",
+    "OPTIONAL_EVENT_COLUMNS",
     "OPTIONAL_PLACE_COLUMNS",
     "PLACES_FILE",
     "PLACE_COLUMNS",

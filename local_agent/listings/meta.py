@@ -129,7 +129,7 @@ def read_meta(folder: Path, problems: Problems) -> ListingsMeta:
         problems.add(META_FILE, f"file is {size:,} bytes; the limit is {MAX_META_BYTES:,} (not read)")
         return ListingsMeta(present=True)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8-sig")  # a byte-order mark (Notepad, Excel) is dropped
         data = tomllib.loads(text)
     except UnicodeDecodeError:
         problems.add(META_FILE, "bytes that are not UTF-8", allowed="save the file as UTF-8")

@@ -10,12 +10,16 @@ Standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import ParamSpec, TypeVar
+from typing import IO, NoReturn, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
+# A refused start prints at most this many problems, then a count of the rest.
+MAX_REPORTED = 20
+CHECK_COMMAND = "python -m examples.day15.listings check"
 
 
 @dataclass(frozen=True)
@@ -74,11 +78,38 @@ class ListingsError(ValueError):
         if not problems:
             raise ValueError("a ListingsError needs at least one problem")
         self.problems = problems
+        self.folder = ""  # the folder, once ``load_listings`` knows it failed as a whole
         first = problems[0]
         self.file, self.row, self.column = first.file, first.row, first.column
         self.message, self.allowed = first.message, first.allowed
         more = len(problems) - 1
         super().__init__(str(first) + (f" (and {more} more)" if more else ""))
+
+    def lines(self, command: str = "LOCAL", limit: int = MAX_REPORTED) -> list[str]:
+        """The one-screen report of a refused start, shaped like a settings error's: a header, one
+        line per problem (at most ``limit``, then a count of the rest), and the command that checks it."""
+        count, folder = len(self.problems), self.folder
+        where = f" in {folder}" if folder else ""
+        head = f"{command}: cannot start, {count} listings problem{'s' if count != 1 else ''}{where}"
+        more = f"{CHECK_COMMAND} {folder or 'DIR'} --max-problems 0 prints them all"
+        check = f"Check the folder with: {CHECK_COMMAND} {folder or 'DIR'}"
+        return [head, *shown_lines(self.problems, limit, more), check]
+
+
+def shown_lines(problems: Sequence[Problem], limit: int, more_hint: str) -> list[str]:
+    """One indented line per problem, at most ``limit`` (0 = all), then how many were not shown."""
+    shown = problems if limit == 0 else problems[:limit]
+    lines = [f"  {p}" for p in shown]
+    if len(shown) < len(problems):
+        lines.append(f"  ... and {len(problems) - len(shown)} more ({more_hint})")
+    return lines
+
+
+def exit_on_listings_error(exc: ListingsError, command: str, stream: IO[str] | None = None) -> NoReturn:
+    """Print the one-screen report on stderr and exit with status 2 (no traceback), as a settings
+    error does."""
+    print("\n".join(exc.lines(command)), file=stream or sys.stderr, flush=True)
+    raise SystemExit(2)
 
 
 class Problems:
@@ -113,4 +144,4 @@ class Problems:
             return None
 
 
-__all__ = ["ListingsError", "Problem", "Problems"]
+__all__ = ["MAX_REPORTED", "ListingsError", "Problem", "Problems", "exit_on_listings_error", "shown_lines"]

@@ -31,17 +31,29 @@ Every request is recorded (``requests``), whatever its answer; ``replies()``, ``
         api.delay_next("/message/push", 1.0)          # next push waits 1 s (client timeout)
         api.expire_reply_token("tok-1")
         assert api.wait_for_count(1, "push", timeout=2)
+
+As a command, for a local LINE beside a running service (``LINE_API_HOST=http://127.0.0.1:P``)::
+
+    python -m local_agent.testing.fake_line_api --port P
+
+serves it on that port until Ctrl-C and prints one line per request it receives: the method, path and
+status it answered, and what a user would see (the texts, the cards' titles); never a header, so never
+the channel token. A port in use: a clear message and exit 1.
 """
 
 from __future__ import annotations
 
+import argparse
+import errno
 import itertools
 import json
 import re
+import signal
+import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email.message import Message
 from http.server import BaseHTTPRequestHandler
@@ -327,8 +339,16 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeLineApi(LoopbackServer):
     """A fake LINE Messaging API server. ``access_token=None`` accepts any non-empty bearer token."""
 
-    def __init__(self, access_token: str | None = None) -> None:
+    def __init__(
+        self,
+        access_token: str | None = None,
+        *,
+        port: int = 0,
+        on_request: Callable[[RecordedRequest], None] | None = None,
+    ) -> None:
         self.access_token = access_token
+        self._port = port
+        self.on_request = on_request  # called with each request as it is recorded (the command prints it)
         self._cond = threading.Condition()
         self._requests: list[RecordedRequest] = []
         self._faults: list[_Fault] = []
@@ -461,8 +481,11 @@ class FakeLineApi(LoopbackServer):
     ) -> None:
         # caller holds self._cond
         response = payload if isinstance(payload, dict) else {"bytes": len(payload)}
-        self._requests.append(RecordedRequest(path, headers, body, status, response, method, content))
+        recorded = RecordedRequest(path, headers, body, status, response, method, content)
+        self._requests.append(recorded)
         self._cond.notify_all()
+        if self.on_request is not None:
+            self.on_request(recorded)
 
     def _handle(
         self, method: str, raw_path: str, raw_headers: Message[str, str], raw: bytes
@@ -638,3 +661,79 @@ class FakeLineApi(LoopbackServer):
         if retry_key is not None:
             self._retry_keys[retry_key] = (str(uuid.uuid4()), sent)
         return 200, {"sentMessages": sent}, {}
+
+
+# -- the command ------------------------------------------------------------------------------------
+
+_SHOWN_CHARS = 60
+
+
+def _shown(text: str) -> str:
+    one_line = " ".join(str(text).split())
+    return one_line if len(one_line) <= _SHOWN_CHARS else one_line[: _SHOWN_CHARS - 1] + "…"
+
+
+def _message_line(message: object) -> str:
+    """One message as a user would meet it: a text, or a card carousel's titles."""
+    if not isinstance(message, dict):
+        return "?"
+    if message.get("type") == "text":
+        return f"text「{_shown(message.get('text', ''))}」"
+    if message.get("type") == "flex":
+        contents = message.get("contents") or {}
+        bubbles = contents.get("contents") if contents.get("type") == "carousel" else [contents]
+        return f"flex「{_shown(message.get('altText', ''))}」({len(bubbles or [])} cards)"
+    return str(message.get("type", "?"))
+
+
+def request_line(request: RecordedRequest) -> str:
+    """What the command prints for one request: never a header (the token), never an image."""
+    head = f"{request.method} {request.path} -> {request.status}"
+    body = request.body
+    if request.status >= 400:
+        return f"{head} {_shown(str(request.response.get('message', '')))}"
+    if request.kind in ("reply", "push"):
+        found = body.get("messages")
+        messages: list = found if isinstance(found, list) else []
+        to = f" to {body['to']}" if request.kind == "push" and isinstance(body.get("to"), str) else ""
+        return f"{head} {request.kind}{to}: " + " | ".join(_message_line(m) for m in messages)
+    if request.kind == "loading":
+        return f"{head} loading {body.get('loadingSeconds', '?')} s"
+    return head
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m local_agent.testing.fake_line_api",
+        description="A fake LINE Messaging API on 127.0.0.1 that prints each request it receives.",
+    )
+    parser.add_argument("--port", type=int, default=8081, help="the port on 127.0.0.1 (default 8081)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.port <= 65535:
+        parser.error("--port must be 1-65535")
+    say = lambda line: print(line, flush=True)  # noqa: E731 - one line per request, as it comes
+    fake = FakeLineApi(port=args.port, on_request=lambda request: say(request_line(request)))
+    try:
+        fake.start()
+    except OSError as exc:
+        taken = exc.errno == errno.EADDRINUSE
+        why = "is in use (another fake, or the service itself?)" if taken else f"cannot be opened ({exc})"
+        print(
+            f"fake_line_api: port {args.port} on 127.0.0.1 {why}; choose another with --port", file=sys.stderr
+        )
+        return 1
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    say(f"fake LINE API on {fake.base_url} (accepts any bearer token; Ctrl-C stops)")
+    say(f"start the service with LINE_API_HOST={fake.base_url}")
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,9 +14,10 @@ class LoopbackServer:
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
     _host: str = "127.0.0.1"
+    _port: int = 0  # 0 = any free port; a fixed one raises OSError (EADDRINUSE) when taken
 
     def _serve(self, handler: type[BaseHTTPRequestHandler], *, name: str) -> ThreadingHTTPServer:
-        server = ThreadingHTTPServer((self._host, 0), handler)
+        server = ThreadingHTTPServer((self._host, self._port), handler)
         server.daemon_threads = True
         thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.05}, name=name, daemon=True
