@@ -25,9 +25,9 @@ from local_agent.context.projection import SafeTurn
 from local_agent.context.session_budget import BudgetResult, Measure, SessionBudget
 from local_agent.context.window import ContextWindow
 from local_agent.fingerprint import text_fingerprint
+from local_agent.language.dates import today_in_taipei
 from local_agent.language.diets import diet_said
 from local_agent.listings import catalogue
-from local_agent.listings.dates import today_in_taipei
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
 
