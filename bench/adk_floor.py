@@ -195,7 +195,7 @@ def gemini_path(
                         }
                     )
             finally:
-                llm: Any = wiring.router.model  # LocalGemini on this path
+                llm: Any = wiring.router.model  # ADK Gemini on this path
                 await llm.api_client.aio.aclose()
                 inner = getattr(wiring.router.measure, "inner", None)
                 if inner is not None:

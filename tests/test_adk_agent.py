@@ -136,7 +136,11 @@ def test_adk_web_lists_the_agent_and_its_trace_shows_the_budgeted_request(tmp_pa
     proc = subprocess.Popen(
         [str(ADK), "web", "--port", str(port), str(AGENTS)],
         cwd=tmp_path,
-        env=_env(tmp_path, LOCAL_DAY15_NOW=E.NOW),
+        # ADK 2.13 traces with the GenAI semantic conventions: message content goes on the span only
+        # when asked for with OpenTelemetry's own switch (without it the trace holds no text at all)
+        env=_env(
+            tmp_path, LOCAL_DAY15_NOW=E.NOW, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY"
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -163,8 +167,8 @@ def test_adk_web_lists_the_agent_and_its_trace_shows_the_budgeted_request(tmp_pa
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-    contents = json.loads(trace["gcp.vertex.agent.llm_request"])["contents"]
-    texts = ["".join(p.get("text", "") for p in c["parts"]) for c in contents]
+    messages = json.loads(trace["gen_ai.input.messages"])
+    texts = ["".join(p.get("content", "") for p in m["parts"] if p.get("type") == "text") for m in messages]
     # the second turn's request: the first turn as a projection, the app's marker, the question; never
     # the first question's words (ADK's own session history is not what the model saw)
     assert texts[-1] == "剛才那個鄉鎮，再找一家吃的。"

@@ -70,19 +70,6 @@ class TurnOutcome:
     gate_code: str | None = None  # the text gate's refusal code, when a model-written text was refused
 
 
-class TurnSessions(InMemorySessionService):
-    """ADK's in-memory session service, with a delete that does not copy the session first.
-
-    ADK 2.9.1's ``delete_session`` looks the session up through ``_get_session_impl``, which
-    deep-copies it with every event of the turn, only to test that it exists; on a throwaway
-    per-turn session that copy was the largest single cost the router added to a turn. This
-    removes the same entry without the copy (an unknown id is ignored, as in ADK).
-    """
-
-    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        self.sessions.get(app_name, {}).get(user_id, {}).pop(session_id, None)
-
-
 def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
     """Rules and tool contract exactly as ADK will send them, as a canonical dict."""
     config = llm_request.config
@@ -244,8 +231,10 @@ class AdkRouter:
         self.instruction = instruction
         self._turns: dict[str, TurnState] = {}
         self._io = io or asyncio.to_thread
-        self.sessions = TurnSessions()
-        skip_missing_a2a()  # ADK would otherwise retry a failing optional import twice per turn
+        # ADK's own in-memory sessions: since 2.13 its delete checks the id without copying the
+        # session first, so a throwaway per-turn session costs nothing to remove.
+        self.sessions = InMemorySessionService()
+        skip_missing_a2a()  # ADK would otherwise retry a failing optional import on every turn
         self.agent = LlmAgent(
             name="local_router",
             model=model,
