@@ -168,13 +168,15 @@ def reply_content(reply: Reply) -> types.Content:
 class _Invocations:
     """Begin and finish a turn around one ADK invocation of ``AdkRouter.standalone_agent``."""
 
-    def __init__(self, router: AdkRouter, scope_of: Callable[[str], ScopeKey], command: TextCommand | None):
+    def __init__(
+        self, router: AdkRouter, scope_of: Callable[[str, str], ScopeKey], command: TextCommand | None
+    ):
         self.router, self.scope_of, self.command = router, scope_of, command
 
     async def begin(self, callback_context: CallbackContext) -> types.Content | None:
         content = callback_context.user_content
         text = "".join(p.text or "" for p in (content.parts or []) if not p.thought) if content else ""
-        scope = self.scope_of(callback_context.user_id)
+        scope = self.scope_of(callback_context.user_id, callback_context.session.id)
         if self.command is not None:
             answered = await self.command(scope, text)
             if answered is not None:
@@ -294,12 +296,12 @@ class AdkRouter:
         self,
         *,
         name: str,
-        scope_of: Callable[[str], ScopeKey],
+        scope_of: Callable[[str, str], ScopeKey],
         command: TextCommand | None = None,
     ) -> LlmAgent:
         """The same agent — model, rules, tools, budget gate — for a runner that is not this router's
         (ADK's ``adk run``, ``adk web``, ``adk eval``). Each ADK invocation begins a turn from its user
-        message in the scope ``scope_of(ADK user id)``, and ends with the reply the code decides (a tool
+        message in the scope ``scope_of(ADK user id, ADK session id)``, and ends with the reply the code decides (a tool
         result rendered, as on LINE); a text ``command`` answers without the model. The ADK session's own
         history is never sent: the gate replaces it with the journal's budgeted contents."""
         turns = _Invocations(self, scope_of, command)
