@@ -1,11 +1,11 @@
 """Two figures for ``bench.turn_overhead``: ADK's own floor per turn, and the Gemini path per turn.
 
-* ``BareAdk``: a bare ADK 2.9.1 agent with one tool (``skip_summarization``), the same ``Runner``
+* ``BareAdk``: a bare ADK agent (the installed release, 2.13) with one tool (``skip_summarization``), the same ``Runner``
   and ``InMemorySessionService``, a fresh session per turn and a trivial ``BaseLlm`` that proposes
   the tool call. No budget, no store, no journal: what any ADK turn with one tool call costs here.
   Sessions are not deleted (the cheapest ADK can do; the router must delete its own).
 * ``as_installed``: the floor's turns without the A2A import mark (``adk_imports``) that the
-  router sets for the whole process: ADK as shipped, retrying a failing import twice per turn.
+  router sets for the whole process: ADK as shipped, retrying a failing import on every turn.
 * ``gemini_path``: the real service wiring on the Gemini path (``LOCAL_MODEL=gemini-3.8-flash``,
   ``LOCAL_APPROVE_COUNT_TOKENS=yes``) against ``FakeGemini`` over loopback: per turn, the model
   round trips (generateContent + countTokens), the generateContent body bytes, the canonical request
@@ -195,7 +195,7 @@ def gemini_path(
                         }
                     )
             finally:
-                llm: Any = wiring.router.model  # LocalGemini on this path
+                llm: Any = wiring.router.model  # ADK Gemini on this path
                 await llm.api_client.aio.aclose()
                 inner = getattr(wiring.router.measure, "inner", None)
                 if inner is not None:

@@ -282,7 +282,7 @@ def cumulative(values: list[int]) -> list[int]:
 
 
 def compaction_rule(turns: int, interval: int) -> int:
-    """ADK 2.9.1's documented sliding-window trigger: one summarizer call each time ``interval``
+    """ADK's documented sliding-window trigger (unchanged from 2.9 to 2.13): one summarizer call each time ``interval``
     new invocations have completed since the last compacted range (overlap ones are not new)."""
     return turns // interval
 

@@ -11,8 +11,8 @@
       InMemorySessionService, fresh session per turn, trivial BaseLlm; bench/adk_floor.py).
       The ratio (ii)/(ii') is the price of our wrapping (target <= 1.3). Both run with the mark
       the router sets on ADK's missing optional A2A module (local_agent/agent/adk_imports.py).
-(ii'') the same bare agent on ADK as installed, without that mark: ADK 2.9.1 retries the failing
-      import twice per turn. (ii)/(ii'') is what a turn costs next to a stock ADK turn.
+(ii'') the same bare agent on ADK as installed, without that mark: ADK retries the failing
+      import on every turn (2.13: once, loading two modules). (ii)/(ii'') is what a turn costs next to a stock ADK turn.
 (ii-u) for attribution only: the turn of (ii) over the bare SQLite adapter with every step run
       inline on the turn's loop (no GuardedStore: no thread hop, no deadline, no health record).
       Not a mode the service offers; (ii) - (ii-u) is what the store guard costs per turn.
@@ -480,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         f"-> {floor_met}"
     )
     print(
-        f"  against the bare agent on ADK as installed (two failing A2A imports per turn): {a_med:.2f} / "
+        f"  against the bare agent on ADK as installed (its failing A2A import retried every turn): {a_med:.2f} / "
         f"{i_med:.2f} ms = {installed_ratio:.2f}; the mark saves {i_med - f_med:.2f} ms per turn"
     )
     u_med = median(adk_runs["unguarded"])

@@ -30,7 +30,7 @@ def test_export_copies_only_the_whitelist_and_every_hash_verifies(tmp_path):
     out = tmp_path / "ctx"
     manifest = bc.export(out)
     assert manifest["entry_point"] == "examples.day15.main:app"
-    assert manifest["pinned_versions"] == {"google-adk": "2.9.1", "google-genai": "2.23.0"}
+    assert manifest["pinned_versions"] == {"google-adk": "2.13.0", "google-genai": "2.34.0"}
     paths = {e["path"] for e in manifest["files"]}
     assert {
         "Dockerfile",

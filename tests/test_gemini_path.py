@@ -1,7 +1,7 @@
 """The Gemini path end to end against a local fake endpoint: real google-genai, real ADK.
 
 ``FakeGemini`` (local_agent/testing/fake_gemini.py) listens on 127.0.0.1 and speaks the REST paths
-google-genai 2.23.0 sends; nothing here needs the network. No pytest-asyncio: ``asyncio.run``.
+google-genai 2.34.0 sends; nothing here needs the network. No pytest-asyncio: ``asyncio.run``.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def assert_first_generate_body(body: dict[str, Any]) -> None:
     decls = [d for tool in body["tools"] for d in tool.get("functionDeclarations", [])]
     assert [d["name"] for d in decls] == ["lookup_township"]
     assert decls[0]["description"] == "查詢彰化縣的鄉鎮市。"
-    # google-genai 2.23.0 passes nested config objects through pydantic's field names, so the
+    # google-genai 2.34.0 passes nested config objects through pydantic's field names, so the
     # wire key inside thinkingConfig is snake_case (protobuf JSON accepts both spellings).
     assert body["generationConfig"]["thinkingConfig"] == {"thinking_level": "LOW"}
     assert "temperature" not in body["generationConfig"]

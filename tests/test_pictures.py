@@ -30,10 +30,20 @@ def test_the_drawing_reads_texts_sizes_buttons_and_quick_replies_from_the_wire_b
 
 def test_the_committed_pictures_are_pngs_the_readme_shows():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    shown = re.findall(r"!\[[^\]]+\]\((docs/img/[^)]+\.png)\)", readme)
-    assert shown == ["docs/img/result-card.png", "docs/img/rich-menu.png"]
+    shown = re.findall(r"!\[[^\]]+\]\(([^)]+\.png)\)", readme)
+    # the rich menu is shown as its own image: what LINE shows, with no developer strings drawn over it
+    assert shown == ["docs/img/result-card.png", "examples/day15/assets/richmenu.png"]
     for path in shown:
         head = (ROOT / path).read_bytes()[:24]
         assert head[:8] == b"\x89PNG\r\n\x1a\n"
         width, height = struct.unpack(">II", head[16:24])
         assert width >= 1000 and height >= 600
+
+
+def test_the_readme_s_menu_table_gives_each_area_s_label_and_what_the_chat_shows_in_order():
+    from local_agent.line.richmenu import AREAS, definition
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\S+)（(\S+)） \| (\S+) \|", readme, flags=re.MULTILINE)
+    shown = [a["action"]["displayText"] for a in definition()["areas"]]
+    assert rows == [(a.label, a.hint, text) for a, text in zip(AREAS, shown, strict=True)]

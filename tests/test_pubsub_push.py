@@ -307,6 +307,16 @@ def test_callback_answers_503_when_pubsub_does_not_confirm_in_time(
         queue = harness.client.get("/healthz").json()["queue"]
         assert (queue["published"], queue["publish_failures"]) == (0, 1)
         assert harness.line.requests == [] and harness.store.audit_rows() == []
+    # the failed publish is not retried behind the app's back: the publisher's commit thread ends (it
+    # would otherwise retry forever, drawing its backoff from the global random module)
+    deadline = time.monotonic() + 10
+    while _commit_threads() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _commit_threads() == []
+
+
+def _commit_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("Thread-CommitBatchPublisher")]
 
 
 def test_a_worker_whose_lease_was_taken_over_delivers_nothing(app: AppHarness) -> None:

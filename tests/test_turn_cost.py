@@ -8,11 +8,12 @@ import asyncio
 import functools
 from pathlib import Path
 
+from google.adk.sessions import InMemorySessionService
 from google.genai import types
 from helpers_app import make_settings
 
 from local_agent.agent import adk_router
-from local_agent.agent.adk_router import TurnSessions, to_genai_contents
+from local_agent.agent.adk_router import to_genai_contents
 from local_agent.stores.sqlite import SqliteStore
 from local_agent.wiring import guard_store, run_as_unit, run_inline, store_io
 
@@ -62,9 +63,12 @@ def test_the_current_question_is_never_cached_and_adk_s_own_content_is_reused_on
     assert built is not other and built.parts[0].text == "那員林呢？"
 
 
-def test_turn_sessions_delete_removes_the_session_and_ignores_unknown_ids() -> None:
+def test_adk_s_session_delete_removes_the_session_and_ignores_unknown_ids() -> None:
+    """The router deletes its throwaway session with ADK's own ``delete_session`` (ADK 2.13 checks
+    the id without copying the session first)."""
+
     async def go() -> tuple[object, object]:
-        sessions = TurnSessions()
+        sessions = InMemorySessionService()
         session = await sessions.create_session(app_name="a", user_id="u", state={"k": 1})
         await sessions.delete_session(app_name="a", user_id="u", session_id="missing")
         await sessions.delete_session(app_name="nope", user_id="x", session_id="missing")

@@ -6,11 +6,13 @@
 Each replay script in ``examples/day15/scripts/`` becomes eval cases: per user, the texts of that user's
 1:1 chat, in order (ADK's chat has one user and no groups, so group messages, button taps and
 follow/join events are left out); a clock event (``advance_seconds``, ``now``) ends a case and the texts
-after it start a new one under a new user id, since an evalset cannot move the clock (a new user starts
-with an empty journal, as the journal is after 900 s). The agent runs each case through ADK's own
-``Runner`` with the service clock fixed at the script's ``now`` (``LOCAL_DAY15_NOW``) and a fresh context
-file; ADK's own ``EvaluationGenerator.convert_events_to_eval_invocations`` turns the events into the
-expected invocations (the tool calls the model proposed and the reply the code rendered).
+after it start a new one under a new user id, since an evalset cannot move the clock (a new session starts
+with an empty journal, as the journal is after 900 s). Each case carries its clock: its session starts
+with ``local_day15_now`` = the scripts' ``now`` in its state, which the agent reads at each invocation
+(``LOCAL_DAY15_NOW``, when set, overrides it), so ``adk eval`` needs no variable. The agent runs each case
+through ADK's own ``Runner`` in a session of its own (its own journal scope) on a fresh context file;
+ADK's own ``EvaluationGenerator.convert_events_to_eval_invocations`` turns the events into the expected
+invocations (the tool calls the model proposed and the reply the code rendered).
 
 ``test_config.json`` asks ``adk eval`` for ``tool_trajectory_avg_score`` 1.0: it runs offline and
 needs no judge model. (ADK's ``response_match_score`` is a ROUGE score over ASCII words: on Chinese
@@ -23,7 +25,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ TEST_CONFIG = AGENT_DIR / "test_config.json"
 APP_NAME = "local_day15"
 NOW = "2026-11-30T12:00:00+08:00"  # every shipped script's "now"
 CRITERIA = {"criteria": {"tool_trajectory_avg_score": 1.0}}
+NOW_STATE = "local_day15_now"  # the session state key the agent reads its clock from
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class Case:
     eval_id: str
     user_id: str
     texts: tuple[str, ...]
+    state: tuple[tuple[str, str], ...] = ((NOW_STATE, NOW),)  # the session's initial state
 
 
 def cases_of(script: Path) -> list[Case]:
@@ -78,11 +81,16 @@ def _epoch(value: str) -> float:
 
 
 def load_agent() -> BaseAgent:
-    """``root_agent`` with the clock fixed at :data:`NOW` and a fresh context file."""
-    os.environ["LOCAL_DAY15_NOW"] = NOW
-    from examples.day15.agents.local_day15.agent import root_agent
+    """The agent of ``agents/local_day15`` on a fresh context file of this process (the clock comes
+    from each case's session state)."""
+    import atexit
+    import tempfile
 
-    return root_agent
+    from examples.day15.agents.local_day15.agent import build_root_agent
+
+    folder = tempfile.TemporaryDirectory(prefix="adk-local-day15-eval-")
+    atexit.register(folder.cleanup)
+    return build_root_agent(database=Path(folder.name) / "context.sqlite3")
 
 
 async def run_case(agent: BaseAgent, case: Case) -> list[Invocation]:
@@ -94,7 +102,7 @@ async def run_case(agent: BaseAgent, case: Case) -> list[Invocation]:
 
     sessions = InMemorySessionService()
     runner = Runner(app_name=APP_NAME, agent=agent, session_service=sessions)
-    session = await sessions.create_session(app_name=APP_NAME, user_id=case.user_id)
+    session = await sessions.create_session(app_name=APP_NAME, user_id=case.user_id, state=dict(case.state))
     for text in case.texts:
         message = types.Content(role="user", parts=[types.Part(text=text)])
         async for _ in runner.run_async(user_id=case.user_id, session_id=session.id, new_message=message):
@@ -137,13 +145,17 @@ async def build_evalset() -> dict[str, Any]:
                 {
                     "eval_id": case.eval_id,
                     "conversation": [_expected(case, n, inv) for n, inv in enumerate(invocations, 1)],
-                    "session_input": {"app_name": APP_NAME, "user_id": case.user_id, "state": {}},
+                    "session_input": {
+                        "app_name": APP_NAME,
+                        "user_id": case.user_id,
+                        "state": dict(case.state),
+                    },
                 }
             )
     return {
         "eval_set_id": "day15",
         "name": "LOCAL Day 15, from the replay scripts",
-        "description": f"Converted by python -m examples.day15.evalset; run with LOCAL_DAY15_NOW={NOW}.",
+        "description": f"Converted by python -m examples.day15.evalset; each case's clock is its state's {NOW_STATE}.",
         "eval_cases": cases,
     }
 
@@ -160,7 +172,8 @@ async def check(path: Path = EVALSET) -> list[tuple[str, float]]:
         expected = eval_case.conversation or []
         assert eval_case.session_input is not None
         texts = tuple("".join(p.text or "" for p in inv.user_content.parts or []) for inv in expected)
-        case = Case(eval_case.eval_id, eval_case.session_input.user_id, texts)
+        state = tuple((k, str(v)) for k, v in (eval_case.session_input.state or {}).items())
+        case = Case(eval_case.eval_id, eval_case.session_input.user_id, texts, state)
         actual = await run_case(agent, case)
         result = TrajectoryEvaluator(threshold=1.0).evaluate_invocations(actual, expected)
         scores.append((eval_case.eval_id, float(result.overall_score or 0.0)))

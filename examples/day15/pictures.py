@@ -1,11 +1,11 @@
-"""The README's pictures, drawn from what the service sends: ``python -m examples.day15.pictures [--out DIR]``.
+"""The README's result picture, drawn from what the service sends: ``python -m examples.day15.pictures [--out DIR]``.
 
 ``result-card.png``: one real turn (「花壇有什麼好吃的？」 in a 1:1 chat) through the real app and the
 fake LINE API (``ReplayDriver``); the reply's wire messages — the text, the Flex carousel's first two
 bubbles with their texts at their sizes and colours and their footer buttons, the quick replies —
-are drawn as LINE lays them out, roughly. ``rich-menu.png``: the rich menu's definition (its areas'
-bounds and labels, the chat bar text) over its committed image. Nothing is typed in by hand: change a
-card or the menu and the pictures follow. Needs Pillow and a CJK font (as ``richmenu_image``).
+are drawn as LINE lays them out, roughly. Nothing is typed in by hand: change a card and the picture
+follows. Needs Pillow and a CJK font (as ``richmenu_image``). The README shows the rich menu as its own
+image (``examples/day15/assets/richmenu.png``, what LINE shows), with the areas' actions in a table.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from examples.day15.richmenu_image import find_font
-from local_agent.line.richmenu import definition
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "img"
 QUESTION = "花壇有什麼好吃的？"
@@ -145,28 +144,6 @@ def draw_result(messages: list[dict[str, Any]], font_file: str) -> bytes:
     return c.png()
 
 
-def draw_menu(menu: dict[str, Any], image: bytes, font_file: str) -> bytes:
-    from PIL import Image
-
-    width = 1000
-    scale = width / menu["size"]["width"]
-    height = int(menu["size"]["height"] * scale)
-    c = Canvas(font_file, width, height + 90)
-    c.image.paste(Image.open(BytesIO(image)).convert("RGB").resize((width, height)), (0, 0))
-    for area in menu["areas"]:
-        b = area["bounds"]
-        box = tuple(
-            int(v * scale) for v in (b["x"], b["y"], b["x"] + b["width"] - 1, b["y"] + b["height"] - 1)
-        )
-        c.pen.rectangle(box, outline="#FFD400", width=4)  # the tappable bounds as the definition sets them
-        c.pen.text((box[0] + 14, box[1] + 10), area["action"]["data"], font=c.font(22), fill="#FFD400")
-    c.pen.rectangle((0, height, width, height + 90), fill="white")
-    c.pen.text(
-        (width // 2, height + 45), f"{menu['chatBarText']} ▼", font=c.font(32, True), fill=INK, anchor="mm"
-    )
-    return c.png()
-
-
 async def real_reply() -> list[dict[str, Any]]:
     from examples.day15.replay import ReplayDriver
 
@@ -179,17 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m examples.day15.pictures", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--out", default=str(OUT), help="folder for result-card.png and rich-menu.png")
+    parser.add_argument("--out", default=str(OUT), help="folder for result-card.png")
     parser.add_argument("--font", default=None, help="a CJK font file (default: Noto Sans CJK if installed)")
     args = parser.parse_args(argv)
     font = find_font(args.font)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    from examples.day15.richmenu import IMAGE
-
     (out / "result-card.png").write_bytes(draw_result(asyncio.run(real_reply()), font))
-    (out / "rich-menu.png").write_bytes(draw_menu(definition(), IMAGE.read_bytes(), font))
-    print(f"wrote {out / 'result-card.png'} and {out / 'rich-menu.png'}")
+    print(f"wrote {out / 'result-card.png'}")
     return 0
 
 

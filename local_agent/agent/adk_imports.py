@@ -1,11 +1,12 @@
-"""ADK 2.9.1 retries an optional import on every turn; this makes the miss cost nothing.
+"""ADK retries an optional import on every turn; this makes the miss cost nothing.
 
-``Runner.run_async`` and ``workflow.utils.build_node`` each run
-``from google.adk.agents.remote_a2a_agent import RemoteA2aAgent`` inside ``try/except ImportError``
-on every call. Without the ``a2a-sdk`` extra (LOCAL does not use A2A) that module loads its
-bytecode, fails at its first ``a2a`` import and is removed from ``sys.modules`` again, so the
-next call loads it again: two failed imports per turn, 0.7 ms each on the benchmark machine,
-about a third of a bare ADK turn.
+ADK 2.13's ``workflow.utils.build_node`` (run for the agent on every ``Runner.run_async``) runs
+``from google.adk.agents.remote_a2a_agent import RemoteA2aAgent`` inside ``try/except ImportError``.
+Without the ``a2a-sdk`` extra (LOCAL does not use A2A) that module and the ``google.adk.a2a``
+module it re-exports load their bytecode, fail at the first ``a2a`` import and are removed from
+``sys.modules`` again, so the next turn loads both again (ADK 2.9.1 did this twice per turn, in
+``Runner.run_async`` too; 2.13 once). ``bench.turn_overhead`` reports what the miss costs a bare
+ADK turn.
 
 Python's import system treats ``None`` in ``sys.modules`` as "this module cannot be imported"
 and raises ``ModuleNotFoundError`` (an ``ImportError``) at once, which is exactly what ADK

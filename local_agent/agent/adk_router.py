@@ -76,17 +76,6 @@ class TurnOutcome:
     gate_code: str | None = None  # the text gate's refusal code, when a model-written text was refused
 
 
-class TurnSessions(InMemorySessionService):
-    """ADK's in-memory session service, with a delete that does not copy the session first.
-
-    ADK 2.9.1's ``delete_session`` looks the session up through ``_get_session_impl``, which
-    deep-copies it with every event of the turn, only to test that it exists; on a throwaway
-    per-turn session that copy was the largest single cost the router added to a turn. This
-    removes the same entry without the copy (an unknown id is ignored, as in ADK).
-    """
-
-    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        self.sessions.get(app_name, {}).get(user_id, {}).pop(session_id, None)
 
 
 def _content(role: str, texts: tuple[str, ...]) -> types.Content:
@@ -177,13 +166,15 @@ def kind_reply(area: str) -> Reply:
 class _Invocations:
     """Begin and finish a turn around one ADK invocation of ``AdkRouter.standalone_agent``."""
 
-    def __init__(self, router: AdkRouter, scope_of: Callable[[str], ScopeKey], command: TextCommand | None):
+    def __init__(
+        self, router: AdkRouter, scope_of: Callable[[str, str], ScopeKey], command: TextCommand | None
+    ):
         self.router, self.scope_of, self.command = router, scope_of, command
 
     async def begin(self, callback_context: CallbackContext) -> types.Content | None:
         content = callback_context.user_content
         text = "".join(p.text or "" for p in (content.parts or []) if not p.thought) if content else ""
-        scope = self.scope_of(callback_context.user_id)
+        scope = self.scope_of(callback_context.user_id, callback_context.session.id)
         if self.command is not None:
             answered = await self.command(scope, text)
             if answered is not None:
@@ -297,8 +288,10 @@ class AdkRouter:
         self.instruction = instruction
         self._turns: dict[str, TurnState] = {}
         self._io = io or asyncio.to_thread
-        self.sessions = TurnSessions()
-        skip_missing_a2a()  # ADK would otherwise retry a failing optional import twice per turn
+        # ADK's own in-memory sessions: since 2.13 its delete checks the id without copying the
+        # session first, so a throwaway per-turn session costs nothing to remove.
+        self.sessions = InMemorySessionService()
+        skip_missing_a2a()  # ADK would otherwise retry a failing optional import on every turn
         self.agent = LlmAgent(
             name="local_router",
             model=model,
@@ -331,12 +324,12 @@ class AdkRouter:
         self,
         *,
         name: str,
-        scope_of: Callable[[str], ScopeKey],
+        scope_of: Callable[[str, str], ScopeKey],
         command: TextCommand | None = None,
     ) -> LlmAgent:
         """The same agent — model, rules, tools, budget gate — for a runner that is not this router's
         (ADK's ``adk run``, ``adk web``, ``adk eval``). Each ADK invocation begins a turn from its user
-        message in the scope ``scope_of(ADK user id)``, and ends with the reply the code decides (a tool
+        message in the scope ``scope_of(ADK user id, ADK session id)``, and ends with the reply the code decides (a tool
         result rendered, as on LINE); a text ``command`` answers without the model. The ADK session's own
         history is never sent: the gate replaces it with the journal's budgeted contents."""
         turns = _Invocations(self, scope_of, command)

@@ -1,7 +1,7 @@
 """The Gemini side of LOCAL: the ADK model, its generation config and a token measure.
 
 * ``build_gemini_llm`` returns an ADK ``Gemini`` model for ``GEMINI_MODEL`` whose google-genai
-  ``Client`` is built from explicit settings (API key or Vertex project/location, optional
+  ``Client``s (ADK's ``client_kwargs``) are built from explicit settings (API key or Vertex project/location, optional
   ``base_url``) instead of the process environment, so tests can point it at
   ``local_agent.testing.fake_gemini.FakeGemini``.
 * ``generate_config`` is the agent's ``generate_content_config``: thinking level LOW; temperature left at the model's default (Google's advice for Gemini 3).
@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from functools import cached_property
 from typing import Any, cast
 
 from google.adk.models.google_llm import Gemini
 from google.genai import Client, types
-from pydantic import Field
 
 from local_agent.context.canonical import canonical_json
 
@@ -33,9 +31,9 @@ __all__ = [
     "COUNT_TOKENS_TIMEOUT_S",
     "GEMINI_MODEL",
     "GeminiTokenMeasure",
-    "LocalGemini",
     "build_count_tokens_request",
     "build_gemini_llm",
+    "gemini_client_kwargs",
     "generate_config",
     "make_genai_client",
 ]
@@ -83,40 +81,31 @@ def make_genai_client(
     return Client(vertexai=False, api_key=api_key or None, http_options=http_options)
 
 
-class LocalGemini(Gemini):
-    """ADK ``Gemini`` whose ``api_client`` comes from explicit settings, not the environment.
+def gemini_client_kwargs(
+    *,
+    api_key: str | None,
+    use_vertexai: bool,
+    project: str | None,
+    location: str | None,
+    credentials: Any = None,
+) -> dict[str, Any]:
+    """The google-genai ``Client`` arguments ADK's ``Gemini`` builds its clients with (``client_kwargs``).
 
-    ADK 2.9.1 documents overriding the ``api_client`` cached property as the way to customise the
-    google-genai ``Client``; this keeps ADK's tracking headers, ``retry_options`` and
-    ``api_version`` and adds backend, credentials and ``base_url``. A ``client`` passed explicitly
-    still wins, as in the base class. The Live (bidi) client is not used by LOCAL and is left as
-    ADK builds it.
+    ADK 2.13 builds one client per event loop from ``client_kwargs`` and adds its own tracking
+    headers, ``retry_options``, ``api_version`` and ``base_url`` (the model's field); an overridden
+    ``api_client`` would instead pin one client to the model for its lifetime. The Developer API
+    takes only the key (the SDK refuses project/location there); Vertex takes project, location
+    and credentials (ADC when ``None``) or a key for express mode.
     """
-
-    api_key: str | None = Field(default=None, exclude=True, repr=False)
-    use_vertexai: bool = False
-    project: str | None = None
-    location: str | None = None
-    credentials: Any = Field(default=None, exclude=True, repr=False)
-
-    @cached_property
-    def api_client(self) -> Client:
-        if self.client is not None:
-            return self.client
-        # Same base_url / api_version resolution as the base class (a version suffix on a
-        # *.googleapis.com base_url is split off; other URLs are used as given).
-        base_url, api_version = self._base_url_and_api_version
-        return make_genai_client(
-            api_key=self.api_key,
-            use_vertexai=self.use_vertexai,
-            project=self.project,
-            location=self.location,
-            base_url=base_url,
-            credentials=self.credentials,
-            headers=self._tracking_headers(),
-            retry_options=self.retry_options,
-            api_version=api_version or self._configured_api_version(),
-        )
+    if not use_vertexai:
+        return {"vertexai": False, "api_key": api_key or None}
+    return {
+        "vertexai": True,
+        "api_key": api_key or None,
+        "credentials": credentials,
+        "project": project or None,
+        "location": location or None,
+    }
 
 
 def build_gemini_llm(
@@ -128,21 +117,25 @@ def build_gemini_llm(
     base_url: str | None,
     credentials: Any = None,
     model: str = GEMINI_MODEL,
-) -> LocalGemini:
-    """The ADK model LOCAL's agent runs on (``gemini-3.8-flash`` unless told otherwise).
+) -> Gemini:
+    """The ADK model LOCAL's agent runs on (``gemini-3.8-flash`` unless told otherwise), its
+    google-genai ``Client`` built from these settings (``gemini_client_kwargs``), not the process
+    environment.
 
-    The ``Client`` is built lazily, on the first request. ``credentials`` (optional) are
-    ``google.auth`` credentials for Vertex; without them Vertex uses Application Default
-    Credentials, looked up when the first request is sent.
+    The ``Client`` is built lazily, on the first request (one per event loop). ``credentials``
+    (optional) are ``google.auth`` credentials for Vertex; without them Vertex uses Application
+    Default Credentials, looked up when the first request is sent.
     """
-    return LocalGemini(
+    return Gemini(
         model=model,
-        api_key=api_key,
-        use_vertexai=use_vertexai,
-        project=project,
-        location=location,
         base_url=base_url or None,
-        credentials=credentials,
+        client_kwargs=gemini_client_kwargs(
+            api_key=api_key,
+            use_vertexai=use_vertexai,
+            project=project,
+            location=location,
+            credentials=credentials,
+        ),
     )
 
 

@@ -169,13 +169,14 @@ class PubsubPublisher:
     def client(self) -> Any:
         with self._lock:
             if self._client is None:
-                from google.api_core import retry as api_retry
                 from google.cloud.pubsub_v1 import PublisherClient, types  # type: ignore[import-untyped]
 
                 options = types.PublisherOptions(
                     enable_message_ordering=True,
-                    # Our own bound: with an ordering key the library would otherwise retry forever.
-                    retry=api_retry.Retry(initial=0.05, maximum=1.0, multiplier=2.0, timeout=self.deadline),
+                    # One attempt, bounded by our deadline: with message ordering the library turns any
+                    # retry it is given into an endless one (deadline 2**32 s, on its commit thread, even
+                    # after stop()). A failed publish is answered 503 and LINE redelivers the event.
+                    retry=None,
                     timeout=self.deadline,
                 )
                 batching = types.BatchSettings(max_latency=0.002)

@@ -1,6 +1,6 @@
 """A local fake Gemini HTTP endpoint for tests: stdlib ``ThreadingHTTPServer`` on 127.0.0.1.
 
-It answers the REST paths google-genai 2.23.0 sends (``google/genai/models.py`` builds
+It answers the REST paths google-genai 2.34.0 sends (``google/genai/models.py`` builds
 ``{model}:generateContent`` / ``{model}:streamGenerateContent?alt=sse`` / ``{model}:countTokens``
 and ``_api_client.BaseApiClient._build_request`` prefixes the API version and, on Vertex, the
 project and location):
