@@ -76,8 +76,6 @@ class TurnOutcome:
     gate_code: str | None = None  # the text gate's refusal code, when a model-written text was refused
 
 
-
-
 def _content(role: str, texts: tuple[str, ...]) -> types.Content:
     return types.Content(role=role, parts=[types.Part(text=t) for t in texts])
 
