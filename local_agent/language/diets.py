@@ -75,11 +75,9 @@ def diet_said(text: str) -> DietSaid:
 
 
 def find_diet(text: str) -> str | None:
-    """The dietary code ``text`` names (``catalogue.find_dietary_type``), Taiwanese words included."""
-    t = text
-    for word, mandarin in words.DIET_SYNONYMS.items():
-        t = t.replace(word, mandarin)
-    return catalogue.find_dietary_type(t)
+    """The dietary code ``text`` names, Taiwanese words included: ``catalogue.find_dietary_type``,
+    the one diet reader (the tools' argument checks and the offline model read with it too)."""
+    return catalogue.find_dietary_type(text)
 
 
 def unsupported_diet(text: str) -> str | None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from local_agent.context.townships import find_townships
-from local_agent.language import words
+from local_agent.language import lexicon, words
 from local_agent.language.diets import diet_said, find_diet, negated_diet, rememberable, unsupported_diet
 from local_agent.language.text import has_words, reading_form
 from local_agent.listings import catalogue
@@ -130,7 +130,7 @@ def has_object(t: str) -> bool:
     if any(o in t for o in words.FORGET_OBJECTS):
         return True
     lowered = t.lower()
-    return any(w in lowered for w in catalogue.DIETARY_WORDS) or "素" in t or "食菜" in t
+    return any(w in lowered for w in lexicon.words_of("diet"))
 
 
 def _stop_remembering(t: str) -> ForgetMatch | None:
@@ -364,7 +364,7 @@ def asks_to_remember(t: str) -> bool:
 
 def _without_diet(t: str) -> str:
     """``t`` with its diet words taken out (「別忘了我吃素」 asks for no search by its 吃)."""
-    for word in sorted((*catalogue.DIETARY_WORDS, *words.VEGETARIAN_WORDS), key=len, reverse=True):
+    for word in lexicon.words_of("diet"):
         t = t.replace(word, "")
     return t
 
@@ -505,7 +505,7 @@ def consent_answer(b: str) -> Intent | None:
     for word in words.CONSENT_COURTESIES:
         rest = rest.replace(word, "")
     rest = rest.strip(words.TRAILING_PARTICLES + "!?")
-    if not rest or any(w in rest for w in (*catalogue.DIETARY_WORDS, *words.VEGETARIAN_WORDS)):
+    if not rest or any(w in rest for w in lexicon.words_of("diet")):
         return None  # 「謝謝」 alone is thanks; 「我不用吃素了」 is about the diet
     if any(no in rest for no in words.CONSENT_NO_CORES):
         return "consent_no" if len(rest) <= 8 else None

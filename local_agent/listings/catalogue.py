@@ -69,6 +69,20 @@ DIETARY_WORDS: dict[str, str] = {
     "不食牛": "no_beef",
 }
 
+# Taiwanese and other words for a diet, read as the word above they stand for before a sentence is
+# read (``find_dietary_type`` is the one diet reader; ``language/diets.py`` delegates to it).
+DIETARY_SYNONYMS: dict[str, str] = {
+    "食菜": "吃素",
+    "食素": "吃素",
+    "食全素": "吃全素",
+    "呷菜": "吃素",
+    "呷素": "吃素",
+    "茹素": "吃素",
+    "吃蛋奶": "吃蛋奶素",
+    "蛋奶可以": "蛋奶素",
+    "蛋奶都可": "蛋奶素",
+}
+
 # Words meaning "no restriction" for normalize_dietary_type.
 ANY_WORDS: frozenset[str] = frozenset({ANY, "不限", "不拘", "都可以", "葷素不拘"})
 
@@ -105,6 +119,8 @@ def find_dietary_type(text: str) -> str | None:
     if not isinstance(text, str) or not text:
         return None
     lowered = text.lower()
+    for word, same in DIETARY_SYNONYMS.items():
+        lowered = lowered.replace(word, same)
     taken = [False] * len(lowered)
     hits: list[tuple[int, str]] = []
     for word in _WORDS_BY_LENGTH:
@@ -325,6 +341,7 @@ __all__ = [
     "ANY",
     "ANY_WORDS",
     "DIETARY_TYPES",
+    "DIETARY_SYNONYMS",
     "DIETARY_WORDS",
     "INVALID",
     "SNAPSHOT_LABEL",

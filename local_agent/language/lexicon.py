@@ -1,0 +1,137 @@
+"""The lexicon: every word the reading rules use, once, with its classes, as data.
+
+``data/lexicon.json`` maps each word (in the reading form of ``text.reading_form``) to the classes
+it belongs to. A word may have several classes (套用 is a remembering and an applying verb); it is
+listed once. The diet words of ``listings.catalogue`` (the one diet reader) belong to ``diet`` without
+being listed again here.
+
+    words_of("delete_verb")  → every delete verb, longest first
+    classes_of("刪掉")        → frozenset({"delete_verb"})
+    tokens(text)             → the lexicon's words in a sentence, longest first at each position
+
+Standard library only; imports only ``context`` and ``listings`` (the language wing's rule).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from local_agent.listings import catalogue
+
+DATA = Path(__file__).parent / "data" / "lexicon.json"
+
+# Every class, with what it means. The rule table (``rules.py``) may name only these.
+CLASS_MEANINGS: dict[str, str] = {
+    "delete_verb": "a verb that deletes or forgets (刪除, 忘記, 清空, 歸零, 取消, 丟掉)",
+    "undo_phrase": "a phrase that takes something back (按錯, 當我沒說, 恢復預設); read like a delete verb",
+    "stop_verb": "stop applying or remembering (停用, 暫停, 關掉, 不要再用)",
+    "remember_verb": "keep something (記住, 記得, 存, 保存, 設定成)",
+    "apply_verb": "apply the kept diet to a search (套用, 篩選, 過濾)",
+    "filter_loose": "verbs that apply the diet only when negated beside it (找, 用, 選)",
+    "show_verb": "show what is kept (看看, 查看, 顯示)",
+    "memory_object": "what is kept (偏好, 設定, 資料, 個資, 記錄)",
+    "diet": "a diet word (素, 吃素, 全素, 蛋奶素, 食菜): the catalogue's diet words and synonyms and every "
+    "vegetarian word, never listed here; its code comes from ``diets.find_diet``",
+    "vegetarian_word": "a word of the vegetarian family (素, 吃素, 素食, 吃齋); also a diet word",
+    "negation": "any negation (不, 不要, 別, 沒, 免)",
+    "negation_request": "a negation that cancels the request verb after it (不要, 別, 免)",
+    "question": "a question marker (嗎, 呢, 什麼, 是否, 有沒有)",
+    "aspect": "marks a claim that something was done (了, 已經, 幫您)",
+    "third_person": "someone other than the speaker and the bot (他, 我媽, 朋友)",
+    "exclusion": "apart from (除了, 除開, 以外): what follows is left out, not deleted",
+    "past_marker": "a past or habitual time (上次, 之前, 又, 老是): a complaint, not a request",
+    "temporary": "for now only (先, 暫時, 這次)",
+    "goodbye": "a goodbye (掰掰, 再見, 晚安)",
+    "compliment": "a compliment to the bot (好棒, 很好用, 辛苦了)",
+    "complaint": "a complaint about the bot (很爛, 不準, 聽不懂)",
+    "health": "a remark about the speaker's health (腰痠, 感冒, 好累)",
+    "weather": "a remark about the weather (好熱, 下雨, 颱風)",
+    "bot_question": "a question about the bot itself (你是誰, 你是機器人嗎)",
+    "visited": "a comment about a place already visited (去過, 吃過, 那家很好吃)",
+}
+WORD_CLASSES: tuple[str, ...] = tuple(CLASS_MEANINGS)
+
+
+class LexiconError(KeyError):
+    """An unknown word class, or a malformed lexicon file."""
+
+
+@dataclass(frozen=True)
+class Token:
+    """One lexicon word found in a sentence: where it starts and its classes."""
+
+    word: str
+    start: int
+    classes: frozenset[str]
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.word)
+
+
+@functools.cache
+def _table() -> dict[str, frozenset[str]]:
+    raw = json.loads(DATA.read_text(encoding="utf-8"))
+    entries = raw.get("words") if isinstance(raw, dict) else None
+    if not isinstance(entries, dict):
+        raise LexiconError(f"{DATA.name}: no 'words' object")
+    table: dict[str, frozenset[str]] = {}
+    for word, classes in entries.items():
+        if not word or not isinstance(classes, list) or not classes:
+            raise LexiconError(f"{DATA.name}: {word!r} needs a non-empty list of classes")
+        unknown = [c for c in classes if c not in CLASS_MEANINGS]
+        if unknown:
+            raise LexiconError(f"{DATA.name}: {word!r} has unknown classes {unknown}")
+        table[word] = frozenset(classes)
+    diet_words = (*catalogue.DIETARY_WORDS, *catalogue.DIETARY_SYNONYMS)  # the diet reader's own words
+    diet_words += tuple(w for w, classes in table.items() if "vegetarian_word" in classes)
+    for word in diet_words:
+        table[word] = table.get(word, frozenset()) | {"diet"}
+    return table
+
+
+@functools.cache
+def words_of(word_class: str) -> tuple[str, ...]:
+    """The words of ``word_class``, longest first (then in code-point order); LexiconError on an
+    unknown class."""
+    if word_class not in CLASS_MEANINGS:
+        raise LexiconError(f"unknown word class {word_class!r}")
+    found = [w for w, classes in _table().items() if word_class in classes]
+    return tuple(sorted(found, key=lambda w: (-len(w), w)))
+
+
+def classes_of(word: str) -> frozenset[str]:
+    """The classes of ``word`` (empty when the lexicon does not know it)."""
+    return _table().get(word, frozenset())
+
+
+@functools.cache
+def _by_first_char() -> dict[str, tuple[str, ...]]:
+    index: dict[str, list[str]] = {}
+    for word in sorted(_table(), key=lambda w: (-len(w), w)):
+        index.setdefault(word[0], []).append(word)
+    return {k: tuple(v) for k, v in index.items()}
+
+
+def tokens(text: str) -> tuple[Token, ...]:
+    """The lexicon's words in reading-form ``text``, left to right; at each position the longest
+    word wins and its characters are not read again (「不要再用」 is one stop verb, not 不要 + 用)."""
+    index, found, at = _by_first_char(), [], 0
+    lowered = text.lower()
+    while at < len(lowered):
+        word = next((w for w in index.get(lowered[at], ()) if lowered.startswith(w, at)), "")
+        if word:
+            found.append(Token(word, at, _table()[word]))
+            at += len(word)
+        else:
+            at += 1
+    return tuple(found)
+
+
+def has_class(text: str, word_class: str) -> bool:
+    """Some word of ``word_class`` is in ``text`` (anywhere, not only as a whole token)."""
+    lowered = text.lower()
+    return any(w in lowered for w in words_of(word_class))
