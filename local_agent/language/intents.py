@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from local_agent.context.townships import find_townships
-from local_agent.language import lexicon, words
+from local_agent.language import lexicon, rules, words
 from local_agent.language.diets import diet_said, find_diet, negated_diet, rememberable, unsupported_diet
 from local_agent.language.text import has_words, reading_form
 from local_agent.listings import catalogue
@@ -54,6 +54,8 @@ Intent = Literal[
     "search",
     "unsupported",
     "unknown",
+    "preference_question",
+    "small_talk",
 ]
 ForgetMatch = Literal["forget", "forget_confirm", "forget_declined"]
 SearchGoal = Literal["places", "events", "unsupported"]
@@ -69,6 +71,7 @@ class Reading:
     intent: Intent
     diet: str | None = None  # remember: the dietary code named
     unsupported: str | None = None  # remember: a diet that cannot be remembered, as named
+    talk: str | None = None  # small_talk: which (``rules.SMALL_TALK_READINGS``)
 
 
 def bare(t: str) -> str:
@@ -534,8 +537,13 @@ def _asks_whether_kept(t: str) -> bool:
 
 
 def read(text: str) -> Reading:
-    """What ``text`` asks for (see the module docstring)."""
+    """What ``text`` asks for (see the module docstring): the words' reading, then the policy."""
     t = reading_form(text)
+    return by_policy(t, _read_words(text, t))
+
+
+def _read_words(text: str, t: str) -> Reading:
+    """The reading of the vocabulary's rules, before the policy weighs it."""
     if not t:
         if not (text or "").strip():
             return Reading("help")
@@ -568,3 +576,76 @@ def read(text: str) -> Reading:
     if goal == "unsupported":
         return Reading("unsupported")
     return Reading("search" if goal else "unknown")
+
+
+# -- the policy: act only when sure, ask with buttons when not, pass when it is about something else --
+# Readings of a clause that say the sentence did not ask to delete the kept preference.
+_NOT_ASKED = frozenset({"keep", "forgot_before", "exclusion"})
+# Classes that touch the kept preference when said with a diet.
+_PREFERENCE_VERBS = ("remember_verb", "delete_verb", "stop_verb", "apply_verb", "show_verb")
+
+
+def touches_preference(t: str) -> bool:
+    """Reading-form ``t`` names what is kept (偏好, 設定, 資料), or a diet with a verb that keeps,
+    deletes, stops, applies or shows it."""
+    present: set[str] = set().union(*(tok.classes for tok in lexicon.tokens(t))) if t else set()
+    return "memory_object" in present or ("diet" in present and bool(present & set(_PREFERENCE_VERBS)))
+
+
+def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
+    """A reading that would delete: act only when a clause asks to delete or stop the kept
+    preference and no clause says not to; ask when both are said; never delete otherwise."""
+    asked = bool(kinds & {"delete", "stop"}) or ("delete_that" in kinds and touches_preference(t))
+    asked = asked or (kinds == {"delete_that"} and len(bare(t)) <= 6)  # 「幫我刪掉」
+    if asked and kinds & {"keep", "forgot_before"}:
+        return Reading("forget_confirm")
+    if asked:
+        return Reading("forget")
+    if "keep" in kinds:
+        return Reading("forget_declined")
+    if "exclusion" in kinds:
+        return Reading("search" if search_goal(_without_diet(t)) or find_townships(t) else "unknown")
+    if "forgot_before" in kinds:
+        return Reading("preference_question")
+    return Reading("forget_confirm")
+
+
+def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | None:
+    """Small talk the words' reading left unknown (or a comment on a place read as a search, a
+    goodbye read as thanks)."""
+    talk = next((k for k in sorted(kinds) if k in rules.SMALL_TALK_READINGS), None)
+    if talk is None:
+        return None
+    if legacy.intent == "unknown":
+        return Reading("small_talk", talk=talk)
+    if legacy.intent == "search" and talk == "visited" and not is_question(t):
+        if not any(w in t for w in words.ASKING_PLACE) and not find_townships(t):
+            return Reading("small_talk", talk=talk)
+    if legacy.intent == "thanks" and talk == "goodbye" and not any(w in t.lower() for w in words.GRATITUDE):
+        return Reading("small_talk", talk=talk)
+    return None
+
+
+def by_policy(t: str, legacy: Reading) -> Reading:
+    """The outcome for reading-form ``t`` given the words' reading: *act* (forget, remember, show)
+    only on an unambiguous reading, *ask* with buttons (forget_confirm, preference_question) when
+    the kept preference is touched but the reading is not certain, *pass* (search, the model, small
+    talk) only when the sentence is about something else. A stop request is never read as a
+    remember; nothing is deleted on a sentence that did not ask."""
+    kinds = rules.readings(t)
+    if legacy.intent == "forget":
+        return _delete_outcome(t, kinds)
+    if "exclusion" in kinds and legacy.intent == "forget_confirm":
+        return _delete_outcome(t, kinds)
+    if "stop" in kinds and legacy.intent in ("remember", "show_kept", "unknown", "diet_change"):
+        return Reading("forget_confirm")
+    if "stop" in kinds and legacy.intent == "search" and not also_searches(t):
+        return Reading("forget_confirm")
+    if "remember" in kinds and legacy.intent == "search" and also_searches(t):
+        return _remember(t) or legacy  # 「我吃素請記住，順便看鹿港有什麼吃的」: both (the service)
+    talk = _small_talk(t, legacy, kinds)
+    if talk is not None:
+        return talk
+    if legacy.intent == "unknown" and touches_preference(t):
+        return Reading("preference_question")
+    return legacy

@@ -93,7 +93,7 @@ VEGETARIAN_FAMILY: frozenset[str] = frozenset({"vegetarian"}) | _VEGETARIAN_SUBT
 
 # A dietary word right after one of these is negated: 不吃素, 非素食. The first three also negate
 # across one character: 不是全素, 不要素的, 沒吃素.
-_NEGATORS: tuple[str, ...] = ("不", "沒", "没", "非")
+_NEGATORS: tuple[str, ...] = ("不", "沒", "没", "非", "無")
 _FAR_NEGATORS: tuple[str, ...] = ("不", "沒", "没")
 
 _LABEL_TO_CODE: dict[str, str] = {label: code for code, label in DIETARY_TYPES.items()}
@@ -104,6 +104,8 @@ def _negated(text: str, start: int, word: str) -> bool:
     if word.startswith(_NEGATORS):
         return False  # 不吃牛 is itself the dietary word
     before = text[:start]
+    if before.endswith("有無"):
+        return False  # 有無素食: whether there is (Taiwanese), not a negation
     if len(before) >= 3 and before[-2] in _FAR_NEGATORS and before[-3] == before[-1]:
         return False  # 有沒有素食 / 是不是吃素: a question, not a negation
     return before.endswith(_NEGATORS) or (len(before) >= 2 and before[-2] in _FAR_NEGATORS)
