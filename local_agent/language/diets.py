@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from local_agent.language import words
+from local_agent.language import rules, words
 from local_agent.language.text import reading_form
 from local_agent.listings import catalogue
 
@@ -67,6 +67,8 @@ def negated_diet(t: str) -> re.Match[str] | None:
 
 def diet_said(text: str) -> DietSaid:
     t = reading_form(text)
+    if "exclusion" in rules.readings(t):
+        return DietSaid(catalogue.ANY)  # 「除開素食，員林還有什麼好吃的」: this search leaves it out
     if negated_diet(t) is not None:
         for_now = any(w in t for w in words.FOR_NOW)
         lasting = not for_now and any(w in t for w in words.LASTING_CHANGE)

@@ -648,4 +648,13 @@ def by_policy(t: str, legacy: Reading) -> Reading:
         return talk
     if legacy.intent == "unknown" and touches_preference(t):
         return Reading("preference_question")
+    if legacy.intent == "search" and _only_the_kept_thing(t):
+        return Reading("preference_question")  # 「我的素食偏好嘛」: about what is kept, no search asked
     return legacy
+
+
+def _only_the_kept_thing(t: str) -> bool:
+    """What is kept is named (偏好, 設定) and nothing but its diet makes it a search: no township,
+    no search word."""
+    named = any(tok.classes & {"memory_object"} for tok in lexicon.tokens(t))
+    return named and search_goal(_without_diet(t)) is None and not find_townships(t)

@@ -95,6 +95,9 @@ VEGETARIAN_FAMILY: frozenset[str] = frozenset({"vegetarian"}) | _VEGETARIAN_SUBT
 # across one character: 不是全素, 不要素的, 沒吃素.
 _NEGATORS: tuple[str, ...] = ("不", "沒", "没", "非", "無")
 _FAR_NEGATORS: tuple[str, ...] = ("不", "沒", "没")
+# Apart from a diet (除了素食, 除開素食, 素食以外): a search that leaves it out.
+_APART_BEFORE: tuple[str, ...] = ("除了", "除開", "除去")
+_APART_AFTER: tuple[str, ...] = ("以外", "之外")
 
 _LABEL_TO_CODE: dict[str, str] = {label: code for code, label in DIETARY_TYPES.items()}
 _WORDS_BY_LENGTH: tuple[str, ...] = tuple(sorted(DIETARY_WORDS, key=lambda w: (-len(w), w)))
@@ -104,6 +107,8 @@ def _negated(text: str, start: int, word: str) -> bool:
     if word.startswith(_NEGATORS):
         return False  # 不吃牛 is itself the dietary word
     before = text[:start]
+    if before.endswith(_APART_BEFORE) or text[start + len(word) :].startswith(_APART_AFTER):
+        return True  # 除了素食, 素食以外: apart from it, not asked for
     if before.endswith("有無"):
         return False  # 有無素食: whether there is (Taiwanese), not a negation
     if len(before) >= 3 and before[-2] in _FAR_NEGATORS and before[-3] == before[-1]:
