@@ -586,10 +586,12 @@ _PREFERENCE_VERBS = ("remember_verb", "delete_verb", "stop_verb", "apply_verb", 
 
 
 def touches_preference(t: str) -> bool:
-    """Reading-form ``t`` names what is kept (偏好, 設定, 資料), or a diet with a verb that keeps,
-    deletes, stops, applies or shows it."""
-    present: set[str] = set().union(*(tok.classes for tok in lexicon.tokens(t))) if t else set()
-    return "memory_object" in present or ("diet" in present and bool(present & set(_PREFERENCE_VERBS)))
+    """Reading-form ``t`` names what is kept (偏好, 設定, 資料; not a verb such as 記住), or a diet
+    with a verb that keeps, deletes, stops, applies or shows it."""
+    found = lexicon.tokens(t)
+    present: set[str] = set().union(*(tok.classes for tok in found)) if found else set()
+    kept = any("memory_object" in tok.classes and "remember_verb" not in tok.classes for tok in found)
+    return kept or ("diet" in present and bool(present & set(_PREFERENCE_VERBS)))
 
 
 def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
@@ -656,5 +658,7 @@ def by_policy(t: str, legacy: Reading) -> Reading:
 def _only_the_kept_thing(t: str) -> bool:
     """What is kept is named (偏好, 設定) and nothing but its diet makes it a search: no township,
     no search word."""
-    named = any(tok.classes & {"memory_object"} for tok in lexicon.tokens(t))
+    named = any(
+        "memory_object" in tok.classes and "remember_verb" not in tok.classes for tok in lexicon.tokens(t)
+    )
     return named and search_goal(_without_diet(t)) is None and not find_townships(t)

@@ -41,6 +41,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "negation": "any negation (不, 不要, 別, 沒, 免)",
     "negation_request": "a negation that cancels the request verb after it (不要, 別, 免)",
     "question": "a question marker (嗎, 呢, 什麼, 是否, 有沒有)",
+    "a_not_a": "an A-not-A question on a verb (記不記得, 刪不刪): asks, negates nothing",
     "aspect": "marks a claim that something was done (了, 已經, 幫您)",
     "third_person": "someone other than the speaker and the bot (他, 我媽, 朋友)",
     "exclusion": "apart from (除了, 除開, 以外): what follows is left out, not deleted",
