@@ -586,12 +586,17 @@ _PREFERENCE_VERBS = ("remember_verb", "delete_verb", "stop_verb", "apply_verb", 
 
 
 def touches_preference(t: str) -> bool:
-    """Reading-form ``t`` names what is kept (偏好, 設定, 資料; not a verb such as 記住), or a diet
-    with a verb that keeps, deletes, stops, applies or shows it."""
+    """Reading-form ``t`` has a verb that keeps, deletes, stops, applies or shows, and names what is
+    kept (偏好, 設定, 資料; not a verb such as 記住) or a diet; no one else's (大家, 我媽)."""
     found = lexicon.tokens(t)
     present: set[str] = set().union(*(tok.classes for tok in found)) if found else set()
+    if "third_person" in present:
+        return False  # 「大家的偏好」 is no one's own
     kept = any("memory_object" in tok.classes and "remember_verb" not in tok.classes for tok in found)
-    return kept or ("diet" in present and bool(present & set(_PREFERENCE_VERBS)))
+    if present & set(_PREFERENCE_VERBS) - {"remember_verb"}:
+        return kept or "diet" in present
+    # 「吃素那件事就算了吧」 says no verb, 「幫我記一下我的飲食習慣」 no diet: the model reads them
+    return "diet" in present and "remember_verb" in present
 
 
 def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
@@ -644,7 +649,8 @@ def by_policy(t: str, legacy: Reading) -> Reading:
     if "stop" in kinds and legacy.intent == "search" and not also_searches(t):
         return Reading("forget_confirm")
     if "remember" in kinds and legacy.intent == "search" and also_searches(t):
-        return _remember(t) or legacy  # 「我吃素請記住，順便看鹿港有什麼吃的」: both (the service)
+        said = [c.clause for c in rules.read_clauses(t) if c.rule and c.rule.reading == "remember"]
+        return _remember(said[0]) or legacy  # 「我吃素請記住，順便看鹿港有什麼吃的」: both (the service)
     talk = _small_talk(t, legacy, kinds)
     if talk is not None:
         return talk
@@ -656,9 +662,6 @@ def by_policy(t: str, legacy: Reading) -> Reading:
 
 
 def _only_the_kept_thing(t: str) -> bool:
-    """What is kept is named (偏好, 設定) and nothing but its diet makes it a search: no township,
-    no search word."""
-    named = any(
-        "memory_object" in tok.classes and "remember_verb" not in tok.classes for tok in lexicon.tokens(t)
-    )
-    return named and search_goal(_without_diet(t)) is None and not find_townships(t)
+    """The sentence touches what is kept (``touches_preference``) and nothing but its diet makes it a
+    search: no township, no search word."""
+    return touches_preference(t) and search_goal(_without_diet(t)) is None and not find_townships(t)

@@ -243,7 +243,8 @@ RULES: tuple[Rule, ...] = (
         "weather",
         20,
         matches=("今天好熱", "外面下雨了", "颱風要來了"),
-        not_matches=("我最近腰痠",),
+        not_matches=("我最近腰痠", "今天天氣如何"),
+        without=("question",),
     ),
     Rule(
         "bot_question",

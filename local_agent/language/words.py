@@ -187,22 +187,7 @@ REMEMBER_VERBS: tuple[str, ...] = lexicon.words_of("remember_verb")
 # read as a negated remembering verb (「吃素的事不用改」 keeps it).
 CHANGE_VERBS: tuple[str, ...] = ("改吃", "改", "換")
 # Words that are not the remembering verb although they contain 記 (日記, 登記, 忘記 ...).
-NOT_REMEMBER: tuple[str, ...] = (
-    "忘記",
-    "日記",
-    "登記",
-    "筆記",
-    "標記",
-    "記者",
-    "書記",
-    "記憶",
-    "記號",
-    "留意",
-    "留心",
-    "留言",
-    "存款",
-    "存錢",
-)
+NOT_REMEMBER: tuple[str, ...] = ("忘記", *lexicon.words_of("not_a_verb"))
 NEGATIONS: tuple[str, ...] = lexicon.words_of("negation_request")
 # Between a negation and the verb it negates (「不要再幫我記」, 「你不要一直記著」, 「不要亂刪」).
 NEGATION_FILLERS: tuple[str, ...] = (

@@ -236,7 +236,8 @@ class Commands:
         if kind == "diet_change":
             return self.diet_change(scope)
         if kind == "forget_confirm":
-            return self.forget_question(forget_question_text(self._kept_label(scope)), scope=scope)
+            said = forget_question_text(self._kept_label(scope)) if text.strip() else FORGET_QUESTION
+            return self.forget_question(said, scope=scope)  # (no text: the desk's, for a model proposal)
         if kind == "preference_question":
             return self.preference_question(text)
         if kind == "forget":
