@@ -602,7 +602,7 @@ def touches_preference(t: str) -> bool:
 def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
     """A reading that would delete: act only when a clause asks to delete or stop the kept
     preference and no clause says not to; ask when both are said; never delete otherwise."""
-    asked = bool(kinds & {"delete", "stop"}) or ("delete_that" in kinds and touches_preference(t))
+    asked = bool(kinds & {"delete", "stop"}) or ("delete_that" in kinds and has_object(t))
     asked = asked or (kinds == {"delete_that"} and len(bare(t)) <= 6)  # 「幫我刪掉」
     if asked and kinds & {"keep", "forgot_before"}:
         return Reading("forget_confirm")
