@@ -604,7 +604,7 @@ def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
     preference and no clause says not to; ask when both are said; never delete otherwise."""
     asked = bool(kinds & {"delete", "stop"}) or ("delete_that" in kinds and has_object(t))
     asked = asked or (kinds == {"delete_that"} and len(bare(t)) <= 6)  # 「幫我刪掉」
-    if asked and kinds & {"keep", "forgot_before"}:
+    if asked and kinds & {"keep", "forgot_before", "hesitant"}:
         return Reading("forget_confirm")
     if asked:
         return Reading("forget")

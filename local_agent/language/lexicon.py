@@ -43,6 +43,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "question": "a question marker (嗎, 呢, 什麼, 是否, 有沒有)",
     "a_not_a": "an A-not-A question on a verb (記不記得, 刪不刪): asks, negates nothing",
     "not_a_verb": "a word with a verb's character that is no verb (日記, 登記, 留意, 存錢)",
+    "hesitation": "the speaker has not decided (再想想, 考慮一下, 不確定)",
     "aspect": "marks a claim that something was done (了, 已經, 幫您)",
     "third_person": "someone other than the speaker and the bot (他, 我媽, 朋友)",
     "exclusion": "apart from (除了, 除開, 以外): what follows is left out, not deleted",

@@ -34,6 +34,7 @@ RuleReading = Literal[
     "keep",  # do not delete (「不要忘記」, 「不要刪除我的偏好」)
     "forgot_before",  # a complaint that something was forgotten (「上次你忘了」, 「我媽說你忘記」)
     "exclusion",  # apart from a diet (「除開素食」): a search, nothing deleted
+    "hesitant",  # the speaker has not decided (「刪除偏好的事我再想想」): ask, never act
     "goodbye",
     "compliment",
     "complaint",
@@ -44,7 +45,7 @@ RuleReading = Literal[
 ]
 # Readings that touch the kept preference.
 PREFERENCE_READINGS: frozenset[str] = frozenset(
-    {"delete", "stop", "remember", "show", "keep", "forgot_before", "exclusion"}
+    {"delete", "stop", "remember", "show", "keep", "forgot_before", "exclusion", "hesitant"}
 )
 SMALL_TALK_READINGS: frozenset[str] = frozenset(
     {"goodbye", "compliment", "complaint", "health", "weather", "bot_question", "visited"}
@@ -118,6 +119,14 @@ RULES: tuple[Rule, ...] = (
         80,
         matches=("素食之外還有嗎", "吃素以外的店"),
         not_matches=("刪除素食以後", "員林以外"),
+    ),
+    Rule(
+        "undecided",
+        ("hesitation",),
+        "hesitant",
+        95,
+        matches=("刪除素食偏好的事情我再想想", "要不要刪除偏好我考慮一下"),
+        not_matches=("刪除我的偏好", "記住我吃素"),
     ),
     # -- stopping -------------------------------------------------------------------------------
     Rule(
