@@ -61,7 +61,7 @@ class RuleError(ValueError):
 @dataclass(frozen=True)
 class Rule:
     name: str
-    pattern: tuple[str, ...]  # word classes in order; "a|b" is either
+    pattern: tuple[str, ...]  # word classes in order ("a|b" is either; one word may fill two slots)
     reading: RuleReading
     priority: int  # the higher wins within a clause
     matches: tuple[str, ...]  # sentences one clause of which the rule must match
@@ -128,6 +128,15 @@ RULES: tuple[Rule, ...] = (
         matches=("刪除素食偏好的事情我再想想", "要不要刪除偏好我考慮一下"),
         not_matches=("刪除我的偏好", "記住我吃素"),
     ),
+    Rule(
+        "keep_as_is",
+        ("keep_as_is",),
+        "keep",
+        90,
+        matches=("吃素的事不用改，照原本的就好", "素食設定不要動"),
+        not_matches=("把素食改掉", "刪除我的偏好"),
+        needs=_KEPT,
+    ),
     # -- stopping -------------------------------------------------------------------------------
     Rule(
         "stop_applying",
@@ -161,6 +170,15 @@ RULES: tuple[Rule, ...] = (
         60,
         matches=("吃素的事不用記了", "不要再記我吃素", "你不要一直記著我吃素", "我不想讓你記得我吃素的事"),
         not_matches=("記住我吃素", "幫我記一下我吃素", "你還記不記得我"),
+    ),
+    Rule(
+        "stop_remembering_alone",
+        ("bare_stop",),
+        "stop",
+        61,
+        matches=("不記了", "免記啦", "不用記"),
+        not_matches=("我不記得了", "我記不起來我吃什麼"),
+        max_chars=4,
     ),
     # -- deleting -------------------------------------------------------------------------------
     Rule(
@@ -310,11 +328,14 @@ def matches(rule: Rule, clause: tuple[lexicon.Token, ...], chars: int) -> bool:
         return False
     if rule.needs and not present & set(rule.needs):
         return False
-    at = 0
+    at, last = 0, -1
     for slot in rule.pattern:
-        at = next((i + 1 for i in range(at, len(clause)) if _slot_hit(slot, clause[i])), -1)
-        if at == -1:
+        if last >= 0 and _slot_hit(slot, clause[last]):
+            continue  # one word of both classes fills both slots (不用記: a negation and a remembering verb)
+        last = next((i for i in range(at, len(clause)) if _slot_hit(slot, clause[i])), -1)
+        if last == -1:
             return False
+        at = last + 1
     return True
 
 

@@ -119,7 +119,7 @@ FORGET_VERBS: tuple[str, ...] = (
     *(v for v in lexicon.words_of("stop_verb") if not v.startswith(("不", "別"))),
 )
 # Verbs of the speaker's own forgetting: 「我忘記我吃什麼了」 is not a request.
-SELF_FORGET_VERBS: tuple[str, ...] = ("忘記", "忘掉", "忘了", "忘光")
+SELF_FORGET_VERBS: tuple[str, ...] = tuple(w for w in lexicon.words_of("forget_verb") if w.startswith("忘"))
 SELF_FORGET_LEADS: tuple[str, ...] = (
     "我",
     "我都",
@@ -160,21 +160,11 @@ DONE_QUESTIONS: tuple[str, ...] = (
     "沒在記我",
 )
 # With the kept thing named, these ask to leave it as it is (「吃素的事不用改」): nothing changes.
-KEEP_AS_IS: tuple[str, ...] = (
-    "不用改",
-    "不要改",
-    "別改",
-    "照原本",
-    "維持原本",
-    "保持原樣",
-    "不用動",
-    "不要動",
-    "別動",
-)
+KEEP_AS_IS: tuple[str, ...] = lexicon.words_of("keep_as_is")
 # Said alone, these ask to stop remembering (「不記了」): asked about first.
-BARE_STOPS: tuple[str, ...] = ("不記了", "免記了", "免記", "不記", "不要記", "不用記", "別記", "莫記")
+BARE_STOPS: tuple[str, ...] = lexicon.words_of("bare_stop")
 # With the kept thing named, these ask to stop it (「不要再推薦素食的了」): asked about first.
-STOP_AGAIN: tuple[str, ...] = ("不要再", "不用再", "別再", "免再", "不必再", "不需要再", "莫再")
+STOP_AGAIN: tuple[str, ...] = lexicon.words_of("stop_again")
 # The data words among them: 「我不要這個設定了」 (a negation before one, 了 after) asks to drop it.
 DATA_OBJECTS: tuple[str, ...] = ("偏好", "資料", "設定", "紀錄", "記錄", "同意", "授權")
 DATA_DROP_LEADS: tuple[str, ...] = ("不要", "不用", "不需要", "不想要", "免")
@@ -208,35 +198,10 @@ NEGATION_FILLERS: tuple[str, ...] = (
     ",",
 )
 # Negations that ask someone else to stop: 「不想讓你記」, 「不要再記」.
-STOP_LEADS: tuple[str, ...] = (
-    "不想讓",
-    "不要讓",
-    "不希望讓",
-    "不想讓你",
-    "不要讓你",
-    "不希望你",
-    "不想要你",
-    "不要你",
-    "不用你",
-    "不需要你",
-    "不要再",
-    "不用再",
-    "別再",
-    "不必再",
-    "不需要再",
-    "以後不要",
-    "以後不用",
-    "以後別",
-    "停止",
-    "不想被你",
-    "不要被你",
-    "不想被",
-    "不要被",
-    "不希望被",
-)
+STOP_LEADS: tuple[str, ...] = lexicon.words_of("stop_lead")
 # Negations that only negate a delete verb: 「我不想取消吃素」, 「你不會忘記我吃素吧」 delete nothing
 # (「會不會忘記」 asks, see ``ASKING``).
-FORGET_NEGATIONS: tuple[str, ...] = ("不會", "不想", "不願意", "不打算", "沒有要", "沒要", "不希望")
+FORGET_NEGATIONS: tuple[str, ...] = lexicon.words_of("negation_of_delete")
 # Filtering verbs: negated (「以後不要再幫我過濾素食」) they ask to stop applying the diet, which is
 # confirmed first (it may mean only this search).
 FILTER_VERBS: tuple[str, ...] = (*lexicon.words_of("apply_verb"), *lexicon.words_of("filter_loose"))
