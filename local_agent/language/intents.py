@@ -644,7 +644,7 @@ def by_policy(t: str, legacy: Reading) -> Reading:
         return _delete_outcome(t, kinds)
     if "exclusion" in kinds and legacy.intent == "forget_confirm":
         return _delete_outcome(t, kinds)
-    if "stop" in kinds and legacy.intent in ("remember", "show_kept", "unknown", "diet_change"):
+    if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change"):
         return Reading("forget_confirm")
     if "stop" in kinds and legacy.intent == "search" and not also_searches(t):
         return Reading("forget_confirm")

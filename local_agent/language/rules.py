@@ -165,11 +165,17 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "negated_remembering",
-        ("negation", "remember_verb"),
+        ("negation_request|stop_lead", "remember_verb"),
         "stop",
         60,
         matches=("吃素的事不用記了", "不要再記我吃素", "你不要一直記著我吃素", "我不想讓你記得我吃素的事"),
-        not_matches=("記住我吃素", "幫我記一下我吃素", "你還記不記得我"),
+        not_matches=(
+            "記住我吃素",
+            "幫我記一下我吃素",
+            "你還記不記得我",
+            "日期不存在",
+            "超過15分鐘就不會記得",
+        ),
     ),
     Rule(
         "stop_remembering_alone",
