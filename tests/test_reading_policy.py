@@ -63,6 +63,9 @@ def kept(app: AppHarness) -> tuple[str, str | None]:
         "我媽說你上次忘記她吃素",
         "我女兒又忘記我吃素了",
         "阿嬤說你忘了她吃素",
+        "我孫子說要刪掉偏好，但我不要",
+        "你都忘記我吃素",
+        "刪除素食偏好的事情我再想想",
     ],
 )
 def test_a_sentence_that_did_not_ask_never_deletes_the_kept_diet(app, text):

@@ -50,7 +50,7 @@ PREFERENCE_READINGS: frozenset[str] = frozenset(
 SMALL_TALK_READINGS: frozenset[str] = frozenset(
     {"goodbye", "compliment", "complaint", "health", "weather", "bot_question", "visited"}
 )
-CLAUSE_BREAKS = re.compile("[,。!?;；.]+|然後|接著|順便|但是")
+CLAUSE_BREAKS = re.compile("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過")
 _KEPT = ("memory_object", "diet")
 
 
@@ -137,6 +137,15 @@ RULES: tuple[Rule, ...] = (
         not_matches=("把素食改掉", "刪除我的偏好"),
         needs=_KEPT,
     ),
+    Rule(
+        "refusal",
+        ("negation_request",),
+        "keep",
+        35,
+        matches=("我孫子說要刪掉偏好，但我不要", "不要"),
+        not_matches=("不要刪除我的偏好",),
+        max_chars=3,
+    ),
     # -- stopping -------------------------------------------------------------------------------
     Rule(
         "stop_applying",
@@ -165,16 +174,21 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "negated_remembering",
-        ("negation_request|stop_lead", "remember_verb"),
+        ("negation_request|stop_lead|negation_of_delete", "remember_verb"),
         "stop",
         60,
-        matches=("吃素的事不用記了", "不要再記我吃素", "你不要一直記著我吃素", "我不想讓你記得我吃素的事"),
+        matches=(
+            "吃素的事不用記了",
+            "不要再記我吃素",
+            "你不要一直記著我吃素",
+            "我不想讓你記得我吃素的事",
+            "我不想再被記住吃素",
+        ),
         not_matches=(
             "記住我吃素",
             "幫我記一下我吃素",
             "你還記不記得我",
             "日期不存在",
-            "超過15分鐘就不會記得",
         ),
     ),
     Rule(
