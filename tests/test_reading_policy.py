@@ -141,6 +141,24 @@ def test_an_unclear_preference_sentence_asks_three_ways_and_each_button_works(ap
     assert app.outcomes[-1].command == "consent_prompt" and "同意" in buttons(app)
 
 
+def test_the_three_way_answers_typed_alone_still_work(app):
+    grant(app)
+    say(app, "看看記了什麼")
+    assert app.outcomes[-1].command == "kept"
+    say(app, "記住")
+    assert app.outcomes[-1].command == "help" and "記住我吃素" in all_text(app)
+    say(app, "刪除")  # answers the kept answer's 刪除偏好 button, still live
+    assert app.outcomes[-1].command == "forget" and kept(app)[0] == "forgotten"
+
+
+def test_delete_typed_alone_asks_first(app):
+    grant(app)
+    say(app, "刪除")
+    assert app.outcomes[-1].command == "forget_confirm" and set(buttons(app)) == {"確定忘記", "不用"}
+    say(app, "確定")
+    assert app.outcomes[-1].command == "forget" and kept(app)[0] == "forgotten"
+
+
 def test_the_three_way_question_in_a_group_points_to_the_private_chat(app):
     out = say(app, "我媽說你上次忘記她吃素", group=G1)
     assert out.command == "private_only" and buttons(app) == {}

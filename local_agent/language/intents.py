@@ -656,6 +656,8 @@ def by_policy(t: str, legacy: Reading) -> Reading:
         return talk
     if legacy.intent == "unknown" and touches_preference(t):
         return Reading("preference_question")
+    if legacy.intent == "unknown" and len(bare(t)) > 1 and bare(t) in lexicon.words_of("remember_verb"):
+        return Reading("help")  # 「記住」 typed alone (the three-way question's first button): how to
     if legacy.intent == "search" and _only_the_kept_thing(t):
         return Reading("preference_question")  # 「我的素食偏好嘛」: about what is kept, no search asked
     return legacy
