@@ -27,7 +27,7 @@ DATA = Path(__file__).parent / "data" / "lexicon.json"
 CLASS_MEANINGS: dict[str, str] = {
     "delete_verb": "a verb that deletes or forgets (刪除, 忘記, 清空, 歸零, 取消, 丟掉)",
     "forget_verb": "a verb of forgetting (忘記, 忘了); also a delete verb, but said of the past a complaint",
-    "drop": "drop it (不要了, 不用了): no negation of what follows",
+    "drop": "drop it, said at the end (不要了, 算了, 全部不要, 改回來): with what is kept, a delete to ask about",
     "undo_phrase": "a phrase that takes something back (按錯, 當我沒說, 恢復預設); read like a delete verb",
     "stop_verb": "stop applying or remembering (停用, 暫停, 關掉, 不要再用)",
     "remember_verb": "keep something (記住, 記得, 存, 保存, 設定成)",

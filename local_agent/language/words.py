@@ -206,22 +206,7 @@ FORGET_NEGATIONS: tuple[str, ...] = lexicon.words_of("negation_of_delete")
 # confirmed first (it may mean only this search).
 FILTER_VERBS: tuple[str, ...] = (*lexicon.words_of("apply_verb"), *lexicon.words_of("filter_loose"))
 # A sentence ending so, about the diet, asks to drop it (「吃素那個不要了」): confirmed first.
-DROP_ENDINGS: tuple[str, ...] = (
-    "不要了",
-    "不用了",
-    "免了",
-    "算了",
-    "不需要了",
-    "不必了",
-    "作廢",
-    "通通不要",
-    "我不要",
-    "我不需要",
-    "都不要",
-    "全部不要",
-    "改回來",
-    "恢復原狀",
-)
+DROP_ENDINGS: tuple[str, ...] = lexicon.words_of("drop")
 # Said with a diet, these ask to keep it as a lasting preference: 「以後找店家都幫我找素食的」.
 LASTING_PREFERENCE: tuple[str, ...] = (
     "以後都",
