@@ -75,3 +75,24 @@ def test_the_lexicon_interface() -> None:
 def test_tokens_take_the_longest_word_at_each_position() -> None:
     found = [(t.word, t.start) for t in lexicon.tokens("不要再用素食篩選了")]
     assert found[0] == ("不要再用", 0) and ("素食", 4) in found and ("篩選", 6) in found
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('{"words": {"刪掉": ["delete_verbs"]}}', "unknown classes"),
+        ('{"words": {"刪掉": []}}', "non-empty list"),
+        ('{"word": {}}', "no 'words' object"),
+        ("{not json", "not readable as JSON"),
+    ],
+)
+def test_a_malformed_lexicon_file_is_refused_by_word(tmp_path, text: str, says: str) -> None:
+    path = tmp_path / "lexicon.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(lexicon.LexiconError, match=says):
+        lexicon.load(path)
+
+
+def test_the_shipped_lexicon_loads_and_every_word_has_known_classes() -> None:
+    table = lexicon.load(lexicon.DATA)
+    assert len(table) > 400 and all(classes <= set(lexicon.WORD_CLASSES) for classes in table.values())

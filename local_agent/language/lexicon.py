@@ -84,17 +84,26 @@ class Token:
 
 @functools.cache
 def _table() -> dict[str, frozenset[str]]:
-    raw = json.loads(DATA.read_text(encoding="utf-8"))
+    return load(DATA)
+
+
+def load(path: Path) -> dict[str, frozenset[str]]:
+    """A lexicon file read and checked: every word with a non-empty list of known classes, else
+    LexiconError naming the word (the shipped file is read once, on first use)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LexiconError(f"{path.name}: not readable as JSON ({exc.__class__.__name__})") from None
     entries = raw.get("words") if isinstance(raw, dict) else None
     if not isinstance(entries, dict):
-        raise LexiconError(f"{DATA.name}: no 'words' object")
+        raise LexiconError(f"{path.name}: no 'words' object")
     table: dict[str, frozenset[str]] = {}
     for word, classes in entries.items():
         if not word or not isinstance(classes, list) or not classes:
-            raise LexiconError(f"{DATA.name}: {word!r} needs a non-empty list of classes")
+            raise LexiconError(f"{path.name}: {word!r} needs a non-empty list of classes")
         unknown = [c for c in classes if c not in CLASS_MEANINGS]
         if unknown:
-            raise LexiconError(f"{DATA.name}: {word!r} has unknown classes {unknown}")
+            raise LexiconError(f"{path.name}: {word!r} has unknown classes {unknown}")
         table[word] = frozenset(classes)
     diet_words = (*catalogue.DIETARY_WORDS, *catalogue.DIETARY_SYNONYMS)  # the diet reader's own words
     diet_words += tuple(w for w, classes in table.items() if "vegetarian_word" in classes)
