@@ -167,6 +167,8 @@ def test_the_three_way_question_in_a_group_points_to_the_private_chat(app):
 @pytest.mark.parametrize(
     ("text", "talk"),
     [
+        ("感謝你的幫忙", "thanks"),
+        ("你幫了大忙", "thanks"),
         ("掰掰", "goodbye"),
         ("好，先這樣，再見", "goodbye"),
         ("你們很爛", "complaint"),
@@ -175,6 +177,7 @@ def test_the_three_way_question_in_a_group_points_to_the_private_chat(app):
         ("我最近腰痠", "health"),
         ("今天好熱", "weather"),
         ("你是機器人嗎", "bot_question"),
+        ("你會講台語嗎", "bot_question"),
         ("上次去那家很好吃", "visited"),
     ],
 )

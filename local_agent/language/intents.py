@@ -625,11 +625,11 @@ def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | Non
         return None
     if legacy.intent == "unknown":
         return Reading("small_talk", talk=talk)
-    if legacy.intent == "search" and talk == "visited" and not is_question(t):
+    if legacy.intent == "search" and "visited" in kinds and not is_question(t):
         if not any(w in t for w in words.ASKING_PLACE) and not find_townships(t):
-            return Reading("small_talk", talk=talk)
-    if legacy.intent == "thanks" and talk == "goodbye" and not any(w in t.lower() for w in words.GRATITUDE):
-        return Reading("small_talk", talk=talk)
+            return Reading("small_talk", talk="visited")  # 「謝謝，很好吃」: a comment, no new search
+    if legacy.intent == "thanks" and "goodbye" in kinds and not any(w in t.lower() for w in words.GRATITUDE):
+        return Reading("small_talk", talk="goodbye")
     return None
 
 

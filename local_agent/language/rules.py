@@ -35,6 +35,7 @@ RuleReading = Literal[
     "forgot_before",  # a complaint that something was forgotten (「上次你忘了」, 「我媽說你忘記」)
     "exclusion",  # apart from a diet (「除開素食」): a search, nothing deleted
     "hesitant",  # the speaker has not decided (「刪除偏好的事我再想想」): ask, never act
+    "thanks",
     "goodbye",
     "compliment",
     "complaint",
@@ -48,7 +49,7 @@ PREFERENCE_READINGS: frozenset[str] = frozenset(
     {"delete", "stop", "remember", "show", "keep", "forgot_before", "exclusion", "hesitant"}
 )
 SMALL_TALK_READINGS: frozenset[str] = frozenset(
-    {"goodbye", "compliment", "complaint", "health", "weather", "bot_question", "visited"}
+    {"thanks", "goodbye", "compliment", "complaint", "health", "weather", "bot_question", "visited"}
 )
 CLAUSE_BREAKS = re.compile("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過")
 _KEPT = ("memory_object", "diet")
@@ -250,6 +251,15 @@ RULES: tuple[Rule, ...] = (
         not_matches=("刪除我的偏好", "幫我查看員林的店"),
     ),
     # -- small talk -----------------------------------------------------------------------------
+    Rule(
+        "thanks_in_other_words",
+        ("thanks_word",),
+        "thanks",
+        21,
+        matches=("感謝你的幫忙", "你幫了大忙", "真是太感謝了", "辛苦你了"),
+        not_matches=("員林有什麼好吃的",),
+        without=("question",),
+    ),
     Rule(
         "goodbye",
         ("goodbye",),

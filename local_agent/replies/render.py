@@ -63,6 +63,7 @@ ACK_TEXT = "好的！想找吃的或活動，隨時跟我說，例如「花壇�
 UNREADABLE_TEXT = "這則訊息我看不懂。請用中文字告訴我想找什麼，例如「花壇有什麼好吃的？」"
 # Short answers to small talk (``language/rules.py``'s small-talk readings): no search, no question.
 SMALL_TALK_TEXTS: dict[str, str] = {
+    "thanks": THANKS_TEXT,
     "goodbye": "好的，再見！保重身體，想找吃的或活動再跟我說。",
     "compliment": "謝謝您的鼓勵！想找吃的或活動，隨時跟我說。",
     "complaint": "抱歉讓您不滿意。可以再告訴我鄉鎮和想找的，例如「花壇有什麼素食」，我再幫您找一次。",
