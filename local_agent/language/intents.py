@@ -1,4 +1,4 @@
-"""What a message asks for, read from the vocabulary in ``words.py``.
+"""What a message asks for, read from the lexicon (``lexicon.py``) and the vocabulary in ``words.py``.
 
 ``read(text)`` gives one :class:`Reading`. The intents:
 
@@ -17,7 +17,14 @@
 - ``diet_change`` a diet said now with no search (「我現在沒有吃素了」);
 - ``help``, ``greeting``, ``thanks`` (thanks, goodbyes, 「好，謝謝你喔」), ``unreadable`` (nothing
   to read: emoji, Zhuyin or punctuation alone);
-- ``search`` a place or event question, ``unsupported`` (parking, buses), ``unknown`` otherwise.
+- ``search`` a place or event question, ``unsupported`` (parking, buses), ``unknown`` otherwise;
+- ``preference_question`` a sentence that touches the kept preference without saying what it wants
+  (the three-way question), ``small_talk`` goodbyes, compliments, complaints, health and weather
+  remarks, questions about the bot, a comment on a place (``talk`` says which).
+
+The vocabulary's readers below give the first reading; ``by_policy`` then weighs it against the rule
+table (``rules.py``): act only when sure, ask with buttons when not, pass when the sentence is about
+something else (``docs/design.md``, "Reading people's words").
 
 What it deliberately does not do: guess a diet nobody named, read a question about the speaker's
 own memory (「我忘記我吃什麼了」) as a request, or treat a sentence that merely contains a word
@@ -659,7 +666,7 @@ def by_policy(t: str, legacy: Reading) -> Reading:
     if legacy.intent == "unknown" and len(bare(t)) > 1 and bare(t) in lexicon.words_of("remember_verb"):
         return Reading("help")  # 「記住」 typed alone (the three-way question's first button): how to
     if legacy.intent == "search" and _only_the_kept_thing(t):
-        return Reading("preference_question")  # 「我的素食偏好嘛」: about what is kept, no search asked
+        return Reading("preference_question")  # about what is kept, no search asked (the diet alone made it one)
     return legacy
 
 
