@@ -666,7 +666,9 @@ def by_policy(t: str, legacy: Reading) -> Reading:
     if legacy.intent == "unknown" and len(bare(t)) > 1 and bare(t) in lexicon.words_of("remember_verb"):
         return Reading("help")  # 「記住」 typed alone (the three-way question's first button): how to
     if legacy.intent == "search" and _only_the_kept_thing(t):
-        return Reading("preference_question")  # about what is kept, no search asked (the diet alone made it one)
+        return Reading(
+            "preference_question"
+        )  # about what is kept, no search asked (the diet alone made it one)
     return legacy
 
 
