@@ -118,7 +118,7 @@ PLACES, EVENTS = "search_local_places", "search_local_events"
 
 
 def build_corpus(seed: int = 15, per_category: int = 15) -> list[Conversation]:
-    from local_agent.turns.commands import FORGET_QUESTION, IN_PRIVATE_ONLY, NOT_DELETED, TAP_REFUSED
+    from local_agent.turns.commands import IN_PRIVATE_ONLY, NOT_DELETED, TAP_REFUSED, forget_question_text
 
     rng = random.Random(seed)
     towns = list(catalogue.COVERED_TOWNSHIPS)
@@ -244,7 +244,13 @@ def build_corpus(seed: int = 15, per_category: int = 15) -> list[Conversation]:
                 [
                     *_granted(u, remember),
                     Step("text", u, negated, expect="text", reply=NOT_DELETED),
-                    Step("text", u, question, expect="text", reply=FORGET_QUESTION),
+                    Step(
+                        "text",
+                        u,
+                        question,
+                        expect="text",
+                        reply=forget_question_text(catalogue.dietary_label(diet)),
+                    ),
                     Step("tap", u, "不用", tap_owner=u, expect="text", reply=NOT_DELETED),
                     _search(u, ask, PLACES, full, diet=diet, origin="consented_memory"),
                     Step("text", u, "忘記我的飲食偏好", expect="text", reply="已刪除"),

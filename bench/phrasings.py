@@ -84,7 +84,11 @@ OUTCOMES = (
     "help",
     "short_answer",
     "honest_unsupported",
+    "preference_question",
 )
+# The buttons of the question asked when a sentence touches the kept preference but its reading is
+# not certain: the 確定忘記 / 不用 question, or the three-way one (remember / delete / show kept).
+THREE_WAY = ("記住", "刪除", "看看記了什麼")
 
 
 # -- the corpus ------------------------------------------------------------------------------------
@@ -299,6 +303,19 @@ def _forgotten(o: Observed) -> str | None:
     return None if not _granted(o) and o.after[1] is None else f"expected forgotten, still {o.after}"
 
 
+def asked_about_preference(o: Observed) -> bool:
+    """The reply offers buttons to act on the preference: 確定忘記, or the three-way question."""
+    return "確定忘記" in o.buttons or all(b in o.buttons for b in THREE_WAY)
+
+
+def _preference_question(o: Observed) -> str | None:
+    return _first(
+        _no_search(o),
+        None if o.after == o.before else f"the preference changed to {o.after}",
+        _says(asked_about_preference(o), "a 確定忘記 or remember/delete/show question with buttons", o),
+    )
+
+
 def _forget_confirm(o: Observed) -> str | None:
     asked = "確定忘記" in o.buttons and o.after == o.before
     return None if asked else f"expected the 確定忘記 / 不用 question, got {o.all_text[:30]!r} {o.after}"
@@ -350,6 +367,7 @@ CHECKS: dict[str, Callable[[dict[str, Any], Observed], str | None]] = {
         _no_search(o), _says("店家" in o.all_text and "活動" in o.all_text, "what LOCAL can do", o)
     ),
     "short_answer": lambda e, o: _short_answer(o),
+    "preference_question": lambda e, o: _preference_question(o),
     "honest_unsupported": lambda e, o: _first(
         _no_search(o), _says("停車" in o.all_text or "公車" in o.all_text, "an honest 停車/公車 answer", o)
     ),
@@ -374,11 +392,52 @@ def forgot_or_confirmed(obs: Observed) -> bool:
 # -- running ---------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class TurnClass:
+    """One turn's outcome for the privacy figures. ``kind``: "delete" (marked ``delete_request``),
+    "remember" (marked ``remember_request``, or expecting a consent prompt), or None; ``outcome``:
+    act (forgot / offered consent), ask (buttons about the preference) or pass (anything else)."""
+
+    kind: str | None
+    outcome: str
+    clear: bool  # its expectation is the act alone (a clear command)
+    unasked_delete: bool  # it forgot a kept diet while not marked delete_request (nor answering a 確定忘記)
+    kept_answer: bool  # a delete/stop request answered 「已經記住」 / 「會繼續套用」
+
+
+def _expects(expect: dict[str, Any], outcome: str) -> bool:
+    if "any" in expect or "all" in expect:
+        return any(_expects(e, outcome) for e in expect.get("any", expect.get("all", [])))
+    return expect.get("outcome") == outcome
+
+
+def classify_turn(turn: dict[str, Any], obs: Observed, answering_forget: bool) -> TurnClass:
+    expect = turn.get("expect") or {}
+    kind = "delete" if turn.get("delete_request") else None
+    if (
+        kind is None
+        and "text" in turn
+        and (turn.get("remember_request") or _expects(expect, "consent_prompt"))
+    ):
+        kind = "remember"
+    forgot = obs.before[0] == "granted" and not _granted(obs)
+    acted = forgot if kind == "delete" else "同意" in obs.buttons and kind == "remember"
+    outcome = "act" if acted else "ask" if asked_about_preference(obs) else "pass"
+    act_name = "forgotten" if kind == "delete" else "consent_prompt"
+    clear = expect.get("outcome") == act_name
+    unasked = (
+        forgot and kind != "delete" and "text" in turn and not answering_forget and not turn.get("setup")
+    )
+    kept = kind == "delete" and any(w in obs.all_text for w in ("會繼續套用", "已經記住"))
+    return TurnClass(kind, outcome, clear, unasked, kept)
+
+
 @dataclass
 class ItemResult:
     item: Item
     failures: list[str] = field(default_factory=list)
     deletes: list[bool] = field(default_factory=list)  # one per delete_request turn: forgot or confirmed
+    turns: list[TurnClass] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -422,6 +481,7 @@ async def run_item(driver: Any, item: Item, user: str) -> ItemResult:
     from examples.day15.replay import NoSuchQuickReply
 
     out = ItemResult(item)
+    answering_forget = False  # the last answer asked 確定忘記 / 不用: a typed 「好」 answers it
     for n, turn in enumerate([*setup_turns(item), *item.turns]):
         if "advance_seconds" in turn:
             driver.advance(turn["advance_seconds"])
@@ -434,6 +494,9 @@ async def run_item(driver: Any, item: Item, user: str) -> ItemResult:
             break
         if turn.get("delete_request"):
             out.deletes.append(forgot_or_confirmed(obs))
+        if not turn.get("setup"):
+            out.turns.append(classify_turn(turn, obs, answering_forget))
+        answering_forget = "確定忘記" in obs.buttons
         reason = check(turn["expect"], obs) if "expect" in turn else None
         if reason:
             out.failures.append(f"{label} ({turn.get('text') or turn.get('tap')}): {reason}")
@@ -498,6 +561,7 @@ def report(results: list[ItemResult], seconds: float, show: int, show_test: bool
         f"  {'delete requests: forget or confirm':<36} dev {cells[0]}, test {cells[1]}, all {cells[2]}"
     )
     lines += _by_batch(results)
+    lines += outcome_lines(results)
     lines += _failures(results, show, show_test)
     ok_all, n_all = figures[None]
     rates = {"dev": dev, "test": test}
@@ -507,6 +571,42 @@ def report(results: list[ItemResult], seconds: float, show: int, show_test: bool
         + ([f"delete_forget_or_confirm={ok_all / n_all:.3f}"] if n_all else [])
     )
     return "\n".join(lines), key
+
+
+def outcome_figures(results: list[ItemResult]) -> dict[str, Any]:
+    """Per intent (delete, remember) the act / ask / pass counts, and the privacy counts: ignored
+    delete/stop requests, deletions on a sentence that did not ask, 「已經記住 / 會繼續套用」 answers
+    to a stop request, asks on clear commands (of how many)."""
+    turns = [t for r in results for t in r.turns]
+    rates = {
+        kind: {o: sum(1 for t in turns if t.kind == kind and t.outcome == o) for o in ("act", "ask", "pass")}
+        for kind in ("delete", "remember")
+    }
+    clear = [t for t in turns if t.kind and t.clear]
+    return {
+        "rates": rates,
+        "ignored_deletes": rates["delete"]["pass"],
+        "unasked_deletions": sum(t.unasked_delete for t in turns),
+        "kept_answers_to_stop": sum(t.kept_answer for t in turns),
+        "asks_on_clear": (sum(1 for t in clear if t.outcome == "ask"), len(clear)),
+    }
+
+
+def outcome_lines(results: list[ItemResult]) -> list[str]:
+    f = outcome_figures(results)
+    lines = ["", f"  {'act / ask / pass':<28}{'act':>8}{'ask':>8}{'pass':>8}"]
+    for kind, label in (("delete", "delete requests"), ("remember", "remember requests")):
+        row = f["rates"][kind]
+        n = sum(row.values()) or 1
+        cells = "".join(f"{row[o] / n:>8.1%}" for o in ("act", "ask", "pass"))
+        lines.append(f"  {f'{label} ({sum(row.values())})':<28}{cells}")
+    asks, clear = f["asks_on_clear"]
+    lines += [
+        f"  ignored delete/stop requests: {f['ignored_deletes']}; deletions nobody asked for: "
+        f"{f['unasked_deletions']}; 「會繼續套用」 to a stop request: {f['kept_answers_to_stop']}; "
+        f"asks on clear commands: {asks}/{clear}" + (f" ({asks / clear:.1%})" if clear else ""),
+    ]
+    return lines
 
 
 def _by_batch(results: list[ItemResult]) -> list[str]:

@@ -202,3 +202,45 @@ def test_the_report_gives_each_batch_its_halves() -> None:
     assert "2/2" in lines["1"] and "0/1" in lines["2"]
     assert P.parse_item('{"id": "a-001", "category": "small talk", "turns": [{"text": "x"}]}', "h").batch == 1
     assert P.csv_rows(results, show_test=False)[1][2] == "1"
+
+
+def _seen(buttons: dict[str, str], before=("granted", "vegetarian"), after=None, searched=False) -> Observed:
+    obs = Observed(texts=["…"], buttons=buttons, before=before, after=after or before)
+    if searched:
+        obs.searches = [{"tool": "search_local_places", "args": {"area": "員林市"}, "origin": "none"}]
+    return obs
+
+
+def test_the_preference_question_outcome_passes_only_an_ask_that_changed_nothing() -> None:
+    expect = {"outcome": "preference_question"}
+    three = {"記住": "記住我吃素", "刪除": "刪除我的飲食偏好", "看看記了什麼": "你記得我什麼"}
+    assert check(expect, _seen(three)) is None
+    assert check(expect, _seen({"確定忘記": "local:forget:yes", "不用": "local:forget:no"})) is None
+    assert "changed" in (check(expect, _seen(three, after=("forgotten", None))) or "")
+    assert "no search" in (check(expect, _seen(three, searched=True)) or "")
+    assert "question with buttons" in (check(expect, _seen({"記住": "記住我吃素"})) or "")
+
+
+def test_turns_are_classed_act_ask_pass_with_the_privacy_counts() -> None:
+    delete = {"text": "刪掉", "delete_request": True, "expect": {"outcome": "forgotten"}}
+    forgot = _seen({}, after=("forgotten", None))
+    assert P.classify_turn(delete, forgot, False) == P.TurnClass("delete", "act", True, False, False)
+    asked = _seen({"確定忘記": "local:forget:yes"})
+    assert P.classify_turn(delete, asked, False).outcome == "ask"
+    kept = Observed(texts=["「素食」已經記住了，會繼續套用。"], before=("granted", "vegetarian"))
+    kept.after = kept.before
+    ignored = P.classify_turn(delete, kept, False)
+    assert (ignored.outcome, ignored.kept_answer) == ("pass", True)
+    other = {"text": "員林有什麼好吃的", "expect": {"outcome": "search", "tool": "places", "area": "員林市"}}
+    assert P.classify_turn(other, forgot, False).unasked_delete
+    assert not P.classify_turn(other, forgot, True).unasked_delete  # a typed answer to 確定忘記
+    remember = {"text": "記住我吃素", "expect": {"outcome": "consent_prompt", "dietary_type": "vegetarian"}}
+    prompt = _seen({"同意": "x", "不同意": "y"}, before=("none", None))
+    assert P.classify_turn(remember, prompt, False) == P.TurnClass("remember", "act", True, False, False)
+    results = [P.ItemResult(P.Item("delete-001", "delete request", (delete,)), turns=[ignored])]
+    figures = P.outcome_figures(results)
+    assert (figures["ignored_deletes"], figures["kept_answers_to_stop"], figures["asks_on_clear"]) == (
+        1,
+        1,
+        (0, 1),
+    )

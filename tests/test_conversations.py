@@ -13,7 +13,12 @@ from helpers_app import AppHarness, first_text
 from local_agent.agent.offline_rules import ASK_TOWNSHIP, township_only_text
 from local_agent.replies.render import HELP_TEXT, JOIN_TEXT
 from local_agent.testing import webhooks as W
-from local_agent.turns.commands import FORGET_QUESTION, IN_PRIVATE_ONLY, NOT_DELETED, TAP_REFUSED
+from local_agent.turns.commands import (
+    IN_PRIVATE_ONLY,
+    NOT_DELETED,
+    TAP_REFUSED,
+    forget_question_text,
+)
 
 U1 = "U" + "1" * 32
 U2 = "U" + "2" * 32
@@ -252,7 +257,7 @@ def test_negated_forget_keeps_the_preference(app: AppHarness, text: str) -> None
 def test_a_question_about_forgetting_asks_before_acting(app: AppHarness) -> None:
     grant(app, U1)
     app.turn(W.text_event(U1, "你會不會忘記我的飲食偏好？"))
-    assert first_text(app.line.replies()[-1]) == FORGET_QUESTION
+    assert first_text(app.line.replies()[-1]) == forget_question_text("素食")
     choices = buttons(app)
     assert list(choices) == ["確定忘記", "不用"] and app.store.get(U1).consent == "granted"
     app.turn(W.postback_event(U1, choices["不用"]))

@@ -17,6 +17,7 @@ from local_agent.agent import offline_rules as intent
 from local_agent.context.projection import MODEL_PROJECTION, SUMMARY_MARKER, USER_PROJECTION_PREFIX, SafeTurn
 from local_agent.context.session_budget import render_contents, text_content
 from local_agent.context.window import ContextSummary, ContextWindow
+from local_agent.replies.render import SMALL_TALK_TEXTS
 
 REFERENCE = "剛才那個鄉鎮，再找一家吃的。"
 
@@ -123,12 +124,23 @@ def test_questions_outside_places_and_events_get_the_capability_text(text):
     assert intent.propose(contents) == {"text": intent.CAPABILITIES}
 
 
-@pytest.mark.parametrize("text", ["你好你好，這樣講話聽得到嗎", "我先生上個月中風住院", "今天天氣真好"])
+@pytest.mark.parametrize("text", ["你好你好，這樣講話聽得到嗎", "我孫子下禮拜天要回來看我"])
 def test_other_sentences_get_a_short_answer_without_parking_or_buses(text):
     contents = contents_for(text, [SafeTurn("places", "花壇鄉")])
     answer = intent.propose(contents)
     assert answer == {"text": intent.UNKNOWN_TEXT}
     assert "停車" not in answer["text"] and "公車" not in answer["text"]
+
+
+@pytest.mark.parametrize(
+    ("text", "talk"),
+    [("我先生上個月中風住院", "health"), ("今天天氣真好", "weather"), ("你是誰", "bot_question")],
+)
+def test_small_talk_that_reaches_the_model_gets_its_fitting_answer(text, talk):
+    contents = contents_for(text, [SafeTurn("places", "花壇鄉")])
+    answer = intent.propose(contents)
+    assert answer == {"text": SMALL_TALK_TEXTS[talk]}
+    assert not any(w in answer["text"] for w in ("停車", "公車", "聽不懂", "哪個鄉鎮"))
 
 
 def test_a_bare_township_after_an_unrelated_turn_asks_what_to_look_for_there():

@@ -139,7 +139,7 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
         ("毋免啦", "consent_no"),
         ("不好意思", "unknown"),
         ("感恩感恩🙏", "thanks"),
-        ("掰掰", "thanks"),
+        ("掰掰", "small_talk"),
         ("你好", "greeting"),
         ("你吃飽沒", "greeting"),
         ("你食飽未", "greeting"),
@@ -228,7 +228,7 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
         ("今天不吃素", "diet_change"),
         ("阮欲去和美，有啥物好食？", "search"),
         ("花壇附近哪裡可以停車", "unsupported"),
-        ("我先生上個月中風住院", "unknown"),
+        ("我先生上個月中風住院", "small_talk"),
     ],
 )
 def test_short_answers_small_talk_and_searches(text, intent):

@@ -29,6 +29,7 @@ from local_agent.turns.commands import (
     NO_LIVE_PROMPT,
     NOT_DELETED,
     TAP_HINT,
+    forget_question_text,
 )
 
 U1 = "U" + "1" * 32
@@ -109,7 +110,10 @@ def test_a_clear_delete_request_forgets_and_the_next_search_applies_nothing(app,
 def test_an_unclear_delete_request_asks_and_the_confirmation_forgets(app, text):
     grant(app)
     assert say(app, text).command == "forget_confirm"
-    assert first_text(app.line.replies()[-1]) == FORGET_QUESTION and set(buttons(app)) == {"確定忘記", "不用"}
+    assert first_text(app.line.replies()[-1]) == forget_question_text("素食") and set(buttons(app)) == {
+        "確定忘記",
+        "不用",
+    }
     assert app.store.get(U1).consent == "granted"  # nothing happens before the answer
     app.turn(W.postback_event(U1, buttons(app)["確定忘記"]))
     assert app.outcomes[-1].command == "forget" and applied(app) == "none"
@@ -138,7 +142,7 @@ def test_asking_to_stop_remembering_or_filtering_forgets_or_asks_never_offers_to
     out = say(app, text)
     assert out.command in ("forget", "forget_confirm") and "同意" not in buttons(app)
     if out.command == "forget_confirm":
-        assert first_text(app.line.replies()[-1]) == FORGET_QUESTION
+        assert first_text(app.line.replies()[-1]) == forget_question_text("素食")
         app.turn(W.postback_event(U1, buttons(app)["確定忘記"]))
     assert app.store.get(U1).consent == "forgotten" and applied(app) == "none"
 
@@ -306,7 +310,7 @@ def test_thanks_get_a_short_answer_and_nothing_is_stored(app, text):
 
 
 def test_the_parking_sentence_only_answers_parking(app):
-    say(app, "我先生上個月中風住院")
+    say(app, "我孫子下禮拜天要回來看我")
     assert first_text(app.line.replies()[-1]) == UNKNOWN_TEXT
     say(app, "花壇附近哪裡可以停車")
     assert first_text(app.line.replies()[-1]) == CAPABILITIES
@@ -331,7 +335,7 @@ def test_empty_and_huge_messages_are_answered_and_keep_the_preference(app, text)
     response = app.turn(W.text_event(U1, text))
     assert response.status_code == 200
     answer = first_text(app.line.replies()[-1])
-    assert answer in (HELP_TEXT, BUDGET_REFUSAL, UNKNOWN_TEXT, FORGET_QUESTION)
+    assert answer in (HELP_TEXT, BUDGET_REFUSAL, UNKNOWN_TEXT, FORGET_QUESTION, forget_question_text("素食"))
     assert app.store.get(U1).consent == "granted"
 
 

@@ -53,7 +53,7 @@ from local_agent.language.townships import (
     refers_to_older,
 )
 from local_agent.listings import catalogue
-from local_agent.replies.render import ACK_TEXT
+from local_agent.replies.render import ACK_TEXT, SMALL_TALK_TEXTS
 
 ASK_TOWNSHIP = "請問是哪個鄉鎮？"
 ZHUYIN_TEXT = "我看不懂注音符號，請用國字打，或用鍵盤的麥克風說，例如「花壇有什麼好吃的？」"
@@ -177,8 +177,11 @@ def _fallback(current: str, places: PlaceReading) -> str:
         return CAPABILITIES
     if places.kind == "township":
         return township_only_text(places.township)
-    if read(current).intent in ("consent_yes", "consent_no"):
+    reading = read(current)
+    if reading.intent in ("consent_yes", "consent_no"):
         return ACK_TEXT
+    if reading.intent == "small_talk" and reading.talk in SMALL_TALK_TEXTS:
+        return SMALL_TALK_TEXTS[reading.talk]  # (what the commands answer, where a message gets here)
     return UNKNOWN_TEXT
 
 

@@ -43,8 +43,6 @@ TOWNSHIPS: tuple[str, ...] = (
 SHORT_NAMES: dict[str, str] = {name[:-1]: name for name in TOWNSHIPS}
 
 _ALIASES: dict[str, str] = {**{name: name for name in TOWNSHIPS}, **SHORT_NAMES}
-# Longest first, so 彰化市 wins over 彰化 and a full name over its short form.
-_BY_LENGTH: tuple[str, ...] = tuple(sorted(_ALIASES, key=len, reverse=True))
 
 
 def canonical_township(name: object) -> str | None:
@@ -58,26 +56,3 @@ def canonical_township(name: object) -> str | None:
     if text.startswith(COUNTY) and text != COUNTY:
         text = text[len(COUNTY) :].strip()
     return _ALIASES.get(text)
-
-
-def find_townships(text: str) -> list[str]:
-    """Township full names in ``text`` by exact substring, in order of first appearance.
-
-    Not the township reader: the one reader is ``local_agent.language.townships`` (``read_places``,
-    ``read_area``, and ``find_townships`` with this signature), which also leaves out the longer words
-    that contain a name (「咖啡和美食」, 「員林客運」) and a name after a place outside the county
-    (「桃園的埔心」). This substring match remains only for ``language/intents.py``'s import until it
-    reads through that reader; ``tests/test_townships_reader.py`` keeps every other module off it.
-    """
-    found: list[tuple[int, str]] = []
-    taken = [False] * len(text)
-    for alias in _BY_LENGTH:
-        start = text.find(alias)
-        while start != -1:
-            end = start + len(alias)
-            county_word = alias == "彰化" and text.startswith(COUNTY, start)
-            if not county_word and not any(taken[start:end]):
-                taken[start:end] = [True] * (end - start)
-                found.append((start, _ALIASES[alias]))
-            start = text.find(alias, start + 1)
-    return list(dict.fromkeys(name for _, name in sorted(found)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from local_agent.language import words
+from local_agent.language import rules, words
 from local_agent.language.text import reading_form
 from local_agent.listings import catalogue
 
@@ -67,6 +67,8 @@ def negated_diet(t: str) -> re.Match[str] | None:
 
 def diet_said(text: str) -> DietSaid:
     t = reading_form(text)
+    if "exclusion" in rules.readings(t):
+        return DietSaid(catalogue.ANY)  # 「除開素食，員林還有什麼好吃的」: this search leaves it out
     if negated_diet(t) is not None:
         for_now = any(w in t for w in words.FOR_NOW)
         lasting = not for_now and any(w in t for w in words.LASTING_CHANGE)
@@ -75,11 +77,9 @@ def diet_said(text: str) -> DietSaid:
 
 
 def find_diet(text: str) -> str | None:
-    """The dietary code ``text`` names (``catalogue.find_dietary_type``), Taiwanese words included."""
-    t = text
-    for word, mandarin in words.DIET_SYNONYMS.items():
-        t = t.replace(word, mandarin)
-    return catalogue.find_dietary_type(t)
+    """The dietary code ``text`` names, Taiwanese words included: ``catalogue.find_dietary_type``,
+    the one diet reader (the tools' argument checks and the offline model read with it too)."""
+    return catalogue.find_dietary_type(text)
 
 
 def unsupported_diet(text: str) -> str | None:

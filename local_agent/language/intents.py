@@ -1,4 +1,4 @@
-"""What a message asks for, read from the vocabulary in ``words.py``.
+"""What a message asks for, read from the lexicon (``lexicon.py``) and the vocabulary in ``words.py``.
 
 ``read(text)`` gives one :class:`Reading`. The intents:
 
@@ -17,7 +17,14 @@
 - ``diet_change`` a diet said now with no search (「我現在沒有吃素了」);
 - ``help``, ``greeting``, ``thanks`` (thanks, goodbyes, 「好，謝謝你喔」), ``unreadable`` (nothing
   to read: emoji, Zhuyin or punctuation alone);
-- ``search`` a place or event question, ``unsupported`` (parking, buses), ``unknown`` otherwise.
+- ``search`` a place or event question, ``unsupported`` (parking, buses), ``unknown`` otherwise;
+- ``preference_question`` a sentence that touches the kept preference without saying what it wants
+  (the three-way question), ``small_talk`` goodbyes, compliments, complaints, health and weather
+  remarks, questions about the bot, a comment on a place (``talk`` says which).
+
+The vocabulary's readers below give the first reading; ``by_policy`` then weighs it against the rule
+table (``rules.py``): act only when sure, ask with buttons when not, pass when the sentence is about
+something else (``docs/design.md``, "Reading people's words").
 
 What it deliberately does not do: guess a diet nobody named, read a question about the speaker's
 own memory (「我忘記我吃什麼了」) as a request, or treat a sentence that merely contains a word
@@ -31,8 +38,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from local_agent.context.townships import find_townships
-from local_agent.language import words
+from local_agent.language.townships import find_townships
+from local_agent.language import lexicon, rules, words
 from local_agent.language.diets import diet_said, find_diet, negated_diet, rememberable, unsupported_diet
 from local_agent.language.text import has_words, reading_form
 from local_agent.listings import catalogue
@@ -54,6 +61,8 @@ Intent = Literal[
     "search",
     "unsupported",
     "unknown",
+    "preference_question",
+    "small_talk",
 ]
 ForgetMatch = Literal["forget", "forget_confirm", "forget_declined"]
 SearchGoal = Literal["places", "events", "unsupported"]
@@ -69,6 +78,7 @@ class Reading:
     intent: Intent
     diet: str | None = None  # remember: the dietary code named
     unsupported: str | None = None  # remember: a diet that cannot be remembered, as named
+    talk: str | None = None  # small_talk: which (``rules.SMALL_TALK_READINGS``)
 
 
 def bare(t: str) -> str:
@@ -130,7 +140,7 @@ def has_object(t: str) -> bool:
     if any(o in t for o in words.FORGET_OBJECTS):
         return True
     lowered = t.lower()
-    return any(w in lowered for w in catalogue.DIETARY_WORDS) or "素" in t or "食菜" in t
+    return any(w in lowered for w in lexicon.words_of("diet"))
 
 
 def _stop_remembering(t: str) -> ForgetMatch | None:
@@ -364,7 +374,7 @@ def asks_to_remember(t: str) -> bool:
 
 def _without_diet(t: str) -> str:
     """``t`` with its diet words taken out (「別忘了我吃素」 asks for no search by its 吃)."""
-    for word in sorted((*catalogue.DIETARY_WORDS, *words.VEGETARIAN_WORDS), key=len, reverse=True):
+    for word in lexicon.words_of("diet"):
         t = t.replace(word, "")
     return t
 
@@ -505,7 +515,7 @@ def consent_answer(b: str) -> Intent | None:
     for word in words.CONSENT_COURTESIES:
         rest = rest.replace(word, "")
     rest = rest.strip(words.TRAILING_PARTICLES + "!?")
-    if not rest or any(w in rest for w in (*catalogue.DIETARY_WORDS, *words.VEGETARIAN_WORDS)):
+    if not rest or any(w in rest for w in lexicon.words_of("diet")):
         return None  # 「謝謝」 alone is thanks; 「我不用吃素了」 is about the diet
     if any(no in rest for no in words.CONSENT_NO_CORES):
         return "consent_no" if len(rest) <= 8 else None
@@ -534,8 +544,13 @@ def _asks_whether_kept(t: str) -> bool:
 
 
 def read(text: str) -> Reading:
-    """What ``text`` asks for (see the module docstring)."""
+    """What ``text`` asks for (see the module docstring): the words' reading, then the policy."""
     t = reading_form(text)
+    return by_policy(t, _read_words(text, t))
+
+
+def _read_words(text: str, t: str) -> Reading:
+    """The reading of the vocabulary's rules, before the policy weighs it."""
     if not t:
         if not (text or "").strip():
             return Reading("help")
@@ -568,3 +583,96 @@ def read(text: str) -> Reading:
     if goal == "unsupported":
         return Reading("unsupported")
     return Reading("search" if goal else "unknown")
+
+
+# -- the policy: act only when sure, ask with buttons when not, pass when it is about something else --
+# Readings of a clause that say the sentence did not ask to delete the kept preference.
+_NOT_ASKED = frozenset({"keep", "forgot_before", "exclusion"})
+# Classes that touch the kept preference when said with a diet.
+_PREFERENCE_VERBS = ("remember_verb", "delete_verb", "stop_verb", "apply_verb", "show_verb")
+
+
+def touches_preference(t: str) -> bool:
+    """Reading-form ``t`` has a verb that keeps, deletes, stops, applies or shows, and names what is
+    kept (偏好, 設定, 資料; not a verb such as 記住) or a diet; no one else's (大家, 我媽)."""
+    found = lexicon.tokens(t)
+    present: set[str] = set().union(*(tok.classes for tok in found)) if found else set()
+    if "third_person" in present:
+        return False  # 「大家的偏好」 is no one's own
+    kept = any("memory_object" in tok.classes and "remember_verb" not in tok.classes for tok in found)
+    if present & set(_PREFERENCE_VERBS) - {"remember_verb"}:
+        return kept or "diet" in present
+    # 「吃素那件事就算了吧」 says no verb, 「幫我記一下我的飲食習慣」 no diet: the model reads them
+    return "diet" in present and "remember_verb" in present
+
+
+def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
+    """A reading that would delete: act only when a clause asks to delete or stop the kept
+    preference and no clause says not to; ask when both are said; never delete otherwise."""
+    asked = bool(kinds & {"delete", "stop"}) or ("delete_that" in kinds and has_object(t))
+    asked = asked or (kinds == {"delete_that"} and len(bare(t)) <= 6)  # 「幫我刪掉」
+    if asked and kinds & {"keep", "forgot_before", "hesitant"}:
+        return Reading("forget_confirm")
+    if asked:
+        return Reading("forget")
+    if "keep" in kinds:
+        return Reading("forget_declined")
+    if "exclusion" in kinds:
+        return Reading("search" if search_goal(_without_diet(t)) or find_townships(t) else "unknown")
+    if "forgot_before" in kinds:
+        return Reading("preference_question")
+    return Reading("forget_confirm")
+
+
+def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | None:
+    """Small talk the words' reading left unknown (or a comment on a place read as a search, a
+    goodbye read as thanks)."""
+    talk = next((k for k in sorted(kinds) if k in rules.SMALL_TALK_READINGS), None)
+    if talk is None:
+        return None
+    if legacy.intent == "unknown":
+        return Reading("small_talk", talk=talk)
+    if legacy.intent == "search" and "visited" in kinds and not is_question(t):
+        if not any(w in t for w in words.ASKING_PLACE) and not find_townships(t):
+            return Reading("small_talk", talk="visited")  # 「謝謝，很好吃」: a comment, no new search
+    if legacy.intent == "thanks" and "goodbye" in kinds and not any(w in t.lower() for w in words.GRATITUDE):
+        return Reading("small_talk", talk="goodbye")
+    return None
+
+
+def by_policy(t: str, legacy: Reading) -> Reading:
+    """The outcome for reading-form ``t`` given the words' reading: *act* (forget, remember, show)
+    only on an unambiguous reading, *ask* with buttons (forget_confirm, preference_question) when
+    the kept preference is touched but the reading is not certain, *pass* (search, the model, small
+    talk) only when the sentence is about something else. A stop request is never read as a
+    remember; nothing is deleted on a sentence that did not ask."""
+    kinds = rules.readings(t)
+    if legacy.intent == "forget":
+        return _delete_outcome(t, kinds)
+    if "exclusion" in kinds and legacy.intent == "forget_confirm":
+        return _delete_outcome(t, kinds)
+    if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change"):
+        return Reading("forget_confirm")
+    if "stop" in kinds and legacy.intent == "search" and not also_searches(t):
+        return Reading("forget_confirm")
+    if "remember" in kinds and legacy.intent == "search" and also_searches(t):
+        said = [c.clause for c in rules.read_clauses(t) if c.rule and c.rule.reading == "remember"]
+        return _remember(said[0]) or legacy  # 「我吃素請記住，順便看鹿港有什麼吃的」: both (the service)
+    talk = _small_talk(t, legacy, kinds)
+    if talk is not None:
+        return talk
+    if legacy.intent == "unknown" and touches_preference(t):
+        return Reading("preference_question")
+    if legacy.intent == "unknown" and len(bare(t)) > 1 and bare(t) in lexicon.words_of("remember_verb"):
+        return Reading("help")  # 「記住」 typed alone (the three-way question's first button): how to
+    if legacy.intent == "search" and _only_the_kept_thing(t):
+        return Reading(
+            "preference_question"
+        )  # about what is kept, no search asked (the diet alone made it one)
+    return legacy
+
+
+def _only_the_kept_thing(t: str) -> bool:
+    """The sentence touches what is kept (``touches_preference``) and nothing but its diet makes it a
+    search: no township, no search word."""
+    return touches_preference(t) and search_goal(_without_diet(t)) is None and not find_townships(t)

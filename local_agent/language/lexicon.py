@@ -1,74 +1,157 @@
-"""The lexicon: each word with its classes (delete verb, remember verb, negation, diet, ...).
+"""The lexicon: every word the reading rules use, once, with its classes, as data.
 
-A reader asks for the words of a class (``words_of``) or the classes of a word (``classes_of``);
-nothing else of this module is its interface. The words are drawn from the intent vocabulary
-(``language.words``) and the dietary words of the catalogue, in the reading form. Stdlib only.
+``data/lexicon.json`` maps each word (in the reading form of ``text.reading_form``) to the classes
+it belongs to. A word may have several classes (套用 is a remembering and an applying verb); it is
+listed once. The diet words of ``listings.catalogue`` (the one diet reader) belong to ``diet`` without
+being listed again here.
+
+    words_of("delete_verb")  → every delete verb, longest first
+    classes_of("刪掉")        → frozenset({"delete_verb"})
+    tokens(text)             → the lexicon's words in a sentence, longest first at each position
+
+Standard library only; imports only ``context`` and ``listings`` (the language wing's rule).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
 
-from local_agent.language import words
 from local_agent.listings import catalogue
+
+DATA = Path(__file__).parent / "data" / "lexicon.json"
+
+# Every class, with what it means. The rule table (``rules.py``) may name only these.
+CLASS_MEANINGS: dict[str, str] = {
+    "delete_verb": "a verb that deletes or forgets (刪除, 忘記, 清空, 歸零, 取消, 丟掉)",
+    "forget_verb": "a verb of forgetting (忘記, 忘了); also a delete verb, but said of the past a complaint",
+    "drop": "drop it, said at the end (不要了, 算了, 全部不要, 改回來): with what is kept, a delete to ask about",
+    "undo_phrase": "a phrase that takes something back (按錯, 當我沒說, 恢復預設); read like a delete verb",
+    "stop_verb": "stop applying or remembering (停用, 暫停, 關掉, 不要再用)",
+    "remember_verb": "keep something (記住, 記得, 存, 保存, 設定成)",
+    "apply_verb": "apply the kept diet to a search (套用, 篩選, 過濾)",
+    "filter_loose": "verbs that apply the diet only when negated beside it (找, 用, 選)",
+    "show_verb": "show what is kept (看看, 查看, 顯示)",
+    "memory_object": "what is kept (偏好, 設定, 資料, 個資, 記錄)",
+    "diet": "a diet word (素, 吃素, 全素, 蛋奶素, 食菜): the catalogue's diet words and synonyms and every "
+    "vegetarian word, never listed here; its code comes from ``diets.find_diet``",
+    "vegetarian_word": "a word of the vegetarian family (素, 吃素, 素食, 吃齋); also a diet word",
+    "negation": "any negation (不, 不要, 別, 沒, 免)",
+    "negation_request": "a negation that cancels the request verb after it (不要, 別, 免)",
+    "question": "a question marker (嗎, 呢, 什麼, 是否, 有沒有)",
+    "a_not_a": "an A-not-A question on a verb (記不記得, 刪不刪): asks, negates nothing",
+    "not_a_verb": "a word with a verb's character that is no verb (日記, 登記, 留意, 存錢)",
+    "hesitation": "the speaker has not decided (再想想, 考慮一下, 不確定)",
+    "keep_as_is": "leave it as it is (不用改, 照原本): with what is kept, nothing changes",
+    "bare_stop": "stop remembering, said alone (不記了, 不用記)",
+    "stop_lead": "a negation asking someone to stop (不想讓你, 不要再, 以後不要)",
+    "stop_again": "no more of it (不要再, 別再): with what is kept, a stop",
+    "negation_of_delete": "a negation that only negates a delete verb (不會, 不想, 不打算)",
+    "aspect": "marks a claim that something was done (了, 已經, 幫您)",
+    "third_person": "someone other than the speaker and the bot (他, 我媽, 朋友)",
+    "exclusion": "apart from (除了, 除開, 以外): what follows is left out, not deleted",
+    "past_marker": "a past or habitual time (上次, 之前, 又, 老是): a complaint, not a request",
+    "temporary": "for now only (先, 暫時, 這次)",
+    "thanks_word": "thanks in any words (感謝, 多謝, 幫了大忙, 辛苦你了)",
+    "goodbye": "a goodbye (掰掰, 再見, 晚安)",
+    "compliment": "a compliment to the bot (好棒, 很好用, 辛苦了)",
+    "complaint": "a complaint about the bot (很爛, 不準, 聽不懂)",
+    "health": "a remark about the speaker's health (腰痠, 感冒, 好累)",
+    "weather": "a remark about the weather (好熱, 下雨, 颱風)",
+    "bot_question": "a question about the bot itself (你是誰, 你是機器人嗎)",
+    "visited": "a comment about a place already visited (去過, 吃過, 那家很好吃)",
+}
+WORD_CLASSES: tuple[str, ...] = tuple(CLASS_MEANINGS)
 
 
 class LexiconError(KeyError):
-    """A word class the lexicon does not have."""
+    """An unknown word class, or a malformed lexicon file."""
 
 
-def _longest_first(*groups: Iterable[str]) -> tuple[str, ...]:
-    unique = dict.fromkeys(w for group in groups for w in group if w)
-    return tuple(sorted(unique, key=lambda w: (-len(w), w)))
+@dataclass(frozen=True)
+class Token:
+    """One lexicon word found in a sentence: where it starts and its classes."""
+
+    word: str
+    start: int
+    classes: frozenset[str]
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.word)
 
 
-_STOP_VERBS = ("停用", "暫停", "停止", "停止套用", "不要再用", "別再套", "不再套用", "停掉", "關掉", "關閉")
-_APPLY_VERBS = ("套用", "篩選", "過濾", "篩掉", "限定", "只找")
-_MEMORY_OBJECTS = ("偏好", "飲食偏好", "設定", "資料", "個資", "紀錄", "記錄", "同意", "授權")
-_QUESTIONS = ("是否", "有沒有", "哪裡", "哪個", "幾")
-_ASPECT = ("了", "已", "已經", "幫您", "為您", "替您")
-_THIRD_PERSON = ("他", "她", "他們", "她們", "我媽", "我爸", "我太太", "我先生", "我老婆", "我老公", "家人")
-_REMEMBER_EXCLUDED = frozenset(_APPLY_VERBS) | {"改成", "換成", "改為"}
-
-_CLASSES: dict[str, tuple[str, ...]] = {
-    "delete_verb": _longest_first(words.FORGET_VERBS),
-    "stop_verb": _longest_first(_STOP_VERBS, words.BARE_STOPS),
-    "remember_verb": _longest_first([w for w in words.REMEMBER_VERBS if w not in _REMEMBER_EXCLUDED]),
-    "apply_verb": _longest_first(_APPLY_VERBS),
-    "show_verb": _longest_first(words.SHOW_ME, ("看看",)),
-    "memory_object": _longest_first(_MEMORY_OBJECTS, words.DATA_OBJECTS),
-    "diet": _longest_first(
-        catalogue.DIETARY_WORDS,
-        catalogue.DIETARY_TYPES.values(),
-        words.VEGETARIAN_WORDS,
-        words.DIET_SYNONYMS,
-        ("蛋奶素", "五辛素", "鍋邊素"),
-    ),
-    "negation": _longest_first(words.NEGATIONS, ("不", "沒", "沒有", "毋", "未")),
-    "question": _longest_first([w for w in words.QUESTION_MARKERS if w not in ("可以", "?")], _QUESTIONS),
-    "aspect": _longest_first(_ASPECT),
-    "third_person": _longest_first(_THIRD_PERSON),
-}
-
-WORD_CLASSES: tuple[str, ...] = tuple(_CLASSES)
-
-_BY_WORD: dict[str, frozenset[str]] = {}
-for _name, _words in _CLASSES.items():
-    for _word in _words:
-        _BY_WORD[_word] = _BY_WORD.get(_word, frozenset()) | {_name}
+@functools.cache
+def _table() -> dict[str, frozenset[str]]:
+    return load(DATA)
 
 
-def words_of(word_class: str) -> tuple[str, ...]:
-    """The words of ``word_class``, longest first; :class:`LexiconError` for an unknown class."""
+def load(path: Path) -> dict[str, frozenset[str]]:
+    """A lexicon file read and checked: every word with a non-empty list of known classes, else
+    LexiconError naming the word (the shipped file is read once, on first use)."""
     try:
-        return _CLASSES[word_class]
-    except KeyError:
-        raise LexiconError(word_class) from None
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LexiconError(f"{path.name}: not readable as JSON ({exc.__class__.__name__})") from None
+    entries = raw.get("words") if isinstance(raw, dict) else None
+    if not isinstance(entries, dict):
+        raise LexiconError(f"{path.name}: no 'words' object")
+    table: dict[str, frozenset[str]] = {}
+    for word, classes in entries.items():
+        if not word or not isinstance(classes, list) or not classes:
+            raise LexiconError(f"{path.name}: {word!r} needs a non-empty list of classes")
+        unknown = [c for c in classes if c not in CLASS_MEANINGS]
+        if unknown:
+            raise LexiconError(f"{path.name}: {word!r} has unknown classes {unknown}")
+        table[word] = frozenset(classes)
+    diet_words = (*catalogue.DIETARY_WORDS, *catalogue.DIETARY_SYNONYMS)  # the diet reader's own words
+    diet_words += tuple(w for w, classes in table.items() if "vegetarian_word" in classes)
+    for word in diet_words:
+        table[word] = table.get(word, frozenset()) | {"diet"}
+    return table
+
+
+@functools.cache
+def words_of(word_class: str) -> tuple[str, ...]:
+    """The words of ``word_class``, longest first (then in code-point order); LexiconError on an
+    unknown class."""
+    if word_class not in CLASS_MEANINGS:
+        raise LexiconError(f"unknown word class {word_class!r}")
+    found = [w for w, classes in _table().items() if word_class in classes]
+    return tuple(sorted(found, key=lambda w: (-len(w), w)))
 
 
 def classes_of(word: str) -> frozenset[str]:
     """The classes of ``word`` (empty when the lexicon does not know it)."""
-    return _BY_WORD.get(word, frozenset())
+    return _table().get(word, frozenset())
 
 
-__all__ = ["WORD_CLASSES", "LexiconError", "classes_of", "words_of"]
+@functools.cache
+def _by_first_char() -> dict[str, tuple[str, ...]]:
+    index: dict[str, list[str]] = {}
+    for word in sorted(_table(), key=lambda w: (-len(w), w)):
+        index.setdefault(word[0], []).append(word)
+    return {k: tuple(v) for k, v in index.items()}
+
+
+def tokens(text: str) -> tuple[Token, ...]:
+    """The lexicon's words in reading-form ``text``, left to right; at each position the longest
+    word wins and its characters are not read again (「不要再用」 is one stop verb, not 不要 + 用)."""
+    index, found, at = _by_first_char(), [], 0
+    lowered = text.lower()
+    while at < len(lowered):
+        word = next((w for w in index.get(lowered[at], ()) if lowered.startswith(w, at)), "")
+        if word:
+            found.append(Token(word, at, _table()[word]))
+            at += len(word)
+        else:
+            at += 1
+    return tuple(found)
+
+
+def has_class(text: str, word_class: str) -> bool:
+    """Some word of ``word_class`` is in ``text`` (anywhere, not only as a whole token)."""
+    lowered = text.lower()
+    return any(w in lowered for w in words_of(word_class))

@@ -1,11 +1,15 @@
 """The intent vocabulary, as data. ``intents.py`` reads sentences with it; nothing here is code.
 
-Every word is in the reading form (``text.reading_form``): traditional characters, no spaces,
+The words of the reading rules' classes (delete, remember, apply and show verbs, negations,
+question markers, what is kept) live in ``data/lexicon.json`` (``lexicon.py``); the tuples here
+named after them are views of it. Every word is in the reading form (``text.reading_form``): traditional characters, no spaces,
 ASCII punctuation. Add a phrasing by adding a word; the tests and the conversation corpora say
 whether it helped.
 """
 
 from __future__ import annotations
+
+from local_agent.language import lexicon
 
 # Simplified characters people mix in (a phone set to simplified input, a pasted text), mapped to
 # the traditional ones the vocabulary is written in. Only characters the vocabulary needs.
@@ -110,98 +114,12 @@ SYMBOL_WORDS: dict[str, str] = {"❌": "取消", "✖": "取消", "🚫": "取�
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
 FORGET_VERBS: tuple[str, ...] = (
-    "設為無",
-    "設成無",
-    "改為無",
-    "改成無",
-    ":無",
-    ":沒有",
-    ":none",
-    "delete",
-    "reset",
-    "cancel",
-    "clear",
-    "forget",
-    "remove",
-    "erase",
-    "stop",
-    "取銷",
-    "忘寄",
-    "忘紀",
-    "網記",
-    "擦掉",
-    "恢復預設",
-    "回復預設",
-    "恢復原本",
-    "山掉",
-    "山除",
-    "珊掉",
-    "改掉",
-    "當作沒聽過",
-    "當沒聽過",
-    "當作沒說",
-    "當我沒說",
-    "當沒說過",
-    "當作不知道",
-    "按錯",
-    "點錯",
-    "不小心按",
-    "後悔",
-    "反悔",
-    "收回",
-    "拿走",
-    "設定成沒有",
-    "設成沒有",
-    "改成沒有",
-    "改成不限",
-    "歸零",
-    "丟掉",
-    "丟了",
-    "扔掉",
-    "撤掉",
-    "撤除",
-    "恢復成",
-    "還原",
-    "消除",
-    "除掉",
-    "去除",
-    "清理",
-    "註銷",
-    "解除",
-    "忘記",
-    "忘掉",
-    "忘了",
-    "忘光",
-    "刪除",
-    "刪掉",
-    "刪了",
-    "清除",
-    "清掉",
-    "移除",
-    "拿掉",
-    "取消",
-    "消掉",
-    "撤銷",
-    "撤回",
-    "抹掉",
-    "去掉",
-    "刪",
-    "關掉",
-    "關閉",
-    "停掉",
-    "停止",
-    "作廢",
-    "清空",
-    "清一清",
-    "重設",
-    "重置",
+    *lexicon.words_of("delete_verb"),
+    *lexicon.words_of("undo_phrase"),
+    *(v for v in lexicon.words_of("stop_verb") if not v.startswith(("不", "別"))),
 )
-# A removing verb and a result make a delete verb too (「移掉」, 「清光」, 「拿開」, 「撤走」).
-REMOVING: tuple[str, ...] = ("移", "拿", "丟", "清", "撤", "刪", "消", "扔", "擦", "抹", "除")
-RESULTS: tuple[str, ...] = ("掉", "走", "光", "開", "除")
-FORGET_VERBS = tuple(dict.fromkeys((*FORGET_VERBS, *(r + x for r in REMOVING for x in RESULTS if r != x))))
 # Verbs of the speaker's own forgetting: 「我忘記我吃什麼了」 is not a request.
-SELF_FORGET_VERBS: tuple[str, ...] = ("忘記", "忘掉", "忘了", "忘光")
+SELF_FORGET_VERBS: tuple[str, ...] = tuple(w for w in lexicon.words_of("forget_verb") if w.startswith("忘"))
 SELF_FORGET_LEADS: tuple[str, ...] = (
     "我",
     "我都",
@@ -216,33 +134,7 @@ SELF_FORGET_LEADS: tuple[str, ...] = (
 # After a forgetting verb these say what was forgotten to be done: 「忘了帶」, 「忘記跟你說」.
 FORGOT_TO: tuple[str, ...] = ("帶", "去", "說", "跟", "告訴", "問", "買", "拿", "講", "關", "叫", "給")
 # What a delete request is about. A dietary word counts too (``catalogue.DIETARY_WORDS``).
-FORGET_OBJECTS: tuple[str, ...] = (
-    "偏好",
-    "飲食",
-    "素別",
-    "吃素",
-    "素食",
-    "記住的",
-    "記得的",
-    "記的",
-    "資料",
-    "設定",
-    "紀錄",
-    "記錄",
-    "我的事",
-    "那件事",
-    "這件事",
-    "記住",
-    "食菜",
-    "食素",
-    "同意",
-    "授權",
-    "個資",
-    "diet",
-    "preference",
-    "setting",
-    "data",
-)
+FORGET_OBJECTS: tuple[str, ...] = lexicon.words_of("memory_object")
 # 「確定刪掉了嗎」, 「有刪了沒」: whether it was deleted, answered with what is kept.
 DONE_QUESTIONS: tuple[str, ...] = (
     "確定刪掉了嗎",
@@ -268,21 +160,11 @@ DONE_QUESTIONS: tuple[str, ...] = (
     "沒在記我",
 )
 # With the kept thing named, these ask to leave it as it is (「吃素的事不用改」): nothing changes.
-KEEP_AS_IS: tuple[str, ...] = (
-    "不用改",
-    "不要改",
-    "別改",
-    "照原本",
-    "維持原本",
-    "保持原樣",
-    "不用動",
-    "不要動",
-    "別動",
-)
+KEEP_AS_IS: tuple[str, ...] = lexicon.words_of("keep_as_is")
 # Said alone, these ask to stop remembering (「不記了」): asked about first.
-BARE_STOPS: tuple[str, ...] = ("不記了", "免記了", "免記", "不記", "不要記", "不用記", "別記", "莫記")
+BARE_STOPS: tuple[str, ...] = lexicon.words_of("bare_stop")
 # With the kept thing named, these ask to stop it (「不要再推薦素食的了」): asked about first.
-STOP_AGAIN: tuple[str, ...] = ("不要再", "不用再", "別再", "免再", "不必再", "不需要再", "莫再")
+STOP_AGAIN: tuple[str, ...] = lexicon.words_of("stop_again")
 # The data words among them: 「我不要這個設定了」 (a negation before one, 了 after) asks to drop it.
 DATA_OBJECTS: tuple[str, ...] = ("偏好", "資料", "設定", "紀錄", "記錄", "同意", "授權")
 DATA_DROP_LEADS: tuple[str, ...] = ("不要", "不用", "不需要", "不想要", "免")
@@ -290,69 +172,13 @@ DATA_DROP_LEADS: tuple[str, ...] = ("不要", "不用", "不需要", "不想要"
 # (A short sentence, 「幫我刪掉」, 「忘了吧」, is a request by itself.)
 REQUEST_MARKERS: tuple[str, ...] = ("把", "將", "全部", "通通", "統統", "所有")
 # Remembering verbs; a negation right before one asks to *stop* remembering (「不用記了」).
-REMEMBER_VERBS: tuple[str, ...] = (
-    "保留",
-    "記起來",
-    "記下來",
-    "記一下",
-    "記住",
-    "記得",
-    "記下",
-    "記著",
-    "記好",
-    "記錄",
-    "記",
-    "存起來",
-    "保存",
-    "存",
-    "留著",
-    "留",
-    "設定",
-    "套用",
-    "設成",
-    "設為",
-    "設定成",
-    "設定為",
-    "更新",
-    "改成",
-    "換成",
-    "改為",
-)
+REMEMBER_VERBS: tuple[str, ...] = lexicon.words_of("remember_verb")
 # A change to a diet named right after it asks to remember that one (「我不要蛋奶素了，改全素」); never
 # read as a negated remembering verb (「吃素的事不用改」 keeps it).
 CHANGE_VERBS: tuple[str, ...] = ("改吃", "改", "換")
 # Words that are not the remembering verb although they contain 記 (日記, 登記, 忘記 ...).
-NOT_REMEMBER: tuple[str, ...] = (
-    "忘記",
-    "日記",
-    "登記",
-    "筆記",
-    "標記",
-    "記者",
-    "書記",
-    "記憶",
-    "記號",
-    "留意",
-    "留心",
-    "留言",
-    "存款",
-    "存錢",
-)
-NEGATIONS: tuple[str, ...] = (
-    "不要",
-    "不用",
-    "不必",
-    "不需要",
-    "別",
-    "甭",
-    "勿",
-    "不可以",
-    "不能",
-    "免",
-    "莫",
-    "毋通",
-    "毋免",
-)
+NOT_REMEMBER: tuple[str, ...] = ("忘記", *lexicon.words_of("not_a_verb"))
+NEGATIONS: tuple[str, ...] = lexicon.words_of("negation_request")
 # Between a negation and the verb it negates (「不要再幫我記」, 「你不要一直記著」, 「不要亂刪」).
 NEGATION_FILLERS: tuple[str, ...] = (
     "幫我",
@@ -372,75 +198,15 @@ NEGATION_FILLERS: tuple[str, ...] = (
     ",",
 )
 # Negations that ask someone else to stop: 「不想讓你記」, 「不要再記」.
-STOP_LEADS: tuple[str, ...] = (
-    "不想讓",
-    "不要讓",
-    "不希望讓",
-    "不想讓你",
-    "不要讓你",
-    "不希望你",
-    "不想要你",
-    "不要你",
-    "不用你",
-    "不需要你",
-    "不要再",
-    "不用再",
-    "別再",
-    "不必再",
-    "不需要再",
-    "以後不要",
-    "以後不用",
-    "以後別",
-    "停止",
-    "不想被你",
-    "不要被你",
-    "不想被",
-    "不要被",
-    "不希望被",
-)
+STOP_LEADS: tuple[str, ...] = lexicon.words_of("stop_lead")
 # Negations that only negate a delete verb: 「我不想取消吃素」, 「你不會忘記我吃素吧」 delete nothing
 # (「會不會忘記」 asks, see ``ASKING``).
-FORGET_NEGATIONS: tuple[str, ...] = ("不會", "不想", "不願意", "不打算", "沒有要", "沒要", "不希望")
+FORGET_NEGATIONS: tuple[str, ...] = lexicon.words_of("negation_of_delete")
 # Filtering verbs: negated (「以後不要再幫我過濾素食」) they ask to stop applying the diet, which is
 # confirmed first (it may mean only this search).
-FILTER_VERBS: tuple[str, ...] = (
-    "過濾",
-    "篩選",
-    "篩掉",
-    "只找",
-    "限定",
-    "限制",
-    "挑",
-    "選",
-    "找",
-    "管",
-    "用",
-    "套",
-    "知道",
-    "理",
-    "考慮",
-    "在意",
-    "顧慮",
-    "照顧",
-    "配合",
-)
+FILTER_VERBS: tuple[str, ...] = (*lexicon.words_of("apply_verb"), *lexicon.words_of("filter_loose"))
 # A sentence ending so, about the diet, asks to drop it (「吃素那個不要了」): confirmed first.
-DROP_ENDINGS: tuple[str, ...] = (
-    "不要了",
-    "不用了",
-    "免了",
-    "算了",
-    "不需要了",
-    "不必了",
-    "作廢",
-    "通通不要",
-    "我不要",
-    "我不需要",
-    "都不要",
-    "全部不要",
-    "改回來",
-    "恢復原狀",
-)
+DROP_ENDINGS: tuple[str, ...] = lexicon.words_of("drop")
 # Said with a diet, these ask to keep it as a lasting preference: 「以後找店家都幫我找素食的」.
 LASTING_PREFERENCE: tuple[str, ...] = (
     "以後都",
@@ -485,24 +251,7 @@ REQUEST_LEADS: tuple[str, ...] = ("幫我", "請你", "請您", "麻煩", "拜�
 ASKING_SOMEONE: tuple[str, ...] = ("請", "幫我", "麻煩", "給我", "你", "直接", "拜託", "吧", "啦")
 # A delete said after these is supposed, not asked for: confirmed first.
 SUPPOSING: tuple[str, ...] = ("如果", "假如", "萬一", "要是")
-QUESTION_MARKERS: tuple[str, ...] = (
-    *ASKING,
-    "可以",
-    "嗎",
-    "?",
-    "怎麼",
-    "如何",
-    "呢",
-    "什麼",
-    "啥",
-    "哪些",
-    "哪一種",
-    "哪種",
-    "多少",
-    "對吧",
-    "對不對",
-    "是吧",
-)
+QUESTION_MARKERS: tuple[str, ...] = lexicon.words_of("question")
 
 # -- asking what is kept ------------------------------------------------------------------------------
 # 「你記得我什麼？」, 「你還記得我吃素嗎」, 「你存了我什麼資料」, 「我的偏好是什麼」.
@@ -549,7 +298,7 @@ HOW_TO: tuple[str, ...] = ("怎麼", "如何", "要怎樣", "怎樣")
 # Before a remembering verb (with 幫我), these ask whether it was done: 「你有幫我記吃素嗎」.
 ASKED_DONE: tuple[str, ...] = ("有幫我", "有沒有幫我", "是不是有幫我", "已經幫我", "有沒有")
 # Asking to be shown, not asked: 「看一下你記住我的東西」, 「告訴我你存了什麼」.
-SHOW_ME: tuple[str, ...] = ("看一下", "給我看", "查一下", "查看", "查詢", "告訴我", "跟我說", "列出", "顯示")
+SHOW_ME: tuple[str, ...] = tuple(w for w in lexicon.words_of("show_verb") if w not in ("看看", "看一看"))
 KEPT_ABOUT_ME: tuple[str, ...] = (
     "我什麼",
     "我啥",
@@ -662,18 +411,6 @@ KEPT_ASKING: tuple[str, ...] = (
 )
 
 # -- remembering ------------------------------------------------------------------------------------
-# Taiwanese words for a diet, read as the Mandarin word (``diets.find_diet``).
-DIET_SYNONYMS: dict[str, str] = {
-    "食菜": "吃素",
-    "食素": "吃素",
-    "食全素": "吃全素",
-    "呷菜": "吃素",
-    "呷素": "吃素",
-    "茹素": "吃素",
-    "吃蛋奶": "吃蛋奶素",
-    "蛋奶可以": "蛋奶素",
-    "蛋奶都可": "蛋奶素",
-}
 # A lasting preference the service cannot keep. Named in a remember request, it gets an honest answer.
 UNSUPPORTED_DIETS: tuple[str, ...] = (
     "早齋",
@@ -733,7 +470,7 @@ NOT_VEGETARIAN_LEADS: tuple[str, ...] = (
     "無",
 )
 NOT_VEGETARIAN_MIDDLES: tuple[str, ...] = ("在", "再", "想", "用", "特別找", "特別", "找", "要", "是")
-VEGETARIAN_WORDS: tuple[str, ...] = ("吃素", "素食", "素的", "食素", "食菜", "吃全素", "全素", "吃齋", "素")
+VEGETARIAN_WORDS: tuple[str, ...] = lexicon.words_of("vegetarian_word")
 NOT_VEGETARIAN: tuple[str, ...] = (
     "戒素",
     "破素",

@@ -70,6 +70,20 @@ DIETARY_WORDS: dict[str, str] = {
     "不食牛": "no_beef",
 }
 
+# Taiwanese and other words for a diet, read as the word above they stand for before a sentence is
+# read (``find_dietary_type`` is the one diet reader; ``language/diets.py`` delegates to it).
+DIETARY_SYNONYMS: dict[str, str] = {
+    "食菜": "吃素",
+    "食素": "吃素",
+    "食全素": "吃全素",
+    "呷菜": "吃素",
+    "呷素": "吃素",
+    "茹素": "吃素",
+    "吃蛋奶": "吃蛋奶素",
+    "蛋奶可以": "蛋奶素",
+    "蛋奶都可": "蛋奶素",
+}
+
 # Words meaning "no restriction" for normalize_dietary_type.
 ANY_WORDS: frozenset[str] = frozenset({ANY, "不限", "不拘", "都可以", "葷素不拘"})
 
@@ -80,8 +94,11 @@ VEGETARIAN_FAMILY: frozenset[str] = frozenset({"vegetarian"}) | _VEGETARIAN_SUBT
 
 # A dietary word right after one of these is negated: 不吃素, 非素食. The first three also negate
 # across one character: 不是全素, 不要素的, 沒吃素.
-_NEGATORS: tuple[str, ...] = ("不", "沒", "没", "非")
+_NEGATORS: tuple[str, ...] = ("不", "沒", "没", "非", "無")
 _FAR_NEGATORS: tuple[str, ...] = ("不", "沒", "没")
+# Apart from a diet (除了素食, 除開素食, 素食以外): a search that leaves it out.
+_APART_BEFORE: tuple[str, ...] = ("除了", "除開", "除去")
+_APART_AFTER: tuple[str, ...] = ("以外", "之外")
 
 _LABEL_TO_CODE: dict[str, str] = {label: code for code, label in DIETARY_TYPES.items()}
 _WORDS_BY_LENGTH: tuple[str, ...] = tuple(sorted(DIETARY_WORDS, key=lambda w: (-len(w), w)))
@@ -91,6 +108,10 @@ def _negated(text: str, start: int, word: str) -> bool:
     if word.startswith(_NEGATORS):
         return False  # 不吃牛 is itself the dietary word
     before = text[:start]
+    if before.endswith(_APART_BEFORE) or text[start + len(word) :].startswith(_APART_AFTER):
+        return True  # 除了素食, 素食以外: apart from it, not asked for
+    if before.endswith("有無"):
+        return False  # 有無素食: whether there is (Taiwanese), not a negation
     if len(before) >= 3 and before[-2] in _FAR_NEGATORS and before[-3] == before[-1]:
         return False  # 有沒有素食 / 是不是吃素: a question, not a negation
     return before.endswith(_NEGATORS) or (len(before) >= 2 and before[-2] in _FAR_NEGATORS)
@@ -106,6 +127,8 @@ def find_dietary_type(text: str) -> str | None:
     if not isinstance(text, str) or not text:
         return None
     lowered = text.lower()
+    for word, same in DIETARY_SYNONYMS.items():
+        lowered = lowered.replace(word, same)
     taken = [False] * len(lowered)
     hits: list[tuple[int, str]] = []
     for word in _WORDS_BY_LENGTH:
@@ -347,6 +370,7 @@ __all__ = [
     "ANY",
     "ANY_WORDS",
     "DIETARY_TYPES",
+    "DIETARY_SYNONYMS",
     "DIETARY_WORDS",
     "INVALID",
     "SNAPSHOT_LABEL",

@@ -64,6 +64,25 @@ IN_PRIVATE_ONLY = (
 THANKS_TEXT = "不客氣！想找吃的或活動，隨時跟我說。"
 ACK_TEXT = "好的！想找吃的或活動，隨時跟我說，例如「花壇有什麼好吃的？」"
 UNREADABLE_TEXT = "這則訊息我看不懂。請用中文字告訴我想找什麼，例如「花壇有什麼好吃的？」"
+# Short answers to small talk (``language/rules.py``'s small-talk readings): no search, no question.
+SMALL_TALK_TEXTS: dict[str, str] = {
+    "thanks": THANKS_TEXT,
+    "goodbye": "好的，再見！保重身體，想找吃的或活動再跟我說。",
+    "compliment": "謝謝您的鼓勵！想找吃的或活動，隨時跟我說。",
+    "complaint": "抱歉讓您不滿意。可以再告訴我鄉鎮和想找的，例如「花壇有什麼好吃的」，我再幫您找一次。",
+    "health": "請多保重身體，不舒服要記得看醫生。想找附近吃的或活動，也可以跟我說。",
+    "weather": "出門記得留意天氣、多喝水。想找吃的或活動，隨時跟我說。",
+    "bot_question": (
+        "我是 LOCAL，彰化縣的在地小幫手，是電腦程式，不是真人。我可以幫您找各鄉鎮的店家和活動，"
+        "也可以在您同意後記住飲食偏好。"
+    ),
+    "visited": "謝謝您分享！想再找其他店家或活動，跟我說鄉鎮就可以。",
+}
+# The question when a sentence touches the kept preference but what it asks is unclear.
+PREFERENCE_QUESTION = "要我記住、刪除，還是看看記了什麼？"
+PREFERENCE_DELETE_TEXT = "刪除我的飲食偏好"
+PREFERENCE_SHOW_TEXT = "你記得我什麼"
+PREFERENCE_HOW_TEXT = "怎麼設定飲食偏好"
 POLITE_FAILURE = "抱歉，系統剛剛忙不過來，這一句沒有處理到。請稍後再說一次。"
 BUDGET_REFUSAL = "這一段話太長了，我沒辦法一次處理。請分成短一點的句子再說一次。"
 
@@ -246,6 +265,18 @@ def _events_text(result: dict[str, Any], items: list[dict[str, Any]]) -> str:
 def forget_choices() -> tuple[Choice, ...]:
     """The two buttons of a forget confirmation."""
     return (Choice("確定忘記", FORGET_YES, "確定忘記"), Choice("不用", FORGET_NO, "不用"))
+
+
+def preference_choices(diet_label: str | None) -> tuple[Choice, ...]:
+    """The three buttons of the preference question: remember (the diet the sentence named, else
+    how to set one), delete, show what is kept. Each sends its words as the person's own message,
+    so a typed 「刪除我的飲食偏好」 works the same."""
+    remember = f"記住我吃{diet_label}" if diet_label else PREFERENCE_HOW_TEXT
+    return (
+        Choice("記住", remember, sends_text=True),
+        Choice("刪除", PREFERENCE_DELETE_TEXT, sends_text=True),
+        Choice("看看記了什麼", PREFERENCE_SHOW_TEXT, sends_text=True),
+    )
 
 
 def consent_choices(agree_data: str, decline_data: str) -> tuple[Choice, ...]:

@@ -34,6 +34,7 @@ CommandName = Literal[
     "diet_change",
     "thanks",
     "small_talk",
+    "preference_question",
     "unreadable",
     "picker",
     "nav_refused",

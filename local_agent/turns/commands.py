@@ -36,10 +36,13 @@ from local_agent.replies.render import (
     FORGET_YES,
     HELP_TEXT,
     IN_PRIVATE_ONLY,
+    PREFERENCE_QUESTION,
+    SMALL_TALK_TEXTS,
     THANKS_TEXT,
     UNREADABLE_TEXT,
     consent_choices,
     forget_choices,
+    preference_choices,
 )
 from local_agent.replies.reply import CommandName, Reply
 from local_agent.stores.ports import AuditStore, PreferenceState, PreferenceStore
@@ -62,6 +65,8 @@ TextCommand = Literal[
     "greeting",
     "thanks",
     "unreadable",
+    "preference_question",
+    "small_talk",
 ]
 # Commands answered by fixed text: no store is touched (help and greeting: the help text, which
 # ends with the listings' own data line).
@@ -82,6 +87,8 @@ _BY_INTENT: dict[str, TextCommand] = {
     "greeting": "greeting",
     "thanks": "thanks",
     "unreadable": "unreadable",
+    "preference_question": "preference_question",
+    "small_talk": "small_talk",
 }
 
 NOT_DELETED = "好的，不會刪除您的飲食偏好。"
@@ -90,6 +97,13 @@ TAP_REFUSED = (
 )
 FORGET_QUESTION = "要刪除我記住的飲食偏好嗎？"
 FORGET_HINT = "請按下面的「確定忘記」或「不用」回答。" + FORGET_QUESTION
+
+
+def forget_question_text(label: str | None) -> str:
+    """The 確定忘記 / 不用 question for an unclear delete request: naming the kept diet when there is one."""
+    return f"您是要刪除記住的「{label}」嗎？" if label else FORGET_QUESTION
+
+
 # A 確定忘記 / 不用 question kept in the journal (no words: this prefix and its expiry) for a typed answer.
 FORGET_OFFER = "local:forget:offer:"
 FORGET_OFFER_SECONDS = 600
@@ -160,6 +174,9 @@ def static_result(
         return CommandResult(Reply(texts=(answer,)), name)
     if kind == "forget_declined" and (scope.source_type != "user" or not find_diet(reading_form(text))):
         return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
+    if kind == "small_talk":
+        talk = read(text).talk or ""
+        return CommandResult(Reply(texts=(SMALL_TALK_TEXTS.get(talk, THANKS_TEXT),)), "small_talk")
     if kind == "unsupported_diet":
         named = read(text).unsupported or ""
         return CommandResult(Reply(texts=(unsupported_diet_text(named),)), "unsupported_diet")
@@ -174,7 +191,7 @@ def static_result(
         return None
     if kind == "diet_change":
         return CommandResult(Reply(texts=("好的，這次找店家不限定素食。",)), "diet_change")
-    if kind in ("consent_prompt", "forget", "forget_confirm", "show_kept"):
+    if kind in ("consent_prompt", "forget", "forget_confirm", "show_kept", "preference_question"):
         return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
     return None
 
@@ -219,7 +236,10 @@ class Commands:
         if kind == "diet_change":
             return self.diet_change(scope)
         if kind == "forget_confirm":
-            return self.forget_question(scope=scope)
+            said = forget_question_text(self._kept_label(scope)) if text.strip() else FORGET_QUESTION
+            return self.forget_question(said, scope=scope)  # (no text: the desk's, for a model proposal)
+        if kind == "preference_question":
+            return self.preference_question(text)
         if kind == "forget":
             return self.forget(scope)
         return None
@@ -230,6 +250,20 @@ class Commands:
         if scope is not None:
             self._offer_forget(scope)
         return CommandResult(Reply(texts=(text,), choices=forget_choices()), "forget_confirm")
+
+    def _kept_label(self, scope: ScopeKey) -> str | None:
+        state = self.preferences.get(scope.user_id)
+        kept = state.consent == "granted" and state.dietary_type
+        return catalogue.dietary_label(state.dietary_type or "") if kept else None
+
+    def preference_question(self, text: str) -> CommandResult:
+        """「要我記住、刪除，還是看看記了什麼？」 with three buttons: the sentence touches the kept
+        preference but does not say what it wants. Nothing changes until a button (or the same
+        words typed) says."""
+        diet = find_diet(reading_form(text))
+        label = catalogue.dietary_label(diet) if diet and diets.rememberable(diet) else None
+        reply = Reply(texts=(PREFERENCE_QUESTION,), choices=preference_choices(label))
+        return CommandResult(reply, "preference_question")
 
     def show_kept(self, scope: ScopeKey) -> CommandResult:
         """What is kept; with a kept diet its 刪除偏好 button is offered, so 「那就刪掉吧」 answers it."""

@@ -15,7 +15,7 @@ from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.language.diets import diet_said
-from local_agent.language.intents import also_searches, search_part
+from local_agent.language.intents import also_searches, read, search_part
 from local_agent.listings import catalogue
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.replies import navigation as nav
@@ -61,6 +61,8 @@ class LocalService:
 
     async def handle_text(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:
         text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
+        if await self._remember_and_search(scope, text):
+            return await self._search_then_prompt(scope, text, turn_id)
         outcome = await self.command(scope, text)
         if outcome is not None and outcome.command in THEN_SEARCH and also_searches(text):
             return await self._then_search(scope, text, outcome, turn_id)
@@ -76,6 +78,37 @@ class LocalService:
         found = await self._search(scope, search_part(text), turn_id)
         reply = replace(found.reply, texts=(*done.reply.texts, *found.reply.texts))
         return replace(found, reply=reply, command=done.command)
+
+    async def _remember_and_search(self, scope: ScopeKey, text: str) -> bool:
+        """A remember request with a search, in the 1:1 chat, for a diet not kept already (a kept one
+        answers 「已經記住」 and searches with it, as a forget with a search does)."""
+        if scope.source_type != "user" or not text.strip() or match_text_command(text) != "consent_prompt":
+            return False
+        if not also_searches(text):
+            return False
+        try:
+            state = await asyncio.to_thread(self.preferences.get, scope.user_id)
+        except StoreError:
+            return False  # the command answers with the polite failure
+        return not (state.consent == "granted" and state.dietary_type == read(text).diet)
+
+    async def _search_then_prompt(self, scope: ScopeKey, text: str, turn_id: str | None) -> TurnOutcome:
+        """「記住我吃素，幫我找員林好吃的」: both. The search first, with what the sentence itself says
+        (its diet, for this search only), then the consent prompt, whose buttons the reply carries
+        (asked after the search, so the journal keeps the prompt's token)."""
+        diet = read(text).diet
+        label = catalogue.dietary_label(diet) if diet else ""
+        asked = search_part(text)
+        found = await self._search(scope, f"{label}，{asked}" if label else asked, turn_id)
+        prompt = await self.command(scope, text)
+        if prompt is None:
+            return found
+        reply = replace(
+            found.reply, texts=(*found.reply.texts, *prompt.reply.texts), choices=prompt.reply.choices
+        )
+        return replace(
+            found, reply=reply, command=prompt.command, error_code=found.error_code or prompt.error_code
+        )
 
     async def command(self, scope: ScopeKey, text: str) -> TurnOutcome | None:
         """The answer to a text command (help, consent prompt, forget), with no model; None for a

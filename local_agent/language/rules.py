@@ -1,0 +1,400 @@
+"""The reading rules, as a table: each rule a named record with its own examples.
+
+A rule is a pattern over word classes (``lexicon.py``) read inside one clause of a sentence: the
+classes of ``pattern`` must occur in that order (other words may come between), one word of
+``needs`` (if given) anywhere in the clause, and no word of ``without``. A clause takes the reading
+of the highest-priority rule that matches it; ``intents.read`` weighs the clauses' readings by policy
+(act / ask / pass, see ``docs/design.md`` "Reading people's words").
+
+Every rule carries the sentences it must match and the sentences it must not match;
+``tests/test_rules.py`` runs them all in the quick suite, and ``validate`` refuses at import a rule
+without examples or naming a class the lexicon does not have.
+
+To add a phrasing: if its words are new, add them to ``data/lexicon.json`` with their classes; if
+its shape is new, add a rule here with the sentence among its ``matches``. Nothing else changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from local_agent.language import lexicon
+from local_agent.language.text import reading_form
+
+RuleReading = Literal[
+    "delete",  # delete the kept preference
+    "delete_that",  # a short delete naming nothing (「幫我刪了」): the kept thing when the sentence names it
+    "delete_other",  # delete something the clause does not say is the kept preference (那張照片)
+    "stop",  # stop applying or remembering the kept preference
+    "remember",  # keep a diet
+    "show",  # show what is kept
+    "keep",  # do not delete (「不要忘記」, 「不要刪除我的偏好」)
+    "forgot_before",  # a complaint that something was forgotten (「上次你忘了」, 「我媽說你忘記」)
+    "exclusion",  # apart from a diet (「除開素食」): a search, nothing deleted
+    "hesitant",  # the speaker has not decided (「刪除偏好的事我再想想」): ask, never act
+    "thanks",
+    "goodbye",
+    "compliment",
+    "complaint",
+    "health",
+    "weather",
+    "bot_question",
+    "visited",
+]
+# Readings that touch the kept preference.
+PREFERENCE_READINGS: frozenset[str] = frozenset(
+    {"delete", "stop", "remember", "show", "keep", "forgot_before", "exclusion", "hesitant"}
+)
+SMALL_TALK_READINGS: frozenset[str] = frozenset(
+    {"thanks", "goodbye", "compliment", "complaint", "health", "weather", "bot_question", "visited"}
+)
+CLAUSE_BREAKS = re.compile("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過")
+_KEPT = ("memory_object", "diet")
+
+
+class RuleError(ValueError):
+    """A malformed rule: no examples, an unknown class, a duplicate name."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    pattern: tuple[str, ...]  # word classes in order ("a|b" is either; one word may fill two slots)
+    reading: RuleReading
+    priority: int  # the higher wins within a clause
+    matches: tuple[str, ...]  # sentences one clause of which the rule must match
+    not_matches: tuple[str, ...]  # sentences no clause of which it may match
+    needs: tuple[str, ...] = ()  # one word of these classes somewhere in the clause
+    without: tuple[str, ...] = ()  # no word of these classes in the clause
+    max_chars: int = 0  # when not 0: only a clause this short (「幫我刪了」)
+
+    def classes(self) -> Iterable[str]:
+        for slot in self.pattern:
+            yield from slot.split("|")
+        yield from self.needs
+        yield from self.without
+
+
+RULES: tuple[Rule, ...] = (
+    # -- not deleting, whatever verb is in the clause -------------------------------------------
+    Rule(
+        "negated_delete",
+        ("negation", "delete_verb|undo_phrase"),
+        "keep",
+        90,
+        matches=("不要忘記喔", "不要刪除我的偏好喔", "別把我吃素的資料刪掉", "你不要忘了我吃素"),
+        not_matches=("刪除我的偏好", "忘記我吃素", "不用了，刪掉吧"),
+    ),
+    Rule(
+        "someone_forgot",
+        ("third_person", "forget_verb"),
+        "forgot_before",
+        85,
+        matches=("我媽說你上次忘記她吃素", "阿嬤說你忘了她吃素", "他都忘記我吃素"),
+        not_matches=("幫我忘記我吃素", "把我的偏好忘掉", "媽媽說她蛋奶素的那個偏好請你取消掉"),
+    ),
+    Rule(
+        "forgot_before",
+        ("past_marker", "forget_verb"),
+        "forgot_before",
+        80,
+        matches=("上次你忘了", "你之前忘記我吃素", "你又忘記我吃素了"),
+        not_matches=("忘了我吃素吧", "以後刪除我的偏好", "你好我想要把之前設定的素食取消"),
+        without=("negation",),
+    ),
+    Rule(
+        "apart_from_diet",
+        ("exclusion", "diet|memory_object"),
+        "exclusion",
+        80,
+        matches=("除開素食，員林還有什麼好吃的", "除了素食有什麼"),
+        not_matches=("刪除素食", "素食偏好除掉"),
+    ),
+    Rule(
+        "diet_aside",
+        ("diet|memory_object", "exclusion"),
+        "exclusion",
+        80,
+        matches=("素食之外還有嗎", "吃素以外的店"),
+        not_matches=("刪除素食以後", "員林以外"),
+    ),
+    Rule(
+        "undecided",
+        ("hesitation",),
+        "hesitant",
+        95,
+        matches=("刪除素食偏好的事情我再想想", "要不要刪除偏好我考慮一下"),
+        not_matches=("刪除我的偏好", "記住我吃素"),
+    ),
+    Rule(
+        "keep_as_is",
+        ("keep_as_is",),
+        "keep",
+        90,
+        matches=("吃素的事不用改，照原本的就好", "素食設定不要動"),
+        not_matches=("把素食改掉", "刪除我的偏好"),
+        needs=_KEPT,
+    ),
+    Rule(
+        "refusal",
+        ("negation_request",),
+        "keep",
+        35,
+        matches=("我孫子說要刪掉偏好，但我不要", "不要"),
+        not_matches=("不要刪除我的偏好",),
+        max_chars=3,
+    ),
+    # -- stopping -------------------------------------------------------------------------------
+    Rule(
+        "stop_applying",
+        ("stop_verb",),
+        "stop",
+        70,
+        matches=(
+            "素食偏好先暫停一下",
+            "素食不要繼續套用",
+            "停用我的偏好",
+            "素食篩選關掉",
+            "不要再用素食篩選了",
+            "停止套用我的飲食偏好",
+        ),
+        not_matches=("今天暫停營業嗎", "記住我吃素"),
+        needs=_KEPT,
+    ),
+    Rule(
+        "negated_applying",
+        ("negation", "apply_verb"),
+        "stop",
+        65,
+        matches=("以後不要再幫我過濾素食", "不需要素食篩選", "我不想要素食篩選了"),
+        not_matches=("幫我過濾素食", "素食篩選一下", "員林不要太遠的素食"),
+        needs=_KEPT,
+    ),
+    Rule(
+        "negated_remembering",
+        ("negation_request|stop_lead|negation_of_delete", "remember_verb"),
+        "stop",
+        60,
+        matches=(
+            "吃素的事不用記了",
+            "不要再記我吃素",
+            "你不要一直記著我吃素",
+            "我不想讓你記得我吃素的事",
+            "我不想再被記住吃素",
+        ),
+        not_matches=(
+            "記住我吃素",
+            "幫我記一下我吃素",
+            "你還記不記得我",
+            "日期不存在",
+        ),
+    ),
+    Rule(
+        "stop_remembering_alone",
+        ("bare_stop",),
+        "stop",
+        61,
+        matches=("不記了", "免記啦", "不用記"),
+        not_matches=("我不記得了", "我記不起來我吃什麼"),
+        max_chars=4,
+    ),
+    # -- deleting -------------------------------------------------------------------------------
+    Rule(
+        "delete_kept",
+        ("delete_verb|undo_phrase",),
+        "delete",
+        50,
+        matches=("刪除我的偏好", "把我吃素的資料刪掉", "取消吃素", "忘記我的飲食偏好", "偏好歸零"),
+        not_matches=("刪掉那張照片就好", "不要刪除我的偏好", "我媽說你忘記她吃素"),
+        needs=_KEPT,
+        without=("exclusion",),
+    ),
+    Rule(
+        "delete_that",
+        ("delete_verb|undo_phrase",),
+        "delete_that",
+        45,
+        matches=("你剛剛記的那個吃素，幫我刪了", "請清除", "你把那個刪掉，然後幫我看芬園有啥好吃的"),
+        not_matches=("刪掉那張照片就好", "不要刪喔"),
+        without=("memory_object", "diet", "negation"),
+        max_chars=6,
+    ),
+    Rule(
+        "delete_something",
+        ("delete_verb",),
+        "delete_other",
+        40,
+        matches=("刪掉那張照片就好", "那個東西你可以幫我取消嗎"),
+        not_matches=("刪除我的偏好", "不要刪除喔"),
+        without=("memory_object", "diet", "negation"),
+    ),
+    # -- remembering and showing ----------------------------------------------------------------
+    Rule(
+        "remember_diet",
+        ("remember_verb",),
+        "remember",
+        30,
+        matches=("記住我吃素", "幫我記下來我吃全素", "請你記得我吃素"),
+        not_matches=("不要記我吃素", "記得那家店在哪"),
+        needs=("diet",),
+        without=("negation_request", "question"),
+    ),
+    Rule(
+        "show_kept",
+        ("show_verb", "memory_object"),
+        "show",
+        30,
+        matches=("查看我的偏好", "給我看你記的資料", "顯示我的設定"),
+        not_matches=("刪除我的偏好", "幫我查看員林的店"),
+    ),
+    # -- small talk -----------------------------------------------------------------------------
+    Rule(
+        "thanks_in_other_words",
+        ("thanks_word",),
+        "thanks",
+        21,
+        matches=("感謝你的幫忙", "你幫了大忙", "真是太感謝了", "辛苦你了"),
+        not_matches=("員林有什麼好吃的",),
+        without=("question",),
+    ),
+    Rule(
+        "goodbye",
+        ("goodbye",),
+        "goodbye",
+        20,
+        matches=("掰掰", "好，先這樣，再見", "晚安喔"),
+        not_matches=("員林有什麼好吃的",),
+        without=("question",),
+    ),
+    Rule(
+        "compliment",
+        ("compliment",),
+        "compliment",
+        20,
+        matches=("你好棒", "這個很好用", "辛苦了"),
+        not_matches=("那家好吃嗎",),
+        without=("question", "negation"),
+    ),
+    Rule(
+        "complaint",
+        ("complaint",),
+        "complaint",
+        20,
+        matches=("你們很爛", "講的都不準", "你搞錯了啦"),
+        not_matches=("謝謝你",),
+    ),
+    Rule(
+        "health",
+        ("health",),
+        "health",
+        20,
+        matches=("我最近腰痠", "今天有點感冒", "好累喔"),
+        not_matches=("今天天氣好",),
+    ),
+    Rule(
+        "weather",
+        ("weather",),
+        "weather",
+        20,
+        matches=("今天好熱", "外面下雨了", "颱風要來了"),
+        not_matches=("我最近腰痠", "今天天氣如何"),
+        without=("question",),
+    ),
+    Rule(
+        "bot_question",
+        ("bot_question",),
+        "bot_question",
+        20,
+        matches=("你是機器人嗎", "你是誰", "你是真人嗎"),
+        not_matches=("你知道員林有什麼嗎",),
+    ),
+    Rule(
+        "visited",
+        ("visited",),
+        "visited",
+        20,
+        matches=("上次去那家很好吃", "我去過那家了", "那家不錯"),
+        not_matches=("員林有什麼好吃的",),
+        without=("question",),
+    ),
+)
+
+
+def validate(rules: Iterable[Rule]) -> tuple[Rule, ...]:
+    """The rules as given, or RuleError: each has a name of its own, examples both ways, a
+    pattern, and only the lexicon's classes."""
+    seen: set[str] = set()
+    checked = tuple(rules)
+    for rule in checked:
+        if rule.name in seen:
+            raise RuleError(f"rule {rule.name!r} is named twice")
+        seen.add(rule.name)
+        if not rule.pattern:
+            raise RuleError(f"rule {rule.name!r} has no pattern")
+        if not rule.matches or not rule.not_matches:
+            raise RuleError(f"rule {rule.name!r} needs sentences it matches and sentences it does not")
+        unknown = sorted({c for c in rule.classes() if c not in lexicon.WORD_CLASSES})
+        if unknown:
+            raise RuleError(f"rule {rule.name!r} names unknown classes {unknown}")
+    return checked
+
+
+TABLE: tuple[Rule, ...] = tuple(sorted(validate(RULES), key=lambda r: -r.priority))
+
+
+def _slot_hit(slot: str, token: lexicon.Token) -> bool:
+    return any(c in token.classes for c in slot.split("|"))
+
+
+def matches(rule: Rule, clause: tuple[lexicon.Token, ...], chars: int) -> bool:
+    """``rule`` fits the tokens of one clause ``chars`` characters long."""
+    if rule.max_chars and chars > rule.max_chars:
+        return False
+    present = set().union(*(t.classes for t in clause)) if clause else set()
+    if rule.without and present & set(rule.without):
+        return False
+    if rule.needs and not present & set(rule.needs):
+        return False
+    at, last = 0, -1
+    for slot in rule.pattern:
+        if last >= 0 and _slot_hit(slot, clause[last]):
+            continue  # one word of both classes fills both slots (不用記: a negation and a remembering verb)
+        last = next((i for i in range(at, len(clause)) if _slot_hit(slot, clause[i])), -1)
+        if last == -1:
+            return False
+        at = last + 1
+    return True
+
+
+@dataclass(frozen=True)
+class ClauseReading:
+    clause: str
+    rule: Rule | None  # the highest-priority rule that matched, or None
+
+
+def clauses(t: str) -> tuple[str, ...]:
+    return tuple(c for c in CLAUSE_BREAKS.split(t) if c)
+
+
+def read_clauses(t: str) -> tuple[ClauseReading, ...]:
+    """Each clause of reading-form ``t`` with the rule that reads it."""
+    out = []
+    for clause in clauses(t):
+        found = lexicon.tokens(clause)
+        out.append(ClauseReading(clause, next((r for r in TABLE if matches(r, found, len(clause))), None)))
+    return tuple(out)
+
+
+def readings(t: str) -> frozenset[str]:
+    """The readings of every clause of reading-form ``t``."""
+    return frozenset(c.rule.reading for c in read_clauses(t) if c.rule is not None)
+
+
+def reads(rule: Rule, sentence: str) -> bool:
+    """``rule`` is the reading the table gives some clause of ``sentence`` (any form: it is read
+    into the reading form first). A rule's examples are checked with this: with the priorities of
+    the whole table, not the rule alone."""
+    return any(c.rule is rule for c in read_clauses(reading_form(sentence)))
