@@ -523,9 +523,10 @@ class SqliteStore:
                 "WHERE lease_until <= ? AND expire_at > ? ORDER BY received_at, seq LIMIT ?",
                 (now, now, max(0, limit)),
             ).fetchall()
+            taken = [(holder, now + lease, r[0]) for r in rows]
             db.executemany(
                 "UPDATE inbox SET holder = ?, lease_until = ?, attempts = attempts + 1 WHERE event_id = ?",
-                [(holder, now + lease, r[0]) for r in rows],
+                taken,
             )
         return [
             InboxRow(
