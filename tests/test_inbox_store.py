@@ -41,6 +41,8 @@ def test_accept_claims_each_event_once_and_a_duplicate_is_not_written_again(stor
         True,
     ]
     assert store.inbox_pending() == 4
+    # the same event twice in one body is new once
+    assert store.inbox_accept([entry(5), entry(5)], holder="p1", now=NOW + 1, lease=LEASE) == [True, False]
     # the inbox claim is the dedupe claim: the classic claim sees the event as taken
     assert store.claim_event("event0001", now=NOW + 2) is False
 

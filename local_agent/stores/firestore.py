@@ -161,9 +161,13 @@ class _FirestoreInbox:
         def body(tx: Any) -> list[bool]:
             found = {snap.reference.path: snap for snap in tx.get_all(claims, **self._deadline)}
             fresh: list[bool] = []
+            seen: set[str] = set()
             for entry, claim, row in zip(entries, claims, rows, strict=True):
                 snap = found.get(claim.path)
-                live = snap is not None and snap.exists and float(snap.get("expire_at_epoch")) > now
+                live = claim.path in seen or (
+                    snap is not None and snap.exists and float(snap.get("expire_at_epoch")) > now
+                )
+                seen.add(claim.path)
                 fresh.append(not live)
                 if live:
                     continue
