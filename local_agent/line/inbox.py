@@ -103,9 +103,13 @@ def apology(received_at: float) -> str:
     return f"抱歉晚回覆您 {datetime.fromtimestamp(received_at, TAIPEI):%H:%M} 的訊息："
 
 
+TOO_LATE = "服務剛才中斷了一陣子，請您再傳一次想找的，我馬上幫您查。"
+
+
 def too_late_text(received_at: float) -> str:
-    """The whole answer to an event older than the age limit (no stale search)."""
-    return apology(received_at) + "服務剛才中斷了一陣子，請您再傳一次想找的，我馬上幫您查。"
+    """The whole answer to an event older than the age limit (no stale search): the apology,
+    then ``TOO_LATE``."""
+    return apology(received_at) + TOO_LATE
 
 
 @dataclass
@@ -150,6 +154,7 @@ class DurableInbox:
     lease: float
     clock: Callable[[], float] = time.time
     holder: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    retry_seconds: float = RETRY_SECONDS
     stats: InboxStats = field(default_factory=InboxStats)
     in_flight: set[str] = field(default_factory=set)  # event ids queued or running here
     undeleted: set[str] = field(default_factory=set)  # answered here, deletion not confirmed
@@ -215,7 +220,7 @@ class DurableInbox:
                 event.event_id,
                 holder=self.holder,
                 reply=sealed,
-                retry_at=self.clock() + RETRY_SECONDS,
+                retry_at=self.clock() + self.retry_seconds,
             )
         except StoreError as exc:
             log.warning("undelivered reply not kept", extra={"code": exc.code})

@@ -6,6 +6,7 @@ push once LINE answers again. See ``line/inbox.py`` for the inbox itself.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Sequence
@@ -18,10 +19,10 @@ from local_agent.line.client import LineDeliveryError
 from local_agent.line.inbox import (
     AGE_LIMIT_SECONDS,
     RESUME_PUSHES_PER_SECOND,
+    TOO_LATE,
     DurableInbox,
     InboxItem,
     apology,
-    too_late_text,
 )
 from local_agent.line.messages import to_line_messages
 from local_agent.line.processor import INTERNAL_ERROR, EventProcessor, InboundEvent, log_turn_done
@@ -89,7 +90,7 @@ class InboxTurn:
         if item.parked is not None:
             return list(item.parked), None, None
         if item.resumed and event.kind != "unfollow" and self._age(event) > AGE_LIMIT_SECONDS:
-            return to_line_messages(Reply(texts=(too_late_text(event.received_at),))), "INBOX_TOO_OLD", None
+            return to_line_messages(Reply(texts=(TOO_LATE,))), "INBOX_TOO_OLD", None
         failure: Exception | None = None
         try:
             outcome = await asyncio.wait_for(self.processor.turn(event), self.processor.turn_timeout)
@@ -117,6 +118,8 @@ class InboxTurn:
             self.inbox.stats.add(answered=1)
             await self.inbox.done(event)
             return
+        if item.parked is not None:  # a retry goes by push, with the event's retry key
+            event = dataclasses.replace(event, reply_token=None)
         late = self._age(event) >= self.processor.gateway.reply_token_max_age
         if late:
             await self.pacer.wait()
