@@ -49,7 +49,7 @@ from starlette.requests import ClientDisconnect
 from local_agent.context.errors import LocalError, StoreError
 from local_agent.context.session_budget import Measure
 from local_agent.line.admission import Admission
-from local_agent.line.client import LineGateway
+from local_agent.line.client import LineGateway, pool_size_for
 from local_agent.line.dispatcher import Dispatcher, ScopeDispatcher
 from local_agent.line.events import to_inbound
 from local_agent.line.health import health_report, probe_store
@@ -64,7 +64,7 @@ from local_agent.logs import configure_logging
 from local_agent.settings import Settings, load_settings
 from local_agent.stores.guarded import GuardedStore
 from local_agent.stores.ports import Store
-from local_agent.wiring import Wiring, build_service
+from local_agent.wiring import Wiring, build_service, warm_up
 
 log = logging.getLogger("local_agent.webhook")
 CLOUD_RUN_GRACE_SECONDS = 10.0  # Cloud Run's time from SIGTERM to SIGKILL
@@ -328,7 +328,11 @@ async def _publish(
 
 async def _open_turn_side(settings: Settings) -> tuple[LineGateway, ScopeDispatcher]:
     # Built on the loop that will use them: the LINE client must live in its loop.
-    gateway = await LineGateway.open(settings.line_channel_access_token, settings.line_api_host)
+    gateway = await LineGateway.open(
+        settings.line_channel_access_token,
+        settings.line_api_host,
+        pool_size=pool_size_for(settings.local_max_concurrent_turns),
+    )
     return gateway, ScopeDispatcher(
         max_concurrent=settings.local_max_concurrent_turns, max_pending=settings.local_max_pending_turns
     )
@@ -408,6 +412,7 @@ class _Lifespan:
             model=self.model,
             measure=self.measure,
         )
+        warmed = await warm_up(settings, clock=self.clock, listings=wiring.pipeline.listings)
         durable = settings.local_queue == "inprocess" and settings.local_inbox
         admission = Admission(
             concurrency=settings.local_max_concurrent_turns,
@@ -442,7 +447,7 @@ class _Lifespan:
             await _resume_at_start(*sweep_args)  # before ready: resumed rows queue ahead of new events
             tasks.append(asyncio.create_task(_sweep_periodically(*sweep_args)))
         frozen = freeze_startup_heap()
-        _log_started(settings, wiring, frozen)
+        _log_started(settings, wiring, frozen, warmed)
         try:
             yield
         finally:
@@ -537,8 +542,9 @@ def _stop_queue(publisher: PubsubPublisher | None, leased: LeasedTurn | None) ->
         publisher.close()
 
 
-def _log_started(settings: Settings, wiring: Wiring, frozen: int) -> None:
-    """The startup line: which model, store and listings serve, the request budget, the frozen heap."""
+def _log_started(settings: Settings, wiring: Wiring, frozen: int, warmed: float) -> None:
+    """The startup line: which model, store and listings serve, the request budget, the frozen
+    heap, how long the warm-up turns took."""
     listings = wiring.pipeline.listings
     log.info(
         "service started",
@@ -550,6 +556,7 @@ def _log_started(settings: Settings, wiring: Wiring, frozen: int) -> None:
             "budget": settings.input_budget,
             "budget_unit": settings.budget_unit,
             "heap_objects_frozen": frozen,
+            "warm_up_ms": round(warmed * 1000, 1),
         },
     )
 
