@@ -4,9 +4,9 @@ Order of work on a request: refuse a body over 256 KiB without reading it all (4
 ``X-Line-Signature`` over the raw body (bad or missing → 400, nothing processed), check the JSON
 shape and parse with the SDK (malformed → 400, never 500), hand each event to the per-scope
 dispatcher and answer 200 at once. A body not received within ``LOCAL_BODY_TIMEOUT_SECONDS`` → 408.
-Before anything is accepted: a store known to be unavailable, a backlog at what the shutdown
-drain can finish, a chat over its share, or a shutdown in progress → 503 (``admission.py``), so
-LINE redelivers the body later. Unknown event types, non-text messages, standby-mode events,
+Before anything is accepted: a store known to be unavailable, a backlog at what the process may
+hold, a chat over its share, or a shutdown in progress → 503 (``admission.py``), so LINE
+redelivers the body later. Unknown event types, non-text messages, standby-mode events,
 events whose ids are not LINE-shaped and postbacks that are not ours are answered 200 and ignored;
 so is group or room chatter that does not mention the bot (``line/events.py``).
 
@@ -14,13 +14,20 @@ With ``LOCAL_QUEUE=pubsub`` the accepted events are published instead (``queue.p
 once every publish is confirmed, else 503) and run when Pub/Sub pushes them to
 ``POST /pubsub/push`` (``push.py``), on whichever instance receives the push.
 
-In the background (``LOCAL_QUEUE=inprocess``), per event and in order per scope, ``processor.EventProcessor`` claims the
-event for dedupe and runs the turn (both inside the turn's deadline), then delivers the reply.
+With ``LOCAL_QUEUE=inprocess`` the admitted events are written to the durable inbox before the 200
+(``inbox.py``: one store write, which is also the dedupe claim; the store failing → 503), and in the
+background, per event and in order per scope, ``inbox_turn.InboxTurn`` runs the turn
+(``processor.EventProcessor``) and delivers the reply, then deletes the row. A sweep renews this
+process's rows and resumes lapsed ones (another process's, killed or stopped), once at start before
+the process reports ready and then every third of ``LOCAL_EVENT_LEASE_SECONDS``. With
+``LOCAL_INBOX=no`` the processor claims the event for dedupe and runs the turn (both inside the
+turn's deadline), then delivers the reply.
 By default (``LOCAL_TURN_THREAD``) turns run on their own event loop in a second thread
 (``turn_loop.py``), so an acknowledgement never waits behind a whole turn. The LINE client is
 built in the lifespan, inside the loop that uses it; shutdown (``shutdown.py``: SIGTERM closes
 admission at once) finishes the accepted turns within ``LOCAL_DRAIN_SECONDS`` of the signal
-before closing it, and logs exactly how many accepted events were not answered.
+before closing it, releases the inbox rows left (the next start answers them) and logs exactly
+how many accepted events were not answered here.
 """
 
 from __future__ import annotations
