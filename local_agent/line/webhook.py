@@ -421,14 +421,7 @@ class _Lifespan:
         )
         warmed = await warm_up(settings, clock=self.clock, listings=wiring.pipeline.listings)
         durable = settings.local_queue == "inprocess" and settings.local_inbox
-        admission = Admission(
-            concurrency=settings.local_max_concurrent_turns,
-            drain_seconds=settings.local_drain_seconds,
-            ceiling=settings.local_max_pending_turns,
-            per_scope_ceiling=settings.local_max_pending_per_scope,
-            turn_estimate=settings.local_turn_estimate_seconds,
-            durable=durable,
-        )
+        admission = _admission(settings, durable)
         endpoint: PushEndpoint | None = app.state.push_endpoint
         shutdown = ShutdownClock(partial(_refuse_new_work, admission, endpoint))
         shutdown.install()
@@ -476,6 +469,17 @@ class _Lifespan:
             store.close()
         elif store is not self.store:  # only its guard is ours: free the guard's threads
             store.pool.shutdown()
+
+
+def _admission(settings: Settings, durable: bool) -> Admission:
+    return Admission(
+        concurrency=settings.local_max_concurrent_turns,
+        drain_seconds=settings.local_drain_seconds,
+        ceiling=settings.local_max_pending_turns,
+        per_scope_ceiling=settings.local_max_pending_per_scope,
+        turn_estimate=settings.local_turn_estimate_seconds,
+        durable=durable,
+    )
 
 
 def _open_inbox(app: FastAPI, settings: Settings, wiring: Wiring, clock: Callable[[], float]) -> DurableInbox:
