@@ -59,8 +59,8 @@ class Outcome:
             self.twice,
             self.lost,
             round(self.ready_s, 2),
-            round(self.first_ms),
-            round(self.last_ms),
+            round(self.first_ms, 0),
+            round(self.last_ms, 0),
             round(self.restart_to_last_s, 2),
         ]
 
