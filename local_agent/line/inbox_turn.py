@@ -107,8 +107,11 @@ class InboxTurn:
             self.processor.notify(event, outcome)
         return to_line_messages(outcome.reply), outcome.error_code, failure
 
-    def _age(self, event: InboundEvent) -> float:
-        return self.inbox.clock() - event.received_at
+    @staticmethod
+    def _age(event: InboundEvent) -> float:
+        """Seconds since the event came, on the wall clock its ``received_at`` was read from (the
+        gateway judges a reply token's age on the same clock)."""
+        return time.time() - event.received_at
 
     async def _deliver(
         self, item: InboxItem, messages: list[Message], code: str | None, started: float
