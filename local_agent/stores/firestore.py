@@ -23,7 +23,7 @@ Layout (``<p>`` is ``collection_prefix``, default ``local``)::
   expiry themselves: ``ContextJournal`` checks ``updated_at``; ``claim_event`` checks
   ``expire_at_epoch``. Configure the policies with e.g.
   ``gcloud firestore fields ttls update expire_at --collection-group=local_journal --enable-ttl``
-  (and the same for ``local_webhook_events``, ``local_audit`` and ``local_snapshots``).
+  (and the same for ``local_webhook_events``, ``local_inbox``, ``local_audit`` and ``local_snapshots``).
 * Audit and snapshot rows are ordered by ``seq``: a per-process strictly increasing microsecond
   counter (``max(time.time_ns() // 1000, last + 1)``), so reads return insertion order like SQLite's
   ``ORDER BY id``. Across processes the order is by wall clock. Reads filter by ``scope_id``
