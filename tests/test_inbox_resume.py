@@ -214,3 +214,34 @@ def test_while_events_are_pending_the_database_holds_no_plaintext_user_text(tmp_
     assert SqliteStore(path).inbox_pending() == 1
     for needle in (secret_words, "0912345678", "糖尿病", "花壇有什麼吃的", USER):
         assert needle.encode("utf-8") not in blobs
+
+
+class InboxDown:
+    """The real SqliteStore whose inbox writes fail while ``down`` is set."""
+
+    def __init__(self, inner: SqliteStore) -> None:
+        self.inner, self.down = inner, True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def inbox_accept(self, *args: Any, **kwargs: Any) -> Any:
+        if self.down:
+            raise StoreError(operation="inbox.accept", backend="sqlite")
+        return self.inner.inbox_accept(*args, **kwargs)
+
+
+def test_an_event_the_inbox_cannot_keep_is_refused_with_503_and_nothing_runs(tmp_path: Path) -> None:
+    store = InboxDown(SqliteStore(tmp_path / "local.db"))
+    logs = io.StringIO()
+    with AppHarness(tmp_path / "local.db", store=store, log_stream=logs, log_level="INFO") as app:
+        event = W.text_event(USER, QUESTIONS[0])
+        response = app.send(event)
+        assert response.status_code == 503 and response.json()["error"] == "store unavailable"
+        assert app.wait_idle() and app.line.requests == [] and app.outcomes == []
+        assert "inbox not written, asking LINE to redeliver" in logs.getvalue()
+        store.down = False
+        app.turn(event)  # LINE redelivers it: now kept and answered, once
+        assert len(app.line.replies()) == 1 and health(app)["accepted"] == 1
+        assert app.store.inbox_pending() == 0
+    store.inner.close()
