@@ -484,7 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--targets",
         default="local,echo",
-        help="which servers (default local,echo); add pubsub for the queue modes side by side on the emulators",
+        help="which servers (default local,echo); add pubsub for the queue modes side by side on the emulators, "
+        "inbox for the durable inbox's cold-start burst and kill -9 phases",
     )
     parser.add_argument("--queue-rates", default="25,50", help="pubsub target: offered rates, req/s")
     parser.add_argument("--queue-seconds", type=float, default=4.0, help="pubsub target: seconds per rate")
@@ -504,12 +505,17 @@ def main(argv: list[str] | None = None) -> int:
     if len(caps) != len(levels) or min(levels + caps) < 1:
         parser.error("--messages needs one positive count per --concurrency level")
     names = [n for n in args.targets.split(",") if n]
-    if not set(names) <= {"local", "echo", "pubsub"} or not names:
-        parser.error("--targets is a subset of local,echo,pubsub")
+    if not set(names) <= {"local", "echo", "pubsub", "inbox"} or not names:
+        parser.error("--targets is a subset of local,echo,pubsub,inbox")
     queues = "pubsub" in names
-    names = [n for n in names if n != "pubsub"]
-    if not names:  # the queue modes alone
-        print(key_line(NAME, queue_section(args)))
+    if "inbox" in names:  # the durable inbox's phases: cold-start bursts, kill -9 (see bench/inbox_phases.py)
+        from bench import inbox_phases
+
+        print(key_line(f"{NAME}_inbox", inbox_phases.section(args.quick, args.drain_timeout)))
+    names = [n for n in names if n not in ("pubsub", "inbox")]
+    if not names:  # the queue modes (or the inbox phases) alone
+        if queues:
+            print(key_line(NAME, queue_section(args)))
         return 0
 
     started = time.perf_counter()

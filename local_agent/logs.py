@@ -39,6 +39,7 @@ SAFE_FIELDS = (
     "budget",
     "budget_unit",
     "heap_objects_frozen",
+    "warm_up_ms",
     # counts, each named for what it counts
     "events_refused",
     "events_accepted",
@@ -47,6 +48,20 @@ SAFE_FIELDS = (
     "turns_dropped",
     "rows_purged",
     "leases_released",
+    # the durable inbox
+    "events_left_in_inbox",
+    "inbox_rows_released",
+    "events_resumed",
+    "inbox_pending",
+    "events_dropped",
+    "events_duplicates",
+    "events_answered",
+    "events_answered_after_restart",
+    "events_failed_to_deliver",
+    "events_delivered_on_retry",
+    "events_given_up",
+    "events_pending",
+    "attempts",
     "store_health",
     # HTTP: LINE API answers, and uvicorn's access lines
     "http_status",

@@ -86,8 +86,9 @@ class Settings(BaseSettings):
     # Run turns on their own event loop thread, so acknowledgements never wait behind a turn.
     local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")
 
-    # Where an accepted event waits for its turn: in this process (one instance; a crash loses what
-    # was acknowledged) or on Pub/Sub (many instances, durable, ordered per chat). See line/queue.py.
+    # Where an accepted event waits for its turn: in this process (one instance; each accepted event
+    # is a row of the store's durable inbox until answered, line/inbox.py) or on Pub/Sub (many
+    # instances, durable, ordered per chat). See line/queue.py.
     local_queue: Literal["inprocess", "pubsub"] = Field(default="inprocess", alias="LOCAL_QUEUE")
     local_pubsub_topic: str = Field(default="local-events", alias="LOCAL_PUBSUB_TOPIC", pattern=_PUBSUB_NAME)
     local_pubsub_subscription: str = Field(
@@ -99,6 +100,8 @@ class Settings(BaseSettings):
     )
     # A push worker's claim on an event; renewed while it works, taken over after it lapses.
     local_event_lease_seconds: float = Field(default=15.0, alias="LOCAL_EVENT_LEASE_SECONDS", ge=1, le=600)
+    # inprocess only: no = no durable inbox (an accepted event lives in memory only; a crash loses it).
+    local_inbox: bool = Field(default=True, alias="LOCAL_INBOX")
     # OIDC on pushes (production): the audience Pub/Sub signs for and the push service account.
     local_pubsub_push_audience: str | None = Field(default=None, alias="LOCAL_PUBSUB_PUSH_AUDIENCE")
     local_pubsub_push_service_account: str | None = Field(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import os
@@ -175,6 +176,43 @@ def load_listings_or_stop(settings: Settings) -> Listings:
     return listings
 
 
+WARM_QUESTIONS = ("花壇有什麼店推薦吃吃看？", "鹿港這個週末有什麼活動？")
+
+
+async def warm_up(
+    settings: Settings, *, clock: Callable[[], float] = time.time, listings: Listings | None = None
+) -> float:
+    """Run the first turns' work once before the process reports ready, on a throwaway service
+    (offline model, an in-memory store, the same listings): what a fresh process otherwise loads
+    on its first turns (ADK's runner and schemas, the tool and reply code, the language and
+    calendar tables) is loaded here, and nothing is written to the real store or sent anywhere.
+    Returns the seconds it took."""
+    from local_agent.agent.offline_model import OfflineModel
+    from local_agent.context.journal import ScopeKey
+    from local_agent.stores.sqlite import SqliteStore
+
+    started = time.perf_counter()
+    store = SqliteStore(":memory:")
+    try:
+        offline = settings.model_copy(update={"local_model": "offline"})
+        wiring = await asyncio.to_thread(
+            build_service,
+            offline,
+            clock=clock,
+            store=store,
+            model=OfflineModel(),
+            measure=ByteMeasure(),
+            listings=listings,
+        )
+        scope = ScopeKey.for_user("Uwarmup000000000000000000000000000", "local-warm-up")
+        for question in WARM_QUESTIONS:
+            await wiring.service.handle_text(scope, question, turn_id=None)
+        wiring.store.pool.shutdown()
+    finally:
+        store.close()
+    return time.perf_counter() - started
+
+
 def build_service(
     settings: Settings,
     *,
@@ -182,9 +220,10 @@ def build_service(
     store: Store | None = None,
     model: BaseLlm | None = None,
     measure: Measure | None = None,
+    listings: Listings | None = None,
 ) -> Wiring:
     fingerprint.configure_key(settings.line_channel_secret)
-    listings = load_listings_or_stop(settings)
+    listings = listings if listings is not None else load_listings_or_stop(settings)
     language.warm()  # the township vocabulary, pronunciation table and OpenCC, read now rather than in a turn
     store = guard_store(store if store is not None else open_store(settings), settings)
     config: types.GenerateContentConfig | None = None

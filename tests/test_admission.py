@@ -24,10 +24,39 @@ def make(clock: Clock | None = None, **overrides: float) -> Admission:
     return Admission(**options, clock=clock or Clock())
 
 
-def test_before_any_measurement_the_bound_assumes_turns_run_one_at_a_time() -> None:
+def test_before_any_measurement_the_bound_assumes_concurrent_turns_overlap() -> None:
     admission = make()
-    assert admission.limits() == (6, 6)  # max(4, 6 s / 1 s) ; 6 s / 1 s per turn of one chat
-    assert make(turn_estimate=3.0).limits() == (4, 2)  # never below concurrency
+    assert admission.limits() == (24, 6)  # 6 s x 4 turns at once / 1 s ; 6 s / 1 s per turn of one chat
+    assert make(turn_estimate=3.0).limits() == (8, 2)
+    assert make(turn_estimate=30.0).limits() == (4, 1)  # never below concurrency
+
+
+def test_with_the_inbox_the_bound_is_the_memory_ceiling_and_a_cold_burst_gets_in() -> None:
+    admission = make(durable=True, ceiling=600, turn_estimate=30.0)
+    assert admission.limits() == (600, 10)
+    # a township office's broadcast: 100 people x 5 messages within a second, on a fresh process
+    for person in range(100):
+        for _ in range(5):
+            assert admission.admit([f"chat{person}"]) is None
+    assert admission.pending == 500 and admission.rejected == 0
+    assert admission.room() == 100
+    # per-chat fairness still holds: one chat flooding beyond its share is refused
+    for _ in range(5):
+        assert admission.admit(["chat0"]) is None
+    assert admission.admit(["chat0"]) == "scope busy"
+    assert admission.admit(["late"] * 95) is None
+    assert admission.admit(["later"]) == "busy"  # the hard ceiling
+
+
+def test_resumed_events_take_their_places_by_force_and_still_balance() -> None:
+    admission = make(durable=True, ceiling=3)
+    assert admission.admit(["a", "b", "c"]) is None
+    assert admission.admit(["d"]) == "busy"
+    assert admission.admit(["d", "d"], force=True) is None
+    assert admission.pending == 5 and admission.room() == 0
+    for scope in ("a", "b", "c", "d", "d"):
+        admission.finish(scope, 0.1)
+    assert admission.pending == 0 and admission.lost == 0 and admission.accepted == 5
 
 
 def test_the_global_bound_follows_the_measured_busy_rate_not_a_fixed_number() -> None:

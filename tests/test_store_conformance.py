@@ -29,6 +29,7 @@ from local_agent.stores.ports import (
     FORGOTTEN_MARK,
     RECORD_RETENTION_SECONDS,
     AuditRow,
+    InboxEntry,
     PreferenceState,
     TurnSnapshot,
 )
@@ -576,6 +577,9 @@ def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
     journal.append(journal.read(old_scope, 0), turn(0), current_revision=0)
     store.claim_event("ev-old", now=clock(), ttl=60)
     store.lease_event("ev-leased", holder="A", now=clock(), lease=10, ttl=60)
+    store.inbox_accept(
+        [InboxEntry("ev-inbox", "s", clock(), 0, b"sealed")], holder="A", now=clock(), lease=10
+    )
     store.append_audit(
         AuditRow(
             scope_id="s",
@@ -593,7 +597,14 @@ def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
     journal.append(journal.read(fresh_scope, 0), turn(1), current_revision=0)
     store.append_snapshot(TurnSnapshot("s", "new", clock(), {}))
     counts = store.purge_expired(clock())
-    assert counts == {"audit": 1, "snapshots": 1, "webhook_events": 1, "event_leases": 1, "journal": 1}
+    assert counts == {
+        "audit": 1,
+        "snapshots": 1,
+        "webhook_events": 2,
+        "event_leases": 1,
+        "inbox": 1,
+        "journal": 1,
+    }
     assert [s.turn_id for s in store.snapshots()] == ["new"] and store.audit_rows() == []
     assert set(store.journal_rows()) == {fresh_scope.storage_id}
     assert store.purge_expired(clock()) == {
@@ -601,6 +612,7 @@ def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
         "snapshots": 0,
         "webhook_events": 0,
         "event_leases": 0,
+        "inbox": 0,
         "journal": 0,
     }
     store.close()

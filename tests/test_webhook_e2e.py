@@ -458,11 +458,19 @@ def test_graceful_shutdown_finishes_in_flight_turns(tmp_path: Path) -> None:
         line.stop()
 
 
-def test_webhook_after_shutdown_began_answers_503(app: AppHarness) -> None:
+def test_webhook_after_the_drain_keeps_the_event_for_the_next_start(app: AppHarness) -> None:
     app.run(app.dispatcher.drain(timeout=5))
     response = app.send(W.text_event(USER, FOOD_HUATAN))
-    assert response.status_code == 503
+    assert response.status_code == 200 and response.json()["left_for_next_start"] == 1
     assert app.outcomes == [] and app.line.requests == []
+    assert app.store.inbox_pending() == 1  # durable: the next start answers it
+
+
+def test_webhook_after_shutdown_began_answers_503(app: AppHarness) -> None:
+    app.app.state.admission.close()  # what SIGTERM does first
+    response = app.send(W.text_event(USER, FOOD_HUATAN))
+    assert response.status_code == 503
+    assert app.outcomes == [] and app.line.requests == [] and app.store.inbox_pending() == 0
 
 
 # -- failures inside a turn ------------------------------------------------------------------------

@@ -1,26 +1,31 @@
-"""Admission: never acknowledge more turns than the shutdown drain can finish, and never let one
-chat take the whole backlog.
+"""Admission: never acknowledge more turns than the service can keep, and never let one chat take
+the whole backlog.
 
 The webhook asks ``admit`` before it answers 200; each accepted event holds a place until its
-turn finishes (``finish``). Two bounds, both derived from measured turns:
+turn finishes (``finish``). Two bounds:
 
-* **global**: ``pending <= max(concurrency, drain_seconds * rate)``, where ``rate`` is the
-  measured completion rate while turns were queued (turns finished per second of busy time,
-  over the last ``WINDOW`` completions), before any such measurement ``1 / turn_estimate``
-  (as if turns ran one at a time; the floor of ``concurrency`` lets the rate be measured). Capped by ``LOCAL_MAX_PENDING_TURNS``. Accepting at most this many means a
-  SIGTERM at any moment leaves work the drain can finish in ``drain_seconds``;
-* **per scope**: a scope's turns run one after another, so at most
-  ``max(1, drain_seconds / p90 turn duration)`` of them may wait, capped by
-  ``LOCAL_MAX_PENDING_PER_SCOPE``. A body with an event beyond its scope's cap is answered 503
-  as a whole (nothing of it is claimed or run), so LINE redelivers it later; other chats keep
-  their room in the global bound.
+* **global**. With the durable inbox (``durable``, the default of ``LOCAL_QUEUE=inprocess``) an
+  accepted event survives a SIGTERM or a crash as a store row, so the bound is what this process
+  may hold in memory: ``LOCAL_MAX_PENDING_TURNS`` (each waiting event costs its parsed event and
+  its queued job, about 1.5 KiB for a short text and at most about 12 KiB for a 5,000-character
+  one: 2,000 places are 3 MiB typically, 24 MiB at worst). A burst of hundreds at a cold start is
+  accepted at once. Without the inbox (``LOCAL_INBOX=no``), what the shutdown drain can finish:
+  ``pending <= max(concurrency, drain_seconds * rate)``, where ``rate`` is the measured
+  completion rate while turns were queued (turns finished per second of busy time, over the last
+  ``WINDOW`` completions), before any such measurement ``concurrency / turn_estimate`` (turns
+  overlap: a Gemini turn waits on the network), capped by ``LOCAL_MAX_PENDING_TURNS``;
+* **per scope**: a scope's turns run one after another; at most ``LOCAL_MAX_PENDING_PER_SCOPE``
+  of them may wait (without the inbox also at most ``max(1, drain_seconds / p90 turn
+  duration)``). A body with an event beyond its scope's cap is answered 503 as a whole (nothing
+  of it is claimed or run), so LINE redelivers it later; other chats keep their room.
 
 A body is judged whole: one that alone exceeds a bound is still accepted when nothing (of the
 whole service, or of that scope) is pending, so no body is refused forever; bodies are small
 (256 KiB at most, a handful of events in practice), so this overshoots a bound by one body at most.
+Events resumed from the inbox take their places by force (they were accepted before).
 
 ``close`` (at SIGTERM) refuses everything after it. ``lost`` is the exact number of accepted
-events whose turn did not finish (read after the drain).
+events whose turn did not finish (read after the drain; with the inbox they stay in it).
 """
 
 from __future__ import annotations
@@ -45,8 +50,10 @@ class Admission:
         ceiling: int,
         per_scope_ceiling: int,
         turn_estimate: float,
+        durable: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        self.durable = durable
         self.concurrency, self.drain_seconds = concurrency, drain_seconds
         self.ceiling, self.per_scope_ceiling, self.turn_estimate = ceiling, per_scope_ceiling, turn_estimate
         self._clock = clock
@@ -71,7 +78,7 @@ class Admission:
     def _rate(self) -> float:
         if len(self._busy_gaps) >= 10 and sum(self._busy_gaps) > 0:
             return len(self._busy_gaps) / sum(self._busy_gaps)
-        return 1.0 / self.turn_estimate  # until measured: as if turns ran one at a time
+        return self.concurrency / self.turn_estimate  # until measured: turns overlap
 
     def limits(self) -> tuple[int, int]:
         """(global, per-scope) caps on accepted-but-unfinished turns, as they stand now."""
@@ -79,15 +86,26 @@ class Admission:
             return self._limits()
 
     def _limits(self) -> tuple[int, int]:
+        if self.durable:
+            return self.ceiling, self.per_scope_ceiling
         total = max(self.concurrency, math.floor(self.drain_seconds * self._rate()))
         per_scope = max(1, math.floor(self.drain_seconds / max(self._turn_p90(), 1e-3)))
         return min(self.ceiling, total), min(self.per_scope_ceiling, per_scope)
 
     # -- the webhook's side ------------------------------------------------------------------
-    def admit(self, scopes: Sequence[str]) -> str | None:
-        """Reserve one place per event (scopes may repeat), or return why not: ``shutting down``,
-        ``busy`` (global bound) or ``scope busy`` (a chat over its own bound). All or nothing."""
+    def room(self) -> int:
+        """Places left under the global bound (what a resume may take)."""
         with self._lock:
+            return max(0, self._limits()[0] - self.pending)
+
+    def admit(self, scopes: Sequence[str], *, force: bool = False) -> str | None:
+        """Reserve one place per event (scopes may repeat), or return why not: ``shutting down``,
+        ``busy`` (global bound) or ``scope busy`` (a chat over its own bound). All or nothing.
+        ``force``: take the places whatever the bounds (events resumed from the inbox)."""
+        with self._lock:
+            if force:
+                self._take(Counter(scopes))
+                return None
             if self.closed:
                 self.rejected += len(scopes)
                 return "shutting down"
@@ -99,12 +117,16 @@ class Admission:
             if any(self._per_scope[s] and self._per_scope[s] + n > per_scope for s, n in wanted.items()):
                 self.rejected += len(scopes)
                 return "scope busy"
-            if self.pending == 0:
-                self._last_mark = self._clock()
-            self.pending += len(scopes)
-            self.accepted += len(scopes)
-            self._per_scope.update(wanted)
+            self._take(wanted)
             return None
+
+    def _take(self, wanted: Counter[str]) -> None:
+        if self.pending == 0:
+            self._last_mark = self._clock()
+        n = sum(wanted.values())
+        self.pending += n
+        self.accepted += n
+        self._per_scope.update(wanted)
 
     def release(self, scope: str) -> None:
         """Give back a place that was reserved but never handed to the dispatcher."""

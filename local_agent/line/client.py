@@ -57,6 +57,7 @@ DEFAULT_TIMEOUT = 10.0  # seconds per HTTP request
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_BACKOFF = 0.5  # first retry delay; doubles, capped at DEFAULT_MAX_BACKOFF
 DEFAULT_MAX_BACKOFF = 2.0
+POOL_HEADROOM = 8  # LINE connections beyond one per concurrent turn
 DEFAULT_REPLY_TOKEN_MAX_AGE = 50.0  # seconds; LINE reply tokens expire shortly after the webhook
 
 _RETRY_KEY_NAMESPACE = uuid.UUID("7a1f3c52-9a51-4b8e-8f0e-6c0a2d1e4b37")
@@ -82,6 +83,13 @@ class LineDeliveryError(LocalError):
         super().__init__(
             f"{operation or 'call'} failed: status={status} reason={reason} retryable={retryable}"
         )
+
+
+def pool_size_for(concurrent_turns: int) -> int:
+    """Connections to the LINE API for ``concurrent_turns`` turns: each turn makes its calls one
+    after another (loading, then reply or push), so one each, plus ``POOL_HEADROOM`` for retried
+    pushes and the loading calls of turns just starting."""
+    return concurrent_turns + POOL_HEADROOM
 
 
 def new_retry_key() -> str:
@@ -131,6 +139,7 @@ class LineGateway:
         backoff: float = DEFAULT_BACKOFF,
         max_backoff: float = DEFAULT_MAX_BACKOFF,
         reply_token_max_age: float = DEFAULT_REPLY_TOKEN_MAX_AGE,
+        pool_size: int | None = None,
     ) -> None:
         asyncio.get_running_loop()  # raises RuntimeError outside a loop, before aiohttp warns
         if max_retries < 0:
@@ -141,7 +150,11 @@ class LineGateway:
         self.max_backoff = max_backoff
         self.reply_token_max_age = reply_token_max_age
         # host=None keeps the SDK's default (https://api.line.me)
-        self._client = AsyncApiClient(Configuration(access_token=access_token, host=host))
+        configuration = Configuration(access_token=access_token, host=host)
+        if pool_size is not None:  # the SDK's default is CPU count x 5: 5 on a 1-vCPU instance
+            configuration.connection_pool_maxsize = pool_size
+        self.pool_size: int = configuration.connection_pool_maxsize
+        self._client = AsyncApiClient(configuration)
         self._api = AsyncMessagingApi(self._client)
         self._closed = False
 

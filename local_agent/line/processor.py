@@ -19,14 +19,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
+
+from linebot.v3.messaging import Message
 
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ScopeKey
-from local_agent.line.client import LineDeliveryError, LineGateway, new_retry_key, retry_key_for
+from local_agent.line.client import Delivery, LineDeliveryError, LineGateway, new_retry_key, retry_key_for
 from local_agent.line.messages import to_line_messages
 from local_agent.replies.render import POLITE_FAILURE
 from local_agent.replies.reply import Reply
@@ -167,28 +169,37 @@ class EventProcessor:
     async def deliver(self, event: InboundEvent, outcome: TurnOutcome, started: float) -> bool:
         """Reply (or push once the token expired). True when LINE accepted it or there was
         nothing to send; False when LINE refused it (logged)."""
-        messages = to_line_messages(outcome.reply)
-        if not messages or event.kind == "unfollow":  # whoever unfollowed (or blocked) hears nothing
-            return True
-        retry_key = retry_key_for(event.event_id) if event.event_id else new_retry_key()
         try:
-            how = await self.gateway.deliver(
-                event.reply_token, event.reply_to, messages, retry_key, token_received_at=event.received_at
-            )
+            how = await self.send(event, to_line_messages(outcome.reply))
         except LineDeliveryError as exc:
             log.warning("reply not delivered", extra={"http_status": exc.status, "code": exc.code})
             return False
-        log.info(
-            "turn done",
-            extra={
-                "event_kind": event.kind,
-                "source_type": event.scope.source_type,
-                "delivery": how,
-                "code": outcome.error_code,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-            },
-        )
+        if how is not None:
+            log_turn_done(event, how, outcome.error_code, started)
         return True
+
+    async def send(self, event: InboundEvent, messages: Sequence[Message]) -> Delivery | None:
+        """Reply, or push with the event's retry key once the token expired; None when there was
+        nothing to send. ``LineDeliveryError`` when LINE did not take it."""
+        if not messages or event.kind == "unfollow":  # whoever unfollowed (or blocked) hears nothing
+            return None
+        retry_key = retry_key_for(event.event_id) if event.event_id else new_retry_key()
+        return await self.gateway.deliver(
+            event.reply_token, event.reply_to, messages, retry_key, token_received_at=event.received_at
+        )
+
+
+def log_turn_done(event: InboundEvent, how: Delivery, code: str | None, started: float) -> None:
+    log.info(
+        "turn done",
+        extra={
+            "event_kind": event.kind,
+            "source_type": event.scope.source_type,
+            "delivery": how,
+            "code": code,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+        },
+    )
 
 
 __all__ = [

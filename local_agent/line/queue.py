@@ -1,8 +1,9 @@
 """Where an accepted event waits for its turn: the queue seam at the LINE edge (``LOCAL_QUEUE``).
 
-* ``inprocess`` (default): ``/callback`` hands each event to this process's per-scope dispatcher
-  and answers 200 at once. One instance only: a second instance shares no order with it, and a
-  crash loses what was acknowledged but not yet answered.
+* ``inprocess`` (default): ``/callback`` writes each body's events to the store's durable inbox
+  (``inbox.py``), hands them to this process's per-scope dispatcher and answers 200. One instance
+  only: a second instance shares no order with it. A crash loses nothing: the next start answers
+  the rows left in the inbox.
 * ``pubsub``: ``/callback`` publishes one message per event to ``LOCAL_PUBSUB_TOPIC`` with the
   chat's id as ordering key and answers 200 only once every publish is confirmed, within
   ``LOCAL_PUBSUB_PUBLISH_DEADLINE_SECONDS`` (else 503: LINE redelivers the body). Pub/Sub then

@@ -4,9 +4,9 @@ Order of work on a request: refuse a body over 256 KiB without reading it all (4
 ``X-Line-Signature`` over the raw body (bad or missing → 400, nothing processed), check the JSON
 shape and parse with the SDK (malformed → 400, never 500), hand each event to the per-scope
 dispatcher and answer 200 at once. A body not received within ``LOCAL_BODY_TIMEOUT_SECONDS`` → 408.
-Before anything is accepted: a store known to be unavailable, a backlog at what the shutdown
-drain can finish, a chat over its share, or a shutdown in progress → 503 (``admission.py``), so
-LINE redelivers the body later. Unknown event types, non-text messages, standby-mode events,
+Before anything is accepted: a store known to be unavailable, a backlog at what the process may
+hold, a chat over its share, or a shutdown in progress → 503 (``admission.py``), so LINE
+redelivers the body later. Unknown event types, non-text messages, standby-mode events,
 events whose ids are not LINE-shaped and postbacks that are not ours are answered 200 and ignored;
 so is group or room chatter that does not mention the bot (``line/events.py``).
 
@@ -14,13 +14,20 @@ With ``LOCAL_QUEUE=pubsub`` the accepted events are published instead (``queue.p
 once every publish is confirmed, else 503) and run when Pub/Sub pushes them to
 ``POST /pubsub/push`` (``push.py``), on whichever instance receives the push.
 
-In the background (``LOCAL_QUEUE=inprocess``), per event and in order per scope, ``processor.EventProcessor`` claims the
-event for dedupe and runs the turn (both inside the turn's deadline), then delivers the reply.
+With ``LOCAL_QUEUE=inprocess`` the admitted events are written to the durable inbox before the 200
+(``inbox.py``: one store write, which is also the dedupe claim; the store failing → 503), and in the
+background, per event and in order per scope, ``inbox_turn.InboxTurn`` runs the turn
+(``processor.EventProcessor``) and delivers the reply, then deletes the row. A sweep renews this
+process's rows and resumes lapsed ones (another process's, killed or stopped), once at start before
+the process reports ready and then every third of ``LOCAL_EVENT_LEASE_SECONDS``. With
+``LOCAL_INBOX=no`` the processor claims the event for dedupe and runs the turn (both inside the
+turn's deadline), then delivers the reply.
 By default (``LOCAL_TURN_THREAD``) turns run on their own event loop in a second thread
 (``turn_loop.py``), so an acknowledgement never waits behind a whole turn. The LINE client is
 built in the lifespan, inside the loop that uses it; shutdown (``shutdown.py``: SIGTERM closes
 admission at once) finishes the accepted turns within ``LOCAL_DRAIN_SECONDS`` of the signal
-before closing it, and logs exactly how many accepted events were not answered.
+before closing it, releases the inbox rows left (the next start answers them) and logs exactly
+how many accepted events were not answered here.
 """
 
 from __future__ import annotations
@@ -49,10 +56,12 @@ from starlette.requests import ClientDisconnect
 from local_agent.context.errors import LocalError, StoreError
 from local_agent.context.session_budget import Measure
 from local_agent.line.admission import Admission
-from local_agent.line.client import LineGateway
+from local_agent.line.client import LineGateway, pool_size_for
 from local_agent.line.dispatcher import Dispatcher, ScopeDispatcher
 from local_agent.line.events import to_inbound
 from local_agent.line.health import health_report, probe_store
+from local_agent.line.inbox import DurableInbox, InboxItem, InboxSeal
+from local_agent.line.inbox_turn import InboxTurn
 from local_agent.line.processor import INTERNAL_ERROR, TURN_TIMEOUT_SECONDS, EventProcessor, InboundEvent
 from local_agent.line.push import LeasedTurn, PushAuth, PushEndpoint, PushResult
 from local_agent.line.queue import PubsubPublisher, QueueStats, use_emulator_host
@@ -62,7 +71,7 @@ from local_agent.logs import configure_logging
 from local_agent.settings import Settings, load_settings
 from local_agent.stores.guarded import GuardedStore
 from local_agent.stores.ports import Store
-from local_agent.wiring import Wiring, build_service
+from local_agent.wiring import Wiring, build_service, warm_up
 
 log = logging.getLogger("local_agent.webhook")
 CLOUD_RUN_GRACE_SECONDS = 10.0  # Cloud Run's time from SIGTERM to SIGKILL
@@ -140,7 +149,12 @@ class _Receiver:
                 return await _publish(events, publisher, state.shutdown)
             if events:
                 _admit(events, state.wiring.store, state.admission)
-            return _submit(events, dispatcher, state.processor, state.admission)
+            inbox: DurableInbox | None = state.inbox
+            if inbox is None:
+                return _submit(events, dispatcher, state.processor.process, state.admission)
+            if events:
+                events = await _into_inbox(events, inbox, state.admission)
+            return _submit(events, dispatcher, _run_live(state.inbox_turn), state.admission, durable=True)
         except _Refused as refusal:
             return refusal.response()
 
@@ -214,18 +228,97 @@ def _admit(events: list[InboundEvent], store: GuardedStore, admission: Admission
         raise _Refused(503, refused)
 
 
+async def _into_inbox(
+    events: list[InboundEvent], inbox: DurableInbox, admission: Admission
+) -> list[InboundEvent]:
+    """Write the admitted events to the durable inbox (one store write): the new ones. A store
+    that fails → 503 and nothing accepted; duplicates give their places back."""
+    try:
+        fresh = await inbox.accept(events)
+    except StoreError as exc:
+        for event in events:
+            admission.release(event.scope.storage_id)
+        log.warning(
+            "inbox not written, asking LINE to redeliver",
+            extra={"code": exc.code, "events_refused": len(events)},
+        )
+        raise _Refused(503, "store unavailable") from None
+    kept = {id(event) for event in fresh}
+    for event in events:
+        if id(event) not in kept:
+            admission.release(event.scope.storage_id)
+    return fresh
+
+
+def _run_live(inbox_turn: InboxTurn) -> Callable[[InboundEvent], Awaitable[None]]:
+    async def run(event: InboundEvent) -> None:
+        await inbox_turn.run(InboxItem(event))
+
+    return run
+
+
 def _submit(
-    events: list[InboundEvent], dispatcher: Dispatcher, processor: EventProcessor, admission: Admission
+    events: list[InboundEvent],
+    dispatcher: Dispatcher,
+    run: Callable[[InboundEvent], Awaitable[None]],
+    admission: Admission,
+    *,
+    durable: bool = False,
 ) -> JSONResponse:
     """Queue each admitted event on its scope's queue; each holds its place in ``admission`` until
-    its turn ends. Once shutdown has begun the rest are refused (503) and their places given back."""
+    its turn ends. Once shutdown has begun the rest are refused and their places given back: 503
+    (LINE redelivers), or with the inbox (``durable``) 200, as their rows stay for the next start."""
     for i, event in enumerate(events):
         scope = event.scope.storage_id
-        if not dispatcher.submit(scope, partial(admission.hold, scope, partial(processor.process, event))):
+        if not dispatcher.submit(scope, partial(admission.hold, scope, partial(run, event))):
             for rest in events[i:]:
                 admission.release(rest.scope.storage_id)
+            if durable:
+                return JSONResponse(
+                    {"status": "ok", "accepted": len(events), "left_for_next_start": len(events) - i}
+                )
             return JSONResponse({"error": "shutting down"}, status_code=503)
     return JSONResponse({"status": "ok", "accepted": len(events)})
+
+
+async def _sweep(
+    inbox: DurableInbox, inbox_turn: InboxTurn, dispatcher: Dispatcher, admission: Admission
+) -> int:
+    """Renew this process's inbox rows and take over the lapsed ones (a previous process's): each
+    is queued on its chat's queue, oldest first, holding a place in ``admission`` (never refused:
+    it was accepted before). ``StoreError`` when the store cannot be reached."""
+    items = await inbox.sweep(admission.room())
+    for item in items:
+        scope = item.event.scope.storage_id
+        admission.admit([scope], force=True)
+        if not dispatcher.submit(scope, partial(admission.hold, scope, partial(inbox_turn.run, item))):
+            admission.release(scope)
+            inbox.left(item.event)
+    if items:
+        log.info(
+            "inbox rows resumed", extra={"events_resumed": len(items), "inbox_pending": inbox.stats.pending}
+        )
+    return len(items)
+
+
+async def _resume_at_start(
+    inbox: DurableInbox, inbox_turn: InboxTurn, dispatcher: Dispatcher, admission: Admission
+) -> None:
+    try:
+        await _sweep(inbox, inbox_turn, dispatcher, admission)
+    except StoreError as exc:
+        log.warning("inbox resume failed at start; serving new events, retrying", extra={"code": exc.code})
+
+
+async def _sweep_periodically(
+    inbox: DurableInbox, inbox_turn: InboxTurn, dispatcher: Dispatcher, admission: Admission
+) -> None:
+    while True:
+        await asyncio.sleep(inbox.sweep_interval)
+        try:
+            await _sweep(inbox, inbox_turn, dispatcher, admission)
+        except StoreError as exc:
+            log.warning("inbox sweep failed, retrying", extra={"code": exc.code})
 
 
 async def _publish(
@@ -242,7 +335,11 @@ async def _publish(
 
 async def _open_turn_side(settings: Settings) -> tuple[LineGateway, ScopeDispatcher]:
     # Built on the loop that will use them: the LINE client must live in its loop.
-    gateway = await LineGateway.open(settings.line_channel_access_token, settings.line_api_host)
+    gateway = await LineGateway.open(
+        settings.line_channel_access_token,
+        settings.line_api_host,
+        pool_size=pool_size_for(settings.local_max_concurrent_turns),
+    )
     return gateway, ScopeDispatcher(
         max_concurrent=settings.local_max_concurrent_turns, max_pending=settings.local_max_pending_turns
     )
@@ -322,13 +419,9 @@ class _Lifespan:
             model=self.model,
             measure=self.measure,
         )
-        admission = Admission(
-            concurrency=settings.local_max_concurrent_turns,
-            drain_seconds=settings.local_drain_seconds,
-            ceiling=settings.local_max_pending_turns,
-            per_scope_ceiling=settings.local_max_pending_per_scope,
-            turn_estimate=settings.local_turn_estimate_seconds,
-        )
+        warmed = await warm_up(settings, clock=self.clock, listings=wiring.pipeline.listings)
+        durable = settings.local_queue == "inprocess" and settings.local_inbox
+        admission = _admission(settings, durable)
         endpoint: PushEndpoint | None = app.state.push_endpoint
         shutdown = ShutdownClock(partial(_refuse_new_work, admission, endpoint))
         shutdown.install()
@@ -348,8 +441,13 @@ class _Lifespan:
             asyncio.create_task(_purge_periodically(wiring.store, self.clock)),
             asyncio.create_task(probe_store(wiring.store)),
         ]
+        inbox = _open_inbox(app, settings, wiring, self.clock) if durable else None
+        if inbox is not None:
+            sweep_args = (inbox, app.state.inbox_turn, side.dispatcher, admission)
+            await _resume_at_start(*sweep_args)  # before ready: resumed rows queue ahead of new events
+            tasks.append(asyncio.create_task(_sweep_periodically(*sweep_args)))
         frozen = freeze_startup_heap()
-        _log_started(settings, wiring, frozen)
+        _log_started(settings, wiring, frozen, warmed)
         try:
             yield
         finally:
@@ -360,7 +458,8 @@ class _Lifespan:
             await side.close(shutdown.remaining(settings.local_drain_seconds))
             _stop_queue(app.state.publisher, leased)
             shutdown.uninstall()
-            _account(admission)
+            released = inbox.release() if inbox is not None else 0
+            _account(admission, inbox, released)
             self._close_store(wiring.store)
             gc.unfreeze()  # last: the drain above still runs without full collections
             log.info("service stopped", extra={"turns_completed": side.dispatcher.completed})
@@ -370,6 +469,29 @@ class _Lifespan:
             store.close()
         elif store is not self.store:  # only its guard is ours: free the guard's threads
             store.pool.shutdown()
+
+
+def _admission(settings: Settings, durable: bool) -> Admission:
+    return Admission(
+        concurrency=settings.local_max_concurrent_turns,
+        drain_seconds=settings.local_drain_seconds,
+        ceiling=settings.local_max_pending_turns,
+        per_scope_ceiling=settings.local_max_pending_per_scope,
+        turn_estimate=settings.local_turn_estimate_seconds,
+        durable=durable,
+    )
+
+
+def _open_inbox(app: FastAPI, settings: Settings, wiring: Wiring, clock: Callable[[], float]) -> DurableInbox:
+    """The durable inbox and the runner of its items (``LOCAL_QUEUE=inprocess``, ``LOCAL_INBOX``)."""
+    inbox = DurableInbox(
+        store=wiring.store,
+        seal=InboxSeal(settings.line_channel_secret),
+        lease=settings.local_event_lease_seconds,
+        clock=clock,
+    )
+    app.state.inbox, app.state.inbox_turn = inbox, InboxTurn(app.state.processor, inbox)
+    return inbox
 
 
 def _refuse_new_work(admission: Admission, endpoint: PushEndpoint | None) -> None:
@@ -431,8 +553,9 @@ def _stop_queue(publisher: PubsubPublisher | None, leased: LeasedTurn | None) ->
         publisher.close()
 
 
-def _log_started(settings: Settings, wiring: Wiring, frozen: int) -> None:
-    """The startup line: which model, store and listings serve, the request budget, the frozen heap."""
+def _log_started(settings: Settings, wiring: Wiring, frozen: int, warmed: float) -> None:
+    """The startup line: which model, store and listings serve, the request budget, the frozen
+    heap, how long the warm-up turns took."""
     listings = wiring.pipeline.listings
     log.info(
         "service started",
@@ -444,6 +567,7 @@ def _log_started(settings: Settings, wiring: Wiring, frozen: int) -> None:
             "budget": settings.input_budget,
             "budget_unit": settings.budget_unit,
             "heap_objects_frozen": frozen,
+            "warm_up_ms": round(warmed * 1000, 1),
         },
     )
 
@@ -477,12 +601,28 @@ def freeze_startup_heap() -> int:
     return gc.get_freeze_count()
 
 
-def _account(admission: Admission) -> None:
-    """Exact: accepted events whose turn did not finish (cancelled by the drain's deadline)."""
+def _account(admission: Admission, inbox: DurableInbox | None, released: int) -> None:
+    """Exact: accepted events whose turn did not finish (cancelled by the drain's deadline). With
+    the inbox they are not lost: their rows stay (``released`` handed over at once) and the next
+    start answers them; the line also carries the inbox's delivery counts."""
+    unfinished = admission.lost
+    if inbox is None:
+        log.log(
+            logging.WARNING if unfinished else logging.INFO,
+            "shutdown accounting",
+            extra={"events_lost": unfinished, "events_accepted": admission.accepted},
+        )
+        return
+    counts = {f"events_{k}": v for k, v in inbox.report().items()}
     log.log(
-        logging.WARNING if admission.lost else logging.INFO,
+        logging.WARNING if unfinished else logging.INFO,
         "shutdown accounting",
-        extra={"events_lost": admission.lost, "events_accepted": admission.accepted},
+        extra={
+            "events_lost": 0,
+            "events_left_in_inbox": unfinished,
+            "inbox_rows_released": released,
+            **counts,
+        },
     )
 
 
@@ -499,16 +639,21 @@ async def _healthz(request: Request) -> JSONResponse:
         pending=dispatcher.pending if dispatcher else 0,
         backend=settings.local_store,
         model=settings.local_model,
-        queue=_queue_report(settings, state.queue_stats, state.push_endpoint),
+        queue=_queue_report(settings, state.queue_stats, state.push_endpoint, getattr(state, "inbox", None)),
     )
     return JSONResponse(body, status_code=code)
 
 
-def _queue_report(settings: Settings, stats: QueueStats, endpoint: PushEndpoint | None) -> dict[str, Any]:
+def _queue_report(
+    settings: Settings, stats: QueueStats, endpoint: PushEndpoint | None, inbox: DurableInbox | None = None
+) -> dict[str, Any]:
     """The queue's side of ``/healthz``: its mode, and in pubsub mode what was published and
     pushed, the redeliveries seen and the pushes being worked on here now."""
     in_flight = endpoint.in_flight if endpoint is not None else 0
-    return {"mode": settings.local_queue, **stats.report(), "in_flight": in_flight}
+    report: dict[str, Any] = {"mode": settings.local_queue, **stats.report(), "in_flight": in_flight}
+    if inbox is not None:
+        report["inbox"] = inbox.report()
+    return report
 
 
 async def _livez() -> JSONResponse:
@@ -542,6 +687,7 @@ def create_app(
     app.state.queue_stats = QueueStats()
     app.state.publisher = None
     app.state.push_endpoint = None
+    app.state.inbox = app.state.inbox_turn = None
     app.post("/callback")(
         _Receiver(settings.line_channel_secret, settings.local_body_timeout_seconds).callback
     )

@@ -11,6 +11,8 @@ Layout (``<p>`` is ``collection_prefix``, default ``local``)::
     <p>_audit/<seq>-<rand>       AuditRow columns, arguments as canonical JSON text, seq, expire_at
     <p>_snapshots/<seq>-<rand>   {scope_id, turn_id, at, data: canonical JSON text, seq, expire_at}
     <p>_webhook_events/<event>   {event_id, expire_at, expire_at_epoch}
+    <p>_inbox/<event>            {event_id, chat, received_at, seq, sealed, reply, holder,
+                                  lease_until, attempts, expire_at, expire_at_epoch}
 
 * Every read-modify-write (journal ``update``, ``set_consent``, taking over an expired dedupe
   claim) is one Firestore transaction (``@firestore.transactional``). Firestore may run the
@@ -21,7 +23,7 @@ Layout (``<p>`` is ``collection_prefix``, default ``local``)::
   expiry themselves: ``ContextJournal`` checks ``updated_at``; ``claim_event`` checks
   ``expire_at_epoch``. Configure the policies with e.g.
   ``gcloud firestore fields ttls update expire_at --collection-group=local_journal --enable-ttl``
-  (and the same for ``local_webhook_events``, ``local_audit`` and ``local_snapshots``).
+  (and the same for ``local_webhook_events``, ``local_inbox``, ``local_audit`` and ``local_snapshots``).
 * Audit and snapshot rows are ordered by ``seq``: a per-process strictly increasing microsecond
   counter (``max(time.time_ns() // 1000, last + 1)``), so reads return insertion order like SQLite's
   ``ORDER BY id``. Across processes the order is by wall clock. Reads filter by ``scope_id``
@@ -46,7 +48,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -56,10 +58,13 @@ from local_agent.context.errors import StoreError
 from local_agent.context.journal import TTL_SECONDS, JournalRecord, Mutation
 from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
+    INBOX_TTL_SECONDS,
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
     EventLease,
+    InboxEntry,
+    InboxRow,
     LeaseOutcome,
     PreferenceState,
     TurnSnapshot,
@@ -116,7 +121,174 @@ def _import_firestore() -> tuple[Any, Any, Any]:
     return firestore, api_exceptions, auth_exceptions
 
 
-class FirestoreStore:
+INBOX_BATCH = 400  # writes per commit (Firestore allows 500)
+
+
+def _inbox_row(data: dict[str, Any]) -> InboxRow:
+    entry = InboxEntry(
+        data["event_id"], data["chat"], float(data["received_at"]), int(data["seq"]), bytes(data["sealed"])
+    )
+    return InboxRow(
+        entry, data["holder"], float(data["lease_until"]), int(data["attempts"]), bytes(data["reply"])
+    )
+
+
+class _FirestoreInbox:
+    """The durable inbox on Firestore (mixed into ``FirestoreStore``). A body's rows and dedupe
+    claims are one transaction (one commit); a claim reads its candidates again inside a
+    transaction, so two processes never take the same row."""
+
+    _firestore: Any
+    _api_exc: Any
+    _deadline: dict[str, Any]
+    _col: Callable[[str], Any]
+    _guard: Callable[[str], Any]
+    _transaction: Callable[..., Any]
+    _db: Callable[[], Any]
+
+    def inbox_accept(
+        self,
+        entries: Sequence[InboxEntry],
+        *,
+        holder: str,
+        now: float,
+        lease: float,
+        ttl: float = INBOX_TTL_SECONDS,
+    ) -> list[bool]:
+        claims = [self._col("webhook_events").document(_doc_id(e.event_id)) for e in entries]
+        rows = [self._col("inbox").document(_doc_id(e.event_id)) for e in entries]
+
+        def body(tx: Any) -> list[bool]:
+            found = {snap.reference.path: snap for snap in tx.get_all(claims, **self._deadline)}
+            fresh: list[bool] = []
+            seen: set[str] = set()
+            for entry, claim, row in zip(entries, claims, rows, strict=True):
+                snap = found.get(claim.path)
+                live = claim.path in seen or (
+                    snap is not None and snap.exists and float(snap.get("expire_at_epoch")) > now
+                )
+                seen.add(claim.path)
+                fresh.append(not live)
+                if live:
+                    continue
+                expire = now + DEDUPE_TTL_SECONDS
+                tx.set(
+                    claim, {"event_id": entry.event_id, "expire_at": _utc(expire), "expire_at_epoch": expire}
+                )
+                tx.set(row, self._inbox_doc(entry, holder=holder, lease_until=now + lease, expire=now + ttl))
+            return fresh
+
+        result: list[bool] = self._transaction("inbox.accept", body)
+        return result
+
+    @staticmethod
+    def _inbox_doc(entry: InboxEntry, *, holder: str, lease_until: float, expire: float) -> dict[str, Any]:
+        return {
+            "event_id": entry.event_id,
+            "chat": entry.chat,
+            "received_at": entry.received_at,
+            "seq": entry.seq,
+            "sealed": entry.sealed,
+            "reply": b"",
+            "holder": holder,
+            "lease_until": lease_until,
+            "attempts": 0,
+            "expire_at": _utc(expire),
+            "expire_at_epoch": expire,
+        }
+
+    def inbox_claim(self, *, holder: str, now: float, lease: float, limit: int) -> list[InboxRow]:
+        if limit <= 0:
+            return []
+        field = self._firestore.FieldFilter
+        query = self._col("inbox").where(filter=field("lease_until", "<=", now)).limit(limit)
+        with self._guard("inbox.claim"):
+            refs = [doc.reference for doc in query.stream(**self._deadline)]
+        if not refs:
+            return []
+
+        def body(tx: Any) -> list[InboxRow]:
+            taken: list[InboxRow] = []
+            for snap in tx.get_all(refs, **self._deadline):
+                data = snap.to_dict() if snap.exists else None
+                if data is None or float(data["lease_until"]) > now or float(data["expire_at_epoch"]) <= now:
+                    continue
+                data.update(holder=holder, lease_until=now + lease, attempts=int(data["attempts"]) + 1)
+                tx.update(snap.reference, {k: data[k] for k in ("holder", "lease_until", "attempts")})
+                taken.append(_inbox_row(data))
+            return taken
+
+        claimed: list[InboxRow] = self._transaction("inbox.claim", body)
+        return sorted(claimed, key=lambda r: (r.entry.received_at, r.entry.seq))
+
+    def _update_where(
+        self, operation: str, query: Any, change: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> int:
+        """Apply ``change`` (the fields to set, None: skip; ``{}``: delete) to every document of
+        ``query``, in batched writes."""
+        changed = 0
+        with self._guard(operation):
+            batch, size = self._db().batch(), 0
+            for doc in query.stream(**self._deadline):
+                fields = change(doc.to_dict())
+                if fields is None:
+                    continue
+                if fields:
+                    batch.update(doc.reference, fields)
+                else:
+                    batch.delete(doc.reference)
+                changed, size = changed + 1, size + 1
+                if size >= INBOX_BATCH:
+                    batch.commit(**self._deadline)
+                    batch, size = self._db().batch(), 0
+            if size:
+                batch.commit(**self._deadline)
+        return changed
+
+    def inbox_renew(self, *, holder: str, now: float, lease: float) -> int:
+        query = self._col("inbox").where(filter=self._firestore.FieldFilter("holder", "==", holder))
+        return self._update_where(
+            "inbox.renew",
+            query,
+            lambda d: {"lease_until": now + lease} if not d["reply"] and d["lease_until"] > 0 else None,
+        )
+
+    def inbox_park(self, event_id: str, *, holder: str, reply: bytes, retry_at: float) -> bool:
+        ref = self._col("inbox").document(_doc_id(event_id))
+
+        def body(tx: Any) -> bool:
+            snap = ref.get(transaction=tx, **self._deadline)
+            if not snap.exists or snap.get("holder") != holder:
+                return False
+            tx.update(ref, {"reply": reply, "lease_until": retry_at})
+            return True
+
+        parked: bool = self._transaction("inbox.park", body)
+        return parked
+
+    def inbox_done(self, event_id: str) -> None:
+        with self._guard("inbox.done"):
+            self._col("inbox").document(_doc_id(event_id)).delete(**self._deadline)
+
+    def inbox_release(self, *, holder: str) -> int:
+        query = self._col("inbox").where(filter=self._firestore.FieldFilter("holder", "==", holder))
+        return self._update_where(
+            "inbox.release", query, lambda d: None if d["reply"] else {"lease_until": 0.0}
+        )
+
+    def inbox_drop_chat(self, chat: str, *, before: float) -> int:
+        query = self._col("inbox").where(filter=self._firestore.FieldFilter("chat", "==", chat))
+        return self._update_where(
+            "inbox.drop_chat", query, lambda d: {} if d["received_at"] < before else None
+        )
+
+    def inbox_pending(self) -> int:
+        with self._guard("inbox.pending"):
+            result = self._col("inbox").count().get(**self._deadline)
+        return int(result[0][0].value)
+
+
+class FirestoreStore(_FirestoreInbox):
     """All LOCAL stores in one Firestore database. Safe to share between threads."""
 
     backend = "firestore"
@@ -388,7 +560,7 @@ class FirestoreStore:
     # -- retention ------------------------------------------------------------------------
     def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:
         """Nothing to do here: Firestore's TTL policies on ``expire_at`` delete expired documents
-        (journal after 900 s, dedupe and event leases after a day, audit and snapshots after
+        (journal after 900 s, dedupe, event leases and inbox rows after a day, audit and snapshots after
         ``retention``)."""
         return {}
 

@@ -40,16 +40,19 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import JournalRecord, Mutation
 from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
+    INBOX_TTL_SECONDS,
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
+    InboxEntry,
+    InboxRow,
     LeaseOutcome,
     PreferenceState,
     Store,
@@ -437,6 +440,47 @@ class GuardedStore:
 
     def release_event(self, event_id: str, *, holder: str) -> bool:
         return self.call("lease.release", lambda: self.inner.release_event(event_id, holder=holder))
+
+    # -- InboxStore -----------------------------------------------------------------------------
+    def inbox_accept(
+        self,
+        entries: Sequence[InboxEntry],
+        *,
+        holder: str,
+        now: float,
+        lease: float,
+        ttl: float = INBOX_TTL_SECONDS,
+    ) -> list[bool]:
+        return self.call(
+            "inbox.accept",
+            lambda: self.inner.inbox_accept(entries, holder=holder, now=now, lease=lease, ttl=ttl),
+        )
+
+    def inbox_claim(self, *, holder: str, now: float, lease: float, limit: int) -> list[InboxRow]:
+        return self.call(
+            "inbox.claim", lambda: self.inner.inbox_claim(holder=holder, now=now, lease=lease, limit=limit)
+        )
+
+    def inbox_renew(self, *, holder: str, now: float, lease: float) -> int:
+        return self.call("inbox.renew", lambda: self.inner.inbox_renew(holder=holder, now=now, lease=lease))
+
+    def inbox_park(self, event_id: str, *, holder: str, reply: bytes, retry_at: float) -> bool:
+        return self.call(
+            "inbox.park",
+            lambda: self.inner.inbox_park(event_id, holder=holder, reply=reply, retry_at=retry_at),
+        )
+
+    def inbox_done(self, event_id: str) -> None:
+        self.call("inbox.done", lambda: self.inner.inbox_done(event_id))
+
+    def inbox_release(self, *, holder: str) -> int:
+        return self.call("inbox.release", lambda: self.inner.inbox_release(holder=holder))
+
+    def inbox_drop_chat(self, chat: str, *, before: float) -> int:
+        return self.call("inbox.drop_chat", lambda: self.inner.inbox_drop_chat(chat, before=before))
+
+    def inbox_pending(self) -> int:
+        return self.call("inbox.pending", self.inner.inbox_pending)
 
     # -- retention and inspection ---------------------------------------------------------------
     def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:

@@ -11,6 +11,7 @@ transaction in the adapter.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, get_args
 
@@ -214,7 +215,87 @@ def releasable(current: EventLease | None, *, holder: str) -> bool:
     return current is not None and not current.done and current.holder == holder
 
 
-class Store(JournalStorage, PreferenceStore, AuditStore, SnapshotStore, DedupeStore, LeaseStore, Protocol):
+# Nothing from the inbox outlives a day: a row unanswered that long is purged with the dedupe records.
+INBOX_TTL_SECONDS = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class InboxEntry:
+    """One accepted webhook event as the inbox keeps it until it is answered (``LOCAL_QUEUE=inprocess``).
+
+    ``sealed`` is the event encrypted by the LINE edge (``line/inbox.py``): the store never sees
+    the message text. ``chat`` and ``received_at``/``seq`` give the order per chat."""
+
+    event_id: str
+    chat: str
+    received_at: float
+    seq: int
+    sealed: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class InboxRow:
+    """An inbox row as claimed: the entry, who holds it until when, how many times it was claimed,
+    and the sealed reply of a turn that ran but could not be delivered (``b""``: none yet)."""
+
+    entry: InboxEntry
+    holder: str
+    lease_until: float
+    attempts: int
+    reply: bytes = b""
+
+
+class InboxStore(Protocol):
+    """The durable inbox: every accepted event is a row until it is answered, so a crash loses
+    nothing. Rows are held by one process at a time through a lease, like ``LeaseStore``'s."""
+
+    def inbox_accept(
+        self,
+        entries: Sequence[InboxEntry],
+        *,
+        holder: str,
+        now: float,
+        lease: float,
+        ttl: float = INBOX_TTL_SECONDS,
+    ) -> list[bool]:
+        """One write for a whole webhook body: per entry, claim its event id (the dedupe claim, kept a
+        day) and, when new, write its row held by ``holder`` until ``now + lease``. True per new entry."""
+        ...
+
+    def inbox_claim(self, *, holder: str, now: float, lease: float, limit: int) -> list[InboxRow]:
+        """Take over at most ``limit`` rows whose lease has lapsed (oldest first): each is then
+        ``holder``'s until ``now + lease`` and its ``attempts`` grows by one."""
+        ...
+
+    def inbox_renew(self, *, holder: str, now: float, lease: float) -> int:
+        """Extend every row ``holder`` holds without a parked reply; returns how many."""
+        ...
+
+    def inbox_park(self, event_id: str, *, holder: str, reply: bytes, retry_at: float) -> bool:
+        """Keep the sealed ``reply`` of a turn LINE did not take, claimable again at ``retry_at``."""
+        ...
+
+    def inbox_done(self, event_id: str) -> None:
+        """Delete the row: the event is answered (or given up)."""
+        ...
+
+    def inbox_release(self, *, holder: str) -> int:
+        """Give up every row ``holder`` holds at once (shutdown): the next start takes them without
+        waiting for the lease. Returns how many."""
+        ...
+
+    def inbox_drop_chat(self, chat: str, *, before: float) -> int:
+        """Delete the rows of ``chat`` received before ``before`` (the chat unfollowed)."""
+        ...
+
+    def inbox_pending(self) -> int:
+        """Rows in the inbox (answered events are deleted at once, so these are unanswered)."""
+        ...
+
+
+class Store(
+    JournalStorage, PreferenceStore, AuditStore, SnapshotStore, DedupeStore, LeaseStore, InboxStore, Protocol
+):
     """Every port in one backend, plus its lifecycle and the inspection the demo and replay print."""
 
     backend: str  # "sqlite" | "firestore": named in StoreError and in logs

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,10 +21,13 @@ from local_agent.context.errors import StoreError
 from local_agent.context.journal import TTL_SECONDS, JournalRecord, Mutation
 from local_agent.stores.ports import (
     DEDUPE_TTL_SECONDS,
+    INBOX_TTL_SECONDS,
     RECORD_RETENTION_SECONDS,
     AuditRow,
     ConsentDecision,
     EventLease,
+    InboxEntry,
+    InboxRow,
     LeaseOutcome,
     PreferenceState,
     TurnSnapshot,
@@ -85,6 +88,20 @@ CREATE TABLE IF NOT EXISTS event_leases (
     expire_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS event_leases_expiry ON event_leases (expire_at);
+CREATE TABLE IF NOT EXISTS inbox (
+    event_id TEXT PRIMARY KEY,
+    chat TEXT NOT NULL,
+    received_at REAL NOT NULL,
+    seq INTEGER NOT NULL,
+    sealed BLOB NOT NULL,
+    reply BLOB NOT NULL,
+    holder TEXT NOT NULL,
+    lease_until REAL NOT NULL,
+    attempts INTEGER NOT NULL,
+    expire_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS inbox_lease ON inbox (lease_until);
+CREATE INDEX IF NOT EXISTS inbox_chat ON inbox (chat, received_at);
 """
 
 
@@ -394,6 +411,7 @@ class SqliteStore:
                     "DELETE FROM webhook_events WHERE expire_at <= ?", (now,)
                 ).rowcount,
                 "event_leases": db.execute("DELETE FROM event_leases WHERE expire_at <= ?", (now,)).rowcount,
+                "inbox": db.execute("DELETE FROM inbox WHERE expire_at <= ?", (now,)).rowcount,
             }
             stale = [
                 scope
@@ -459,3 +477,103 @@ class SqliteStore:
             if mine:
                 db.execute("DELETE FROM event_leases WHERE event_id = ?", (event_id,))
         return mine
+
+    # -- the durable inbox (InboxStore) ---------------------------------------------------
+    def inbox_accept(
+        self,
+        entries: Sequence[InboxEntry],
+        *,
+        holder: str,
+        now: float,
+        lease: float,
+        ttl: float = INBOX_TTL_SECONDS,
+    ) -> list[bool]:
+        fresh: list[bool] = []
+        with self._tx("inbox.accept") as db:
+            db.execute("DELETE FROM webhook_events WHERE expire_at <= ?", (now,))
+            for entry in entries:
+                claimed = db.execute(
+                    "INSERT OR IGNORE INTO webhook_events (event_id, expire_at) VALUES (?, ?)",
+                    (entry.event_id, now + DEDUPE_TTL_SECONDS),
+                ).rowcount
+                if claimed == 1:
+                    db.execute(
+                        "INSERT OR REPLACE INTO inbox (event_id, chat, received_at, seq, sealed, reply, "
+                        "holder, lease_until, attempts, expire_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            entry.event_id,
+                            entry.chat,
+                            entry.received_at,
+                            entry.seq,
+                            entry.sealed,
+                            b"",
+                            holder,
+                            now + lease,
+                            0,
+                            now + ttl,
+                        ),
+                    )
+                fresh.append(claimed == 1)
+        return fresh
+
+    def inbox_claim(self, *, holder: str, now: float, lease: float, limit: int) -> list[InboxRow]:
+        with self._tx("inbox.claim") as db:
+            rows = db.execute(
+                "SELECT event_id, chat, received_at, seq, sealed, reply, attempts FROM inbox "
+                "WHERE lease_until <= ? AND expire_at > ? ORDER BY received_at, seq LIMIT ?",
+                (now, now, max(0, limit)),
+            ).fetchall()
+            taken = [(holder, now + lease, r[0]) for r in rows]
+            db.executemany(
+                "UPDATE inbox SET holder = ?, lease_until = ?, attempts = attempts + 1 WHERE event_id = ?",
+                taken,
+            )
+        return [
+            InboxRow(
+                InboxEntry(r[0], r[1], float(r[2]), int(r[3]), bytes(r[4])),
+                holder,
+                now + lease,
+                int(r[6]) + 1,
+                bytes(r[5]),
+            )
+            for r in rows
+        ]
+
+    def inbox_renew(self, *, holder: str, now: float, lease: float) -> int:
+        with self._tx("inbox.renew", single=True) as db:
+            return int(
+                db.execute(
+                    "UPDATE inbox SET lease_until = ? WHERE holder = ? AND reply = ? AND lease_until > 0",
+                    (now + lease, holder, b""),
+                ).rowcount
+            )
+
+    def inbox_park(self, event_id: str, *, holder: str, reply: bytes, retry_at: float) -> bool:
+        with self._tx("inbox.park", single=True) as db:
+            changed = db.execute(
+                "UPDATE inbox SET reply = ?, lease_until = ? WHERE event_id = ? AND holder = ?",
+                (reply, retry_at, event_id, holder),
+            ).rowcount
+        return bool(changed)
+
+    def inbox_done(self, event_id: str) -> None:
+        with self._tx("inbox.done", single=True) as db:
+            db.execute("DELETE FROM inbox WHERE event_id = ?", (event_id,))
+
+    def inbox_release(self, *, holder: str) -> int:
+        with self._tx("inbox.release", single=True) as db:
+            return int(
+                db.execute(
+                    "UPDATE inbox SET lease_until = 0 WHERE holder = ? AND reply = ?", (holder, b"")
+                ).rowcount
+            )
+
+    def inbox_drop_chat(self, chat: str, *, before: float) -> int:
+        with self._tx("inbox.drop_chat", single=True) as db:
+            return int(
+                db.execute("DELETE FROM inbox WHERE chat = ? AND received_at < ?", (chat, before)).rowcount
+            )
+
+    def inbox_pending(self) -> int:
+        with self._tx("inbox.pending", write=False) as db:
+            return int(db.execute("SELECT COUNT(*) FROM inbox").fetchone()[0])
