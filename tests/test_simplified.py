@@ -35,7 +35,11 @@ def test_opencc_is_installed_with_the_project():
         ("帮我记住我吃素", "幫我記住我吃素"),
         ("删除我的饮食偏好", "刪除我的飲食偏好"),
         ("后天员林有没有市集", "後天員林有沒有市集"),  # characters the table never had (员, 没, 后)
-        ("这个软件的信息", "這個軟體的資訊"),  # Taiwan's words for mainland ones (s2twp)
+        ("这个软件的信息", "這個軟件的信息"),  # characters only: the words stay as written (no 軟體, 資訊)
+        (
+            "查看我的偏好",
+            "查看我的偏好",
+        ),  # shared characters: read as written (s2twp's phrase 檢視 not taken)
     ],
 )
 def test_a_simplified_sentence_becomes_taiwan_traditional(simplified, expected):

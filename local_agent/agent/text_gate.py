@@ -218,6 +218,8 @@ class _Verb:
 
     @property
     def about(self) -> ClaimAbout:
+        if self.word.startswith(_NEGATIONS) and self.kinds & {"remember", "apply"}:
+            return "forget"  # one word that negates a remember or apply (「不記了」) claims a stop
         return max((_KIND_ABOUT.get(k, "") for k in self.kinds), key=_PRIORITY.__getitem__)
 
     @property

@@ -38,10 +38,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from local_agent.language.townships import find_townships
 from local_agent.language import lexicon, rules, words
 from local_agent.language.diets import diet_said, find_diet, negated_diet, rememberable, unsupported_diet
 from local_agent.language.text import has_words, reading_form
+from local_agent.language.townships import find_townships
 from local_agent.listings import catalogue
 
 Intent = Literal[
@@ -619,7 +619,7 @@ def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
         return Reading("forget_declined")
     if "exclusion" in kinds:
         return Reading("search" if search_goal(_without_diet(t)) or find_townships(t) else "unknown")
-    if "forgot_before" in kinds:
+    if kinds & {"forgot_before", "self_forgot"}:
         return Reading("preference_question")
     return Reading("forget_confirm")
 

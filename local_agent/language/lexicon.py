@@ -62,6 +62,8 @@ CLASS_MEANINGS: dict[str, str] = {
     "weather": "a remark about the weather (好熱, 下雨, 颱風)",
     "bot_question": "a question about the bot itself (你是誰, 你是機器人嗎)",
     "visited": "a comment about a place already visited (去過, 吃過, 那家很好吃)",
+    "self_forgetting": "the speaker's own forgetting (我忘記, 我自己忘了): a remark, not a request",
+    "diet_place": "a place named by a diet (素食店, 素食餐廳): a place, not the kept diet",
 }
 WORD_CLASSES: tuple[str, ...] = tuple(CLASS_MEANINGS)
 

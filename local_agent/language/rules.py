@@ -35,6 +35,7 @@ RuleReading = Literal[
     "forgot_before",  # a complaint that something was forgotten (「上次你忘了」, 「我媽說你忘記」)
     "exclusion",  # apart from a diet (「除開素食」): a search, nothing deleted
     "hesitant",  # the speaker has not decided (「刪除偏好的事我再想想」): ask, never act
+    "self_forgot",  # the speaker's own forgetting (「我自己忘記了」): no request; asked about, never acted on
     "thanks",
     "goodbye",
     "compliment",
@@ -200,6 +201,15 @@ RULES: tuple[Rule, ...] = (
         matches=("不記了", "免記啦", "不用記"),
         not_matches=("我不記得了", "我記不起來我吃什麼"),
         max_chars=4,
+    ),
+    Rule(
+        "speaker_forgot",
+        ("self_forgetting",),
+        "self_forgot",
+        55,
+        matches=("我之前有跟你說我吃哪一種素嗎，我自己忘記了", "我都忘了我設定過什麼", "我也忘記了"),
+        not_matches=("幫我忘記我吃素", "我要你忘記我吃素", "忘記我的飲食偏好"),
+        without=("delete_verb",),
     ),
     # -- deleting -------------------------------------------------------------------------------
     Rule(

@@ -5,8 +5,10 @@ simplified characters becomes Taiwan's traditional ones (:func:`traditional`), s
 emoji or pictographs are dropped (a few that say something, ❌ or 🗑, are read as words first), Latin
 letters are lower-cased, a space between two runs of Chinese separates clauses, and Taiwanese words written in Han characters read as Mandarin ones. The result is only ever read, never stored or shown.
 
-Simplified to traditional is OpenCC's ``s2twp`` (Taiwan characters and phrases), applied only to a
-sentence that holds no traditional-only character (OpenCC's ``t2s`` leaves it as it is). A sentence
+Simplified to traditional is OpenCC's ``s2twp`` (Taiwan characters), applied only to a sentence that
+holds no traditional-only character (OpenCC's ``t2s`` leaves it as it is), and only character for
+character: a Taiwan phrase it would put in place of a word (查看 → 檢視) is not taken, so a sentence
+whose characters are the same in both scripts is read as written. A sentence
 already in traditional characters is not run through it: ``s2twp`` also rewrites traditional text
 (溪州 → 谿州, 保存 → 儲存, 權限 → 許可權, 划龍舟 → 劃龍舟), so such a sentence only has its stray
 simplified characters mapped, by the vocabulary's own table (``words.SIMPLIFIED_TO_TRADITIONAL``). The
@@ -76,8 +78,19 @@ def to_traditional(text: str, converters: Converters | None) -> str:
     if converters is not None:
         to_taiwan, to_simplified = converters
         if to_simplified(text) == text:
-            return to_taiwan(text)
+            return _characters_only(text, to_taiwan(text), to_simplified)
     return text.translate(_TABLE)
+
+
+def _characters_only(text: str, taiwan: str, to_simplified: Callable[[str], str]) -> str:
+    """Of ``s2twp``'s output keep only the characters that are ``text``'s own in the other script
+    (記 for 记); a Taiwan phrase it put in place of a word (查看 → 檢視, 軟件 → 軟體) keeps the word
+    as it was written, so a sentence with no simplified character at all comes back unchanged. A
+    conversion that changed the length is not aligned: the vocabulary's table maps it instead."""
+    back = to_simplified(taiwan)
+    if not len(back) == len(taiwan) == len(text):
+        return text.translate(_TABLE)
+    return "".join(t if b == s else s for t, b, s in zip(taiwan, back, text, strict=True))
 
 
 def traditional(text: str) -> str:
