@@ -385,8 +385,17 @@ def check(expect: dict[str, Any], obs: Observed) -> str | None:
 
 
 def forgot_or_confirmed(obs: Observed) -> bool:
-    """The delete-request figure: the turn forgot the diet or asked 確定忘記 / 不用."""
-    return _forgotten(obs) is None or _forget_confirm(obs) is None
+    """The delete-request figure: the turn forgot the diet, or asked with buttons that can delete it
+    (確定忘記 / 不用, or the remember / delete / show question); with nothing kept, said that nothing is."""
+    nothing_kept = (
+        obs.before[0] != "granted" and not _granted(obs) and not obs.searches and "沒有" in obs.all_text
+    )
+    return (
+        _forgotten(obs) is None
+        or _forget_confirm(obs) is None
+        or _preference_question(obs) is None
+        or nothing_kept
+    )
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -396,7 +405,7 @@ def forgot_or_confirmed(obs: Observed) -> bool:
 class TurnClass:
     """One turn's outcome for the privacy figures. ``kind``: "delete" (marked ``delete_request``),
     "remember" (marked ``remember_request``, or expecting a consent prompt), or None; ``outcome``:
-    act (forgot / offered consent), ask (buttons about the preference) or pass (anything else)."""
+    act (forgot, or said nothing is kept / offered consent), ask (buttons about the preference) or pass (anything else)."""
 
     kind: str | None
     outcome: str
@@ -421,7 +430,8 @@ def classify_turn(turn: dict[str, Any], obs: Observed, answering_forget: bool) -
     ):
         kind = "remember"
     forgot = obs.before[0] == "granted" and not _granted(obs)
-    acted = forgot if kind == "delete" else "同意" in obs.buttons and kind == "remember"
+    nothing_kept = obs.before[0] != "granted" and forgot_or_confirmed(obs)  # said that nothing is kept
+    acted = (forgot or nothing_kept) if kind == "delete" else "同意" in obs.buttons and kind == "remember"
     outcome = "act" if acted else "ask" if asked_about_preference(obs) else "pass"
     act_name = "forgotten" if kind == "delete" else "consent_prompt"
     clear = expect.get("outcome") == act_name
