@@ -87,10 +87,12 @@ def test_quit_stops_reading(session: str) -> None:
 
 
 def test_the_rich_menu_can_be_tapped_in_the_chat() -> None:
-    proc = run_chat(["/menu", "/menu 1", "/menu 9", "/menu 4"])
+    proc = run_chat(["/menu", "/menu 1", "/menu 9", "/menu 4", "/menu", "3", "3"])
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "選單：1) 找美食  2) 找活動  3) 我的偏好  4) 使用說明" in out
+    # a bare number right after the list taps that area; the next bare number is a message again
+    assert out.count("（點選選單「我的偏好」）你> 我的偏好") == 1
     assert "（點選選單「找美食」）你> 找美食" in out and "請先選區域" in out and "彰化市周邊（" in out
     assert "用法：/menu 1 到 4" in out
     assert "（點選選單「使用說明」）你> 使用說明" in out and "花壇有什麼好吃的" in out

@@ -10,7 +10,7 @@ quick replies are shown as numbered choices — type the number to tap one. In a
 
     /debug           toggle showing what the model was sent and the tool calls (last turn, then every turn)
     /advance SECONDS move the service clock forward (e.g. /advance 901 to let the context expire)
-    /menu [N]        the rich menu's areas; /menu 1 taps 找美食 (as the menu would, a postback)
+    /menu [N]        the rich menu's areas; /menu 1 (or 1 right after /menu) taps 找美食 (a postback)
     /help            these commands
     /quit            leave (so does end of input, Ctrl-D)
 
@@ -129,6 +129,7 @@ class _Session:
     stdout: TextIO
     debug: bool = False
     last: EventResult | None = None
+    menu_listed: bool = False  # the last line shown was the menu's list: a bare number taps that area
 
     def say(self, lines: list[str] | str) -> None:
         _say(self.stdout, lines)
@@ -175,8 +176,13 @@ class _Session:
         choices = [a.get("label", "") for a in previous.quick_replies] if previous else []
         if not self.interactive:
             self.say(f"你> {text}")
+        listed, self.menu_listed = self.menu_listed, False
         if text.split()[0] == "/menu":
             result = await self.menu(text)
+            if result is None:
+                return
+        elif listed and text.isdigit() and 1 <= int(text) <= len(AREAS):
+            result = await self.menu(f"/menu {text}")  # 「1」 after the list taps 1) 找美食
             if result is None:
                 return
         elif text.isdigit() and 1 <= int(text) <= len(choices):
@@ -195,10 +201,9 @@ class _Session:
         parts = text.split()
         if len(parts) == 1:
             self.say(
-                "選單："
-                + "  ".join(f"{i}) {a.label}" for i, a in enumerate(AREAS, 1))
-                + "（/menu 數字 點選）"
+                "選單：" + "  ".join(f"{i}) {a.label}" for i, a in enumerate(AREAS, 1)) + "（輸入數字點選）"
             )
+            self.menu_listed = True
             return None
         if not parts[1].isdigit() or not 1 <= int(parts[1]) <= len(AREAS):
             self.say(f"用法：/menu 1 到 {len(AREAS)}")
