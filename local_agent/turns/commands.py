@@ -164,9 +164,14 @@ def parse_postback(data: str) -> tuple[bool, str] | None:
 
 
 def static_result(
-    kind: TextCommand | None, scope: ScopeKey, text: str, help_text: str = HELP_TEXT
+    kind: TextCommand | None,
+    scope: ScopeKey,
+    text: str,
+    help_text: str = HELP_TEXT,
+    reading: Reading | None = None,
 ) -> CommandResult | None:
-    """The commands that need no store: fixed answers, and every personal one in a group."""
+    """The commands that need no store: fixed answers, and every personal one in a group
+    (``reading``: the text's, when the caller has read it already)."""
     if kind in ("help", "greeting"):
         return CommandResult(Reply(texts=(help_text,)), "help" if kind == "help" else "greeting")
     if kind in STATIC:
@@ -175,10 +180,10 @@ def static_result(
     if kind == "forget_declined" and (scope.source_type != "user" or not find_diet(reading_form(text))):
         return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
     if kind == "small_talk":
-        talk = read(text).talk or ""
+        talk = (reading or read(text)).talk or ""
         return CommandResult(Reply(texts=(SMALL_TALK_TEXTS.get(talk, THANKS_TEXT),)), "small_talk")
     if kind == "unsupported_diet":
-        named = read(text).unsupported or ""
+        named = (reading or read(text)).unsupported or ""
         return CommandResult(Reply(texts=(unsupported_diet_text(named),)), "unsupported_diet")
     if scope.source_type == "user":
         return None
@@ -213,19 +218,19 @@ class Commands:
         self.audit = audit  # when given, a forget also scrubs the remembered diet from its audit rows
 
     def handle_text(
-        self, scope: ScopeKey, text: str, kind: TextCommand | None = None
+        self, scope: ScopeKey, text: str, kind: TextCommand | None = None, reading: Reading | None = None
     ) -> CommandResult | None:
-        """The command ``text`` is (``kind``, if the caller matched it already), or None.
-        Personal commands in a group or room are answered with a pointer to the 1:1 chat."""
+        """The command ``text`` is (``kind`` and ``reading``, if the caller matched it already), or
+        None. Personal commands in a group or room are answered with a pointer to the 1:1 chat."""
         kind = kind or match_text_command(text)
         offer = self._offered(scope) if kind in FORGET_ANSWERS and scope.source_type == "user" else None
         if offer is not None and _forget_live(offer[1], self.clock()):
             return self.forget_answer(scope, text)
-        fixed = static_result(kind, scope, text, self.help_text)
+        fixed = static_result(kind, scope, text, self.help_text, reading)
         if fixed is not None or kind is None:
             return fixed
         if kind == "consent_prompt":
-            diet = read(text).diet
+            diet = (reading or read(text)).diet
             return self.consent_prompt(scope, diet) if diet else None
         if kind == "forget_declined":
             return self.keep_diet(scope, text)

@@ -15,7 +15,7 @@ from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.language.diets import diet_said
-from local_agent.language.intents import also_searches, read, search_part
+from local_agent.language.intents import Reading, also_searches, read, search_part
 from local_agent.listings import catalogue
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.replies import navigation as nav
@@ -28,7 +28,7 @@ from local_agent.replies.render import (
 )
 from local_agent.replies.reply import Choice, Reply
 from local_agent.stores.ports import PreferenceStore
-from local_agent.turns.commands import Commands, match_text_command, static_result
+from local_agent.turns.commands import Commands, command_of, static_result
 
 log = logging.getLogger("local_agent.turns.service")
 
@@ -61,9 +61,10 @@ class LocalService:
 
     async def handle_text(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:
         text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
-        if await self._remember_and_search(scope, text):
-            return await self._search_then_prompt(scope, text, turn_id)
-        outcome = await self.command(scope, text)
+        reading = read(text) if text.strip() else None  # read once; every step below weighs this
+        if await self._remember_and_search(scope, text, reading):
+            return await self._search_then_prompt(scope, text, reading, turn_id)
+        outcome = await self.command(scope, text, reading)
         if outcome is not None and outcome.command in THEN_SEARCH and also_searches(text):
             return await self._then_search(scope, text, outcome, turn_id)
         if outcome is not None:
@@ -79,10 +80,10 @@ class LocalService:
         reply = replace(found.reply, texts=(*done.reply.texts, *found.reply.texts))
         return replace(found, reply=reply, command=done.command)
 
-    async def _remember_and_search(self, scope: ScopeKey, text: str) -> bool:
+    async def _remember_and_search(self, scope: ScopeKey, text: str, reading: Reading | None) -> bool:
         """A remember request with a search, in the 1:1 chat, for a diet not kept already (a kept one
         answers 「已經記住」 and searches with it, as a forget with a search does)."""
-        if scope.source_type != "user" or not text.strip() or match_text_command(text) != "consent_prompt":
+        if scope.source_type != "user" or reading is None or command_of(reading) != "consent_prompt":
             return False
         if not also_searches(text):
             return False
@@ -90,17 +91,19 @@ class LocalService:
             state = await asyncio.to_thread(self.preferences.get, scope.user_id)
         except StoreError:
             return False  # the command answers with the polite failure
-        return not (state.consent == "granted" and state.dietary_type == read(text).diet)
+        return not (state.consent == "granted" and state.dietary_type == reading.diet)
 
-    async def _search_then_prompt(self, scope: ScopeKey, text: str, turn_id: str | None) -> TurnOutcome:
+    async def _search_then_prompt(
+        self, scope: ScopeKey, text: str, reading: Reading | None, turn_id: str | None
+    ) -> TurnOutcome:
         """「記住我吃素，幫我找員林好吃的」: both. The search first, with what the sentence itself says
         (its diet, for this search only), then the consent prompt, whose buttons the reply carries
         (asked after the search, so the journal keeps the prompt's token)."""
-        diet = read(text).diet
+        diet = reading.diet if reading is not None else None
         label = catalogue.dietary_label(diet) if diet else ""
         asked = search_part(text)
         found = await self._search(scope, f"{label}，{asked}" if label else asked, turn_id)
-        prompt = await self.command(scope, text)
+        prompt = await self.command(scope, text, reading)
         if prompt is None:
             return found
         reply = replace(
@@ -110,17 +113,19 @@ class LocalService:
             found, reply=reply, command=prompt.command, error_code=found.error_code or prompt.error_code
         )
 
-    async def command(self, scope: ScopeKey, text: str) -> TurnOutcome | None:
+    async def command(self, scope: ScopeKey, text: str, reading: Reading | None = None) -> TurnOutcome | None:
         """The answer to a text command (help, consent prompt, forget), with no model; None for a
-        message the model reads (most messages: no thread hop)."""
-        kind = match_text_command(text) if text.strip() else "help"
+        message the model reads (most messages: no thread hop). ``reading``: the text's, if read."""
+        if text.strip() and reading is None:
+            reading = read(text)
+        kind = command_of(reading) if reading is not None else "help"
         if kind is None:
             return None
-        fixed = static_result(kind, scope, text, self.commands.help_text)
+        fixed = static_result(kind, scope, text, self.commands.help_text, reading)
         if fixed is not None:  # touches no store
             return TurnOutcome(fixed.reply, command=fixed.command)
         try:
-            result = await asyncio.to_thread(self.commands.handle_text, scope, text, kind)
+            result = await asyncio.to_thread(self.commands.handle_text, scope, text, kind, reading)
         except StoreError as exc:
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
         if result is None:  # the commands found nothing to do after all (e.g. no dietary type)
