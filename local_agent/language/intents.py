@@ -586,8 +586,6 @@ def _read_words(text: str, t: str) -> Reading:
 
 
 # -- the policy: act only when sure, ask with buttons when not, pass when it is about something else --
-# Readings of a clause that say the sentence did not ask to delete the kept preference.
-_NOT_ASKED = frozenset({"keep", "forgot_before", "exclusion"})
 # Classes that touch the kept preference when said with a diet.
 _PREFERENCE_VERBS = ("remember_verb", "delete_verb", "stop_verb", "apply_verb", "show_verb")
 
@@ -646,7 +644,8 @@ def by_policy(t: str, legacy: Reading) -> Reading:
     the kept preference is touched but the reading is not certain, *pass* (search, the model, small
     talk) only when the sentence is about something else. A stop request is never read as a
     remember; nothing is deleted on a sentence that did not ask."""
-    kinds = rules.readings(t)
+    read_clauses = rules.read_clauses(t)
+    kinds = frozenset(c.rule.reading for c in read_clauses if c.rule is not None)
     if legacy.intent == "forget":
         return _delete_outcome(t, kinds)
     if "exclusion" in kinds and legacy.intent == "forget_confirm":
@@ -656,14 +655,14 @@ def by_policy(t: str, legacy: Reading) -> Reading:
     if "stop" in kinds and legacy.intent == "search" and not also_searches(t):
         return Reading("forget_confirm")
     if "remember" in kinds and legacy.intent == "search" and also_searches(t):
-        said = [c.clause for c in rules.read_clauses(t) if c.rule and c.rule.reading == "remember"]
+        said = [c.clause for c in read_clauses if c.rule and c.rule.reading == "remember"]
         return _remember(said[0]) or legacy  # 「我吃素請記住，順便看鹿港有什麼吃的」: both (the service)
     talk = _small_talk(t, legacy, kinds)
     if talk is not None:
         return talk
     if legacy.intent == "unknown" and touches_preference(t):
         return Reading("preference_question")
-    if legacy.intent == "unknown" and len(bare(t)) > 1 and bare(t) in lexicon.words_of("remember_verb"):
+    if legacy.intent == "unknown" and len(bare(t)) > 1 and "remember_verb" in lexicon.classes_of(bare(t)):
         return Reading("help")  # 「記住」 typed alone (the three-way question's first button): how to
     if legacy.intent == "search" and _only_the_kept_thing(t):
         return Reading(

@@ -151,9 +151,3 @@ def tokens(text: str) -> tuple[Token, ...]:
         else:
             at += 1
     return tuple(found)
-
-
-def has_class(text: str, word_class: str) -> bool:
-    """Some word of ``word_class`` is in ``text`` (anywhere, not only as a whole token)."""
-    lowered = text.lower()
-    return any(w in lowered for w in words_of(word_class))

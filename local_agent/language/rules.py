@@ -45,10 +45,6 @@ RuleReading = Literal[
     "bot_question",
     "visited",
 ]
-# Readings that touch the kept preference.
-PREFERENCE_READINGS: frozenset[str] = frozenset(
-    {"delete", "stop", "remember", "show", "keep", "forgot_before", "exclusion", "hesitant"}
-)
 SMALL_TALK_READINGS: frozenset[str] = frozenset(
     {"thanks", "goodbye", "compliment", "complaint", "health", "weather", "bot_question", "visited"}
 )
