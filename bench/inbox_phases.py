@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import queue_modes as qm
-from bench._common import SECRET, TOKEN, format_table
+from bench._common import SECRET, format_table
 
 LEASE = "2"
 HOLD_SECONDS = 30.0
@@ -151,11 +151,8 @@ def _settle(
 def cold_burst(fake: Any, work: Path, count: int, people: int, *, inbox: bool, drain: float) -> Outcome:
     mode = "inprocess" if inbox else "inprocess, LOCAL_INBOX=no"
     out = Outcome(f"cold burst {count}/{people}", mode, count)
-    env = qm._env(
-        LINE_CHANNEL_SECRET=SECRET,
-        LINE_CHANNEL_ACCESS_TOKEN=TOKEN,
-        LINE_API_HOST=fake.base_url,
-        LOCAL_MODEL="offline",
+    env = qm._service_env(
+        fake,
         LOCAL_STORE="sqlite",
         LOCAL_SQLITE_PATH=str(work / f"cold-{count}-{inbox}.sqlite3"),
         LOCAL_INBOX="yes" if inbox else "no",
@@ -194,11 +191,8 @@ def _hold_and_kill(fake: Any, url: str, victim: qm.Server, events: list[dict[str
 
 def kill_inprocess(fake: Any, work: Path, n: int, drain: float) -> Outcome:
     out = Outcome(f"kill -9 with {n}", "inprocess", n)
-    env = qm._env(
-        LINE_CHANNEL_SECRET=SECRET,
-        LINE_CHANNEL_ACCESS_TOKEN=TOKEN,
-        LINE_API_HOST=fake.base_url,
-        LOCAL_MODEL="offline",
+    env = qm._service_env(
+        fake,
         LOCAL_STORE="sqlite",
         LOCAL_SQLITE_PATH=str(work / "kill.sqlite3"),
         LOCAL_EVENT_LEASE_SECONDS=LEASE,
@@ -244,19 +238,7 @@ def kill_pubsub(fake: Any, work: Path, n: int, drain: float) -> Outcome:
     out = Outcome(f"kill -9 with {n}", "pubsub (1 of 2 killed)", n)
     pubsub, firestore = qm._emulators(work)
     project = "bench-" + uuid.uuid4().hex[:12]
-    env = qm._env(
-        LINE_CHANNEL_SECRET=SECRET,
-        LINE_CHANNEL_ACCESS_TOKEN=TOKEN,
-        LINE_API_HOST=fake.base_url,
-        LOCAL_MODEL="offline",
-        LOCAL_STORE="firestore",
-        LOCAL_QUEUE="pubsub",
-        GOOGLE_CLOUD_PROJECT=project,
-        FIRESTORE_EMULATOR_HOST=firestore.endpoint,
-        PUBSUB_EMULATOR_HOST=pubsub.endpoint,
-        LOCAL_PUBSUB_PUSH_TOKEN=qm.PUSH_TOKEN,
-        LOCAL_EVENT_LEASE_SECONDS=LEASE,
-    )
+    env = qm._pubsub_env(fake, pubsub, firestore, project, LOCAL_EVENT_LEASE_SECONDS=LEASE)
     log = work / "pubsub-kill.log"
     servers = [qm._serve(env, log), qm._serve(env, log)]
     front = None

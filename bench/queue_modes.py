@@ -80,6 +80,31 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
+def _service_env(fake: Any, **extra: str) -> dict[str, str]:
+    """A worker's environment: the fake LINE API, the offline model, then ``extra``."""
+    return _env(
+        LINE_CHANNEL_SECRET=SECRET,
+        LINE_CHANNEL_ACCESS_TOKEN=TOKEN,
+        LINE_API_HOST=fake.base_url,
+        LOCAL_MODEL="offline",
+        **extra,
+    )
+
+
+def _pubsub_env(fake: Any, pubsub: Any, firestore: Any, project: str, **extra: str) -> dict[str, str]:
+    """A Pub/Sub-mode worker's environment on the two emulators."""
+    return _service_env(
+        fake,
+        LOCAL_STORE="firestore",
+        LOCAL_QUEUE="pubsub",
+        GOOGLE_CLOUD_PROJECT=project,
+        FIRESTORE_EMULATOR_HOST=firestore.endpoint,
+        PUBSUB_EMULATOR_HOST=pubsub.endpoint,
+        LOCAL_PUBSUB_PUSH_TOKEN=PUSH_TOKEN,
+        **extra,
+    )
+
+
 def _serve(env: dict[str, str], log: Path) -> Server:
     port = free_port()
     with log.open("ab") as fh:
@@ -278,18 +303,7 @@ def _start_pubsub(fake: Any, work: Path, pubsub: Any, firestore: Any) -> tuple[l
     from local_agent.testing.pubsub import RoundRobinFront, setup_rest
 
     project = "bench-" + uuid.uuid4().hex[:12]
-    env = _env(
-        LINE_CHANNEL_SECRET=SECRET,
-        LINE_CHANNEL_ACCESS_TOKEN=TOKEN,
-        LINE_API_HOST=fake.base_url,
-        LOCAL_MODEL="offline",
-        LOCAL_STORE="firestore",
-        LOCAL_QUEUE="pubsub",
-        GOOGLE_CLOUD_PROJECT=project,
-        FIRESTORE_EMULATOR_HOST=firestore.endpoint,
-        PUBSUB_EMULATOR_HOST=pubsub.endpoint,
-        LOCAL_PUBSUB_PUSH_TOKEN=PUSH_TOKEN,
-    )
+    env = _pubsub_env(fake, pubsub, firestore, project)
     log = work / "pubsub.log"
     servers = [_serve(env, log), _serve(env, log)]
     _wait_healthy(servers, log)
@@ -314,11 +328,8 @@ def run(rates: list[float], seconds: float, drain: float) -> list[Row]:
         servers: list[Server] = []
         front = None
         try:
-            env = _env(
-                LINE_CHANNEL_SECRET=SECRET,
-                LINE_CHANNEL_ACCESS_TOKEN=TOKEN,
-                LINE_API_HOST=fake.base_url,
-                LOCAL_MODEL="offline",
+            env = _service_env(
+                fake,
                 LOCAL_STORE="sqlite",
                 LOCAL_SQLITE_PATH=str(work / "in.sqlite3"),
             )
