@@ -15,6 +15,7 @@ DateKind = Literal["none", "window", "past", "invalid", "out_of_range", "unavail
 INVALID_DATE_TEXT = "這個日期不存在（例如 2月30日、13月），請再說一次日期，例如「這週末」或「12月5日」。"
 OUT_OF_RANGE_TEXT = f"日期我只能查 {FIRST_YEAR} 到 {LAST_YEAR} 年的，請再說一次日期，例如「12月5日」。"
 UNAVAILABLE_TEXT = "這裡查不到農曆日期，請直接說日期，例如「12月5日」。"
+MOVED_TEXT = "這週的「{gone}」已經過了，幫您查下一個：「{day}」。"
 PAST_DATE_TEXT = "{day}已經過了，我只查得到今天以後的活動，請說今天以後的日期，例如「這週末」或「下個月」。"
 
 
@@ -29,6 +30,16 @@ class DateReading:
     window: DateWindow | None = None
     festival: bool = False  # the window came from the lunar calendar (a festival, 初一, 臘月初八 …)
     said: DateWindow | None = None  # for ``past``: the days named, when the phrase names them
+    # A weekday said bare (禮拜一 on a Tuesday) that is already gone this week: the day gone. The
+    # window is next week's, and the reply says so (:attr:`moved_answer`), never silently.
+    moved_from: DateWindow | None = None
+
+    @property
+    def moved_answer(self) -> str | None:
+        """「本週的「12/1（一）」已經過了，幫您查下週的」 when the day named this week is gone."""
+        if self.moved_from is None or self.window is None:
+            return None
+        return MOVED_TEXT.format(gone=self.moved_from.label(), day=self.window.label())
 
     @property
     def answer(self) -> str:
@@ -104,12 +115,35 @@ def weekday_index(char: str) -> int:
     return min("一二三四五六日天".index(char), 6)  # 日 and 天 are both Sunday
 
 
-_YEAR_WORDS = {"今年": 0, "明年": 1, "下年": 1, "後年": 2, "去年": -1}
-YEAR = re.compile(r"(\d{4})\s*年|(今年|明年|下年|後年|去年)")
+_YEAR_WORDS = {
+    "今年": 0,
+    "明年": 1,
+    "下年": 1,
+    "次年": 1,
+    "隔年": 1,
+    "後年": 2,
+    "去年": -1,
+    "前年": -2,
+    "大前年": -3,
+}
+# A year: 2027年, ROC 116年, a two-digit 27年 (the nearer century), 今年 …; after Chinese numerals of
+# years became digits (二零二七年 → 2027年).
+YEAR_WORD = r"(?<![\d])\d{2,4}\s*年|大前年|今年|明年|下年|次年|隔年|後年|去年|前年"
+YEAR = re.compile(f"({YEAR_WORD})")
+
+
+def year_of(word: str, today: date) -> int:
+    """The year ``word`` (a :data:`YEAR_WORD` match) names."""
+    if word in _YEAR_WORDS:
+        return today.year + _YEAR_WORDS[word]
+    digits = int(word.rstrip("年 "))
+    if len(word.rstrip("年 ")) == 3:
+        return digits + 1911  # 民國 116年 is 2027
+    if digits < 100:
+        return min((c * 100 + digits for c in (19, 20, 21)), key=lambda y: abs(y - today.year))
+    return digits
 
 
 def year_said(text: str, today: date) -> int | None:
     match = YEAR.search(text)
-    if match is None:
-        return None
-    return int(match.group(1)) if match.group(1) else today.year + _YEAR_WORDS[match.group(2)]
+    return None if match is None else year_of(match.group(1), today)

@@ -1,114 +1,272 @@
-"""Counts and parts: spans counted from today, parts of a month, a year's months."""
+"""Months, years and their parts as a grammar: rules whose patterns are made of tokens other rules read.
+
+A rule is a :class:`Rule` (name, pattern, production), as Duckling writes them: its pattern mixes words
+with the tokens ``<month>``, ``<year>``, ``<part>`` and ``<n>``, each expanded from one definition, and
+its production turns what the tokens read into a :class:`DateReading`. So a part of a month
+(上旬, 月底, 前十天, 最後五天, 第二週, 15號) is written once and works on any month reading —
+這個月, 下個月, 上個月, 當月, 12月, 明年三月, 2018年10月 — and a named month keeps **that** month:
+
+- a month with a year is that year's; 這個月 / 下個月 / 上個月 count from today;
+- a bare month (三月底) is this year's while the part is still to come or ended this month or last
+  (then it is past), else next year's, as a written date without a year is.
+
+The rules are tried in :data:`RULES` order; the first whose pattern is found answers.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from local_agent.language.date_base import (
     INVALID,
     NUMBER,
+    YEAR_WORD,
     DateReading,
     exists,
-    monday_of,
     month_end,
     month_start,
     number,
     one_day,
     span_of,
-    year_said,
+    year_of,
 )
 
-# -- counts ahead ------------------------------------------------------------------------------------
-
-# 下一個禮拜六 is a day and 下一個月5號 a date, not counts: the unit may not be followed by a weekday or day.
-_COUNT_AHEAD = re.compile(
-    f"(下|後|未來|接下來|接下去|往後)的?\\s*({NUMBER})\\s*個?(天|日|禮拜|星期|週|周|月)"
-    "(?![一二三四五六日天末初中底尾\\d])"
-)
-# 三個月後, but not 10月以後 (after October).
-_COUNT_LATER = re.compile(
-    f"(?<![第這那])({NUMBER})\\s*(個\\s*月|個?\\s*(?:天|日|禮拜|星期|週|周))\\s*(?:之後|以後|後)"
-)
+_TOKENS = {
+    "<year>": f"(?P<year>{YEAR_WORD})",
+    "<month>": (
+        f"(?:(?P<myear>{YEAR_WORD})的?)?(?<![\\d])(?P<mon>\\d{{1,2}})\\s*(?:個)?月份?"
+        "|(?P<rel>這一?個?|本|今個|當|同|下一?個?|上一?個?)月份?"
+    ),
+    "<n>": f"(?P<n>{NUMBER})",
+}
+_WEEK = "(?:週|周|星期|禮拜)"
 
 
-def count_ahead(text: str, today: date) -> DateReading | None:
-    """下三天, 未來七天, 接下來兩個禮拜, 下三個月: spans; 三天後, 三個禮拜後, 三個月後: that day,
-    week or month."""
-    if match := _COUNT_AHEAD.search(text):
-        count, unit = number(match.group(2)), match.group(3)
-        if not count:
-            return None
-        from_today = match.group(1) not in ("下", "後")
-        return _ahead_span(count, unit, today, from_today)
-    if match := _COUNT_LATER.search(text):
-        count, unit = number(match.group(1)), match.group(2)[-1]
-        if count is None:
-            return None
-        if unit in "天日":
-            return one_day(today + timedelta(days=count), today)  # 三天後: that day
-        if unit == "月":
-            first = month_start(today, count)
-            return span_of(first, month_end(first), today)
-        monday = monday_of(today, count)
-        return span_of(monday, monday + timedelta(days=6), today)
-    return None
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    pattern: re.Pattern[str]
+    prod: Callable[[re.Match[str], date], DateReading | None]
 
 
-def _ahead_span(count: int, unit: str, today: date, from_today: bool) -> DateReading:
-    if unit in "天日":
-        start = today if from_today else today + timedelta(days=1)
-        return span_of(start, start + timedelta(days=count - 1), today)
-    if unit == "月":
-        if from_today:
-            return span_of(today, month_start(today, count) - timedelta(days=1), today)
-        return span_of(month_start(today, 1), month_start(today, count + 1) - timedelta(days=1), today)
-    start = today if from_today else monday_of(today, 1)
-    return span_of(start, start + timedelta(weeks=count) - timedelta(days=1), today)
+def rule(name: str, pattern: str) -> Callable[[Callable[[re.Match[str], date], DateReading | None]], Rule]:
+    """A production function as a :class:`Rule`, its ``pattern``'s tokens expanded."""
+    for token, regex in _TOKENS.items():
+        pattern = pattern.replace(token, f"(?:{regex})")
+
+    def make(prod: Callable[[re.Match[str], date], DateReading | None]) -> Rule:
+        return Rule(name, re.compile(pattern), prod)
+
+    return make
 
 
-# -- months, parts of months, years ---------------------------------------------------------------
-
-_DAY_OF_NAMED_MONTH = re.compile(r"(這個?|本|今個|下個?)月的?(\d{1,2})\s*[號号日]")
-_MONTH_PART = re.compile("(這個?|本|今個|下個?)?月(初|中(?!旬)|底|尾)|(上|中|下)旬")
+# -- a month reading -------------------------------------------------------------------------------
 
 
-def day_of_named_month(text: str, today: date) -> DateReading | None:
-    """這個月12號, 下個月5號, 今個月廿號: a day of this or next month (past once gone)."""
-    match = _DAY_OF_NAMED_MONTH.search(text)
-    if match is None:
+def _month_first(match: re.Match[str], today: date, part: Callable[[date], tuple[date, date]]) -> date | None:
+    """The first day of the month ``<month>`` read; ``part`` (its days, from a month's first day)
+    decides the year of a bare month. ``None`` when the month does not exist (13月)."""
+    groups = match.groupdict()
+    if groups.get("rel"):
+        ahead = 1 if groups["rel"].startswith("下") else -1 if groups["rel"].startswith("上") else 0
+        return month_start(today, ahead)
+    month = int(groups["mon"])
+    if not 1 <= month <= 12:
         return None
-    first = month_start(today, 1 if match.group(1).startswith("下") else 0)
-    dom = int(match.group(2))
-    return one_day(first.replace(day=dom), today) if exists(first.year, first.month, dom) else INVALID
+    if groups.get("myear"):
+        return date(year_of(groups["myear"], today), month, 1)
+    first = date(today.year, month, 1)
+    if part(first)[1] >= month_start(today, -1):
+        return first  # still to come, or ended this month or last (past)
+    return date(today.year + 1, month, 1)
 
 
-def month_part(text: str, today: date) -> DateReading | None:
-    """月初 (1–5), 月中 (11–20), 月底 (the last seven days), 上旬/中旬/下旬 (1–10, 11–20, 21–end) of
-    this month, of next month (下個月初), or — bare and already gone — next month's."""
-    match = _MONTH_PART.search(text)
-    if match is None:
-        return None
-    which = match.group(1) or ""
-    part = match.group(2) or match.group(3) + "旬"
-    start, end = _part_of(month_start(today, 1 if which.startswith("下") else 0), part)
-    if end < today and not which:
-        start, end = _part_of(month_start(today, 1), part)  # a bare 月初 already gone is next month's
-    return span_of(start, end, today)
+def _on_month(
+    part: Callable[[date, re.Match[str]], tuple[date, date] | None],
+) -> Callable[..., DateReading | None]:
+    """A production reading ``part`` of the month the match names."""
+
+    def prod(match: re.Match[str], today: date) -> DateReading | None:
+        first = _month_first(match, today, lambda f: part(f, match) or (f, f))
+        days = part(first, match) if first is not None else None
+        return INVALID if days is None else span_of(*days, today)
+
+    return prod
 
 
 _PARTS = {"初": (1, 5), "中": (11, 20), "上旬": (1, 10), "中旬": (11, 20), "下旬": (21, 31)}
 
 
-def _part_of(first: date, part: str) -> tuple[date, date]:
+def _named_part(first: date, match: re.Match[str]) -> tuple[date, date] | None:
+    part = match.group("part")
     end = month_end(first)
-    if part in ("底", "尾"):
+    if part in ("底", "尾", "末"):
         return end - timedelta(days=6), end
     low, high = _PARTS[part]
     return first.replace(day=low), first.replace(day=min(high, end.day))
 
 
-_YEAR_MONTH = re.compile(r"(今年|明年|下年|後年|\d{4}\s*年)的?\s*(\d{1,2})\s*月份?(?![\s\d]*[日號号])")
+def _first_days(first: date, match: re.Match[str]) -> tuple[date, date] | None:
+    count = number(match.group("n")) or 0
+    if not 1 <= count <= 31:
+        return None
+    end = month_end(first)
+    if match.group("edge") in ("前", "頭", "首"):
+        return first, min(first + timedelta(days=count - 1), end)
+    return max(end - timedelta(days=count - 1), first), end
+
+
+def _nth_week(first: date, match: re.Match[str]) -> tuple[date, date] | None:
+    """The Nth week of a month: weeks run Monday to Sunday from the month's first Monday."""
+    nth = number(match.group("n")) or 0
+    monday = first + timedelta(days=(7 - first.weekday()) % 7 + 7 * (nth - 1))
+    return (monday, monday + timedelta(days=6)) if nth >= 1 and monday.month == first.month else None
+
+
+def _day_of(first: date, match: re.Match[str]) -> tuple[date, date] | None:
+    dom = int(match.group("dom"))
+    if not exists(first.year, first.month, dom):
+        return None
+    return first.replace(day=dom), first.replace(day=dom)
+
+
+_PART = "(?P<part>上旬|中旬|下旬|初(?![一二三四五六七八九十\\d])|中(?!旬|午|秋|元)|底|尾|末)"
+_REL_MONTH = "(?P<rel>這一?個?|本|今個|當|同|下一?個?|上一?個?)月份?"
+MONTH_PART = rule("month part", f"(?:<month>)的?月?{_PART}")(_on_month(_named_part))
+MONTH_EDGE_DAYS = rule("first or last days of a month", "(?:<month>)的?(?P<edge>前|頭|首|最後)<n>天")(
+    _on_month(_first_days)
+)
+MONTH_NTH_WEEK = rule("Nth week of a month", f"(?:<month>)的?第<n>個?{_WEEK}(?![一二三四五六日天])")(
+    _on_month(_nth_week)
+)
+DAY_OF_REL_MONTH = rule("day of this, next or last month", f"{_REL_MONTH}的?(?P<dom>\\d{{1,2}})\\s*[號号日]")(
+    _on_month(_day_of)
+)
+
+
+@rule(
+    "bare month part",
+    "(?<![\\d年])(?:月(?P<part>初|中|底|尾)(?![一二三四五六七八九十旬])|(?P<ten>上|中|下)旬)",
+)
+def BARE_MONTH_PART(match: re.Match[str], today: date) -> DateReading:  # noqa: N802 - a rule, named as one
+    """月初, 月底, 下旬 with no month: this month's, or next month's once gone."""
+    part = match.group("part") or match.group("ten") + "旬"
+    for ahead in (0, 1):
+        first = month_start(today, ahead)
+        days = _named_part(first, _Fixed(part))
+        if days is not None and days[1] >= today:
+            return span_of(*days, today)
+    return span_of(*(_named_part(month_start(today, 1), _Fixed(part)) or (today, today)), today)
+
+
+class _Fixed:
+    """A stand-in match holding one part word."""
+
+    def __init__(self, part: str) -> None:
+        self.part = part
+
+    def group(self, name: str) -> str:
+        return self.part
+
+
+@rule("this month", "(?:當|本)月份?(?![的\\d初中底尾末])")
+def THIS_MONTH(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
+    """當月, 本月份: this month, from today."""
+    first = month_start(today, 0)
+    return span_of(first, month_end(first), today)
+
+
+# -- years, their parts, quarters and weeks ----------------------------------------------------------
+
+
+def _year(match: re.Match[str], today: date) -> int:
+    word = match.groupdict().get("year")
+    return year_of(word, today) if word else today.year
+
+
+@rule("part of a year", "<year>的?年?(?P<ypart>初|伊始|底|末|尾|上半年?|下半年?)")
+def YEAR_PART(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
+    """明年初 (January and February), 19年底 (December), 2022年伊始 (January), 上半年, 下半年."""
+    year, part = _year(match, today), match.group("ypart")
+    spans = {"初": (1, 2), "伊始": (1, 1), "底": (12, 12), "末": (12, 12), "尾": (12, 12)}
+    low, high = spans.get(part, (1, 6) if part.startswith("上") else (7, 12))
+    return span_of(date(year, low, 1), month_end(date(year, high, 1)), today)
+
+
+@rule("months counted in a year", "<year>的?(?P<edge>前|頭|首|後|最後|第)(?:<n>)?個?月")
+def YEAR_MONTHS(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
+    """2022年前十一個月, 2005年首月, 二零二一年後三月, 70年第8個月."""
+    year, edge = _year(match, today), match.group("edge")
+    count = number(match.group("n")) if match.group("n") else 1
+    if count is None or not 1 <= count <= 12:
+        return INVALID
+    if edge == "第":
+        first = date(year, count, 1)
+        return span_of(first, month_end(first), today)
+    low, high = (1, count) if edge in ("前", "頭", "首") else (13 - count, 12)
+    return span_of(date(year, low, 1), month_end(date(year, high, 1)), today)
+
+
+@rule("Nth week of a year", f"<year>的?第<n>個?{_WEEK}(?![一二三四五六日天])")
+def YEAR_WEEK(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
+    """今年第三十七個星期, 21年第一個禮拜: weeks from the year's first Monday."""
+    year, nth = _year(match, today), number(match.group("n")) or 0
+    first = date(year, 1, 1)
+    monday = first + timedelta(days=(7 - first.weekday()) % 7 + 7 * (nth - 1))
+    return span_of(monday, monday + timedelta(days=6), today) if 1 <= nth <= 53 else INVALID
+
+
+_QUARTER = "(?:季度|季)"
+
+
+def _quarter_days(year: int, quarter: int, part: str | None) -> tuple[date, date]:
+    first = date(year, 3 * quarter - 2, 1)
+    last = month_end(date(year, 3 * quarter, 1))
+    if part == "初":
+        return first, month_end(first)
+    if part in ("末", "底"):
+        return last.replace(day=1), last
+    return first, last
+
+
+@rule(
+    "a quarter",
+    "(?:<year>的?)?(?:第(?P<q>[1-4一二三四])個?季度?|(?P<q2>[1-4一二三四]|首)個?季度|[Qq](?P<qq>[1-4])(?:季度?)?)"
+    "(?P<qpart>初|末|底)?",
+)
+def QUARTER(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
+    """一季度, 2022年首季度, Q1, 2013年一季度末: that quarter (a bare one is the next not yet over)."""
+    word = match.group("q") or match.group("q2") or match.group("qq")
+    quarter = 1 if word == "首" else number(word) or 1
+    if match.groupdict().get("year"):
+        return span_of(*_quarter_days(_year(match, today), quarter, match.group("qpart")), today)
+    for year in (today.year, today.year + 1):
+        days = _quarter_days(year, quarter, match.group("qpart"))
+        if days[1] >= today:
+            return span_of(*days, today)
+    return span_of(*_quarter_days(today.year + 1, quarter, match.group("qpart")), today)
+
+
+@rule("this, next or last quarter", f"(?P<rel>這一?個?|本|下一?個?|上一?個?){_QUARTER}(?P<qpart>初|末|底)?")
+def REL_QUARTER(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
+    """本季度, 上個季度, 上季度末, 下一季."""
+    ahead = 1 if match.group("rel").startswith("下") else -1 if match.group("rel").startswith("上") else 0
+    index = today.year * 4 + (today.month - 1) // 3 + ahead
+    return span_of(*_quarter_days(index // 4, index % 4 + 1, match.group("qpart")), today)
+
+
+@rule("quarters counted in a year", f"(?:<year>的?)?(?P<edge>前|頭)<n>個?{_QUARTER}")
+def YEAR_QUARTERS(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
+    """今年前三季度, 2021年前兩個季度."""
+    count = number(match.group("n")) or 1
+    year = _year(match, today)
+    return span_of(date(year, 1, 1), _quarter_days(year, min(count, 4), None)[1], today)
+
+
+_YEAR_MONTH = re.compile(f"({YEAR_WORD})的?\\s*(\\d{{1,2}})\\s*月份?(?![\\s\\d]*[日號号])")
 
 
 def year_month(text: str, today: date) -> DateReading | None:
@@ -116,8 +274,37 @@ def year_month(text: str, today: date) -> DateReading | None:
     match = _YEAR_MONTH.search(text)
     if match is None:
         return None
-    year, month = year_said(match.group(1), today) or today.year, int(match.group(2))
+    year, month = year_of(match.group(1), today), int(match.group(2))
     if not 1 <= month <= 12:
         return INVALID
     first = date(year, month, 1)
     return span_of(first, month_end(first), today)
+
+
+RULES: tuple[Rule, ...] = (
+    MONTH_NTH_WEEK,
+    MONTH_EDGE_DAYS,
+    DAY_OF_REL_MONTH,
+    MONTH_PART,
+    YEAR_WEEK,
+    YEAR_MONTHS,
+    YEAR_QUARTERS,
+    QUARTER,
+    REL_QUARTER,
+    YEAR_PART,
+    BARE_MONTH_PART,
+    THIS_MONTH,
+)
+
+
+def month_phrases(text: str, today: date) -> DateReading | None:
+    """The first rule of :data:`RULES` whose pattern ``text`` holds, read."""
+    for one in RULES:
+        if (match := one.pattern.search(text)) is not None and (
+            reading := one.prod(match, today)
+        ) is not None:
+            return reading
+    return None
+
+
+__all__ = ["RULES", "Rule", "month_phrases", "one_day", "rule", "year_month"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date, timedelta
 
 from local_agent.language.date_base import (
@@ -19,6 +20,7 @@ from local_agent.language.date_base import (
     weekday_index,
     year_said,
 )
+from local_agent.listings.dates import DateWindow
 
 # -- written dates -------------------------------------------------------------------------------
 
@@ -139,8 +141,8 @@ def weekday_reader(text: str, today: date) -> DateReading | None:
     prefix = (match.group(1) or "").rstrip("個").rstrip("一")
     weeks = next((n for p, n in _WEEK_PREFIX.items() if prefix.startswith(p)), 0)
     day = monday_of(today, weeks) + timedelta(days=weekday_index(match.group(2)))
-    if not prefix and day < today:
-        day += timedelta(weeks=1)
+    if not prefix and day < today:  # gone this week: next week's, and the reading says which day went
+        return replace(one_day(day + timedelta(weeks=1), today), moved_from=DateWindow(day, day))
     return one_day(day, today)
 
 

@@ -81,7 +81,8 @@ from local_agent.language.date_calendars import (
     solar_holiday,
     solar_term,
 )
-from local_agent.language.date_grammar import count_ahead, day_of_named_month, month_part, year_month
+from local_agent.language.date_grammar import month_phrases, year_month
+from local_agent.language.date_spans import count_ahead, durations
 from local_agent.language.date_words import (
     YMD,
     bare_month,
@@ -105,33 +106,47 @@ _WEEKDAY_LIKE_NAMES = re.compile(
         sorted((n for n in (*TOWNSHIPS, *SHORT_NAMES) if n[0] in "一二三四五六日天"), key=len, reverse=True)
     )
 )
-_CHINESE_YEAR = re.compile("([零〇一二三四五六七八九]{4})年")
-# Chinese numerals before 月 or 號/日 (「十二月十號」 is 12月10號); not 初一, 正月, 五日節, 週一.
+_CHINESE_YEAR = re.compile("([零〇一二三四五六七八九]{2,4})年")
+# Chinese numerals before 月 or 號/日 (「十二月十號」 is 12月10號); not 初一, 正月, 五日節, 週一, 兩日前.
 _CHINESE_DATE_NUMBER = re.compile(
-    "(?<![初正臘冬農曆週周期拜休第])([一二兩三四五六七八九十廿]{1,3})(?=[月號号日])(?!日節)"
+    "(?<![初正臘冬農曆週周期拜休第])([一二兩三四五六七八九十廿卅]{1,3})(?=[月號号日])(?!日節|日[前後內之以])"
 )
+# A day in Chinese numerals after a month in digits, with no 號 (「12月廿五」 is 12月25號).
+_CHINESE_DAY_AFTER_MONTH = re.compile(
+    "(?<![\\d])(\\d{1,2}月)([一二三四五六七八九十廿卅]{1,3})(?![月號号日天個週周星禮點点時时年旬])"
+)
+_DIGIT_DAY_AFTER_MONTH = re.compile(
+    "(?<![\\d])(\\d{1,2}月)(\\d{1,2})(?![\\d月號号日天個週周星禮點点時时年:：])"
+)
+
+
+def _digit_year(match: re.Match[str]) -> str:
+    return "".join(str("零一二三四五六七八九".index(c)) if c != "〇" else "0" for c in match.group(1)) + "年"
 
 
 def normalise(text: str) -> str:
     """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5; 拜六 as
-    禮拜六; township names that begin like a weekday masked."""
-    text = _SHORT_WEEKDAY.sub(r"禮拜\1", unicodedata.normalize("NFKC", text))
+    禮拜六; 后 as 後 (a simplified 三天后); years in Chinese numerals as digits (二零二七年 → 2027年);
+    township names that begin like a weekday masked."""
+    text = _SHORT_WEEKDAY.sub(r"禮拜\1", unicodedata.normalize("NFKC", text)).replace("后", "後")
+    text = _CHINESE_YEAR.sub(_digit_year, text)
     return _WEEKDAY_LIKE_NAMES.sub(lambda m: "#" * len(m.group(0)), text)
 
 
 def _arabic_dates(text: str) -> str:
-    """Chinese numerals of years, months and days as digits: 「二零一五年三月三號」 → 「2015年3月3號」."""
-
-    def year(match: re.Match[str]) -> str:
-        return (
-            "".join(str("零一二三四五六七八九".index(c)) if c != "〇" else "0" for c in match.group(1)) + "年"
-        )
+    """Chinese numerals of months and days as digits: 「2015年三月三號」 → 「2015年3月3號」, and a day
+    after a month without 號: 「12月廿五」, 「1月3」 → 「12月25號」, 「1月3號」."""
 
     def digits(match: re.Match[str]) -> str:
         value = number(match.group(1))
         return str(value) if value is not None else match.group(1)
 
-    return _CHINESE_DATE_NUMBER.sub(digits, _CHINESE_YEAR.sub(year, text))
+    def day_after(match: re.Match[str]) -> str:
+        value = number(match.group(2))
+        return f"{match.group(1)}{value}號" if value is not None else match.group(0)
+
+    text = _CHINESE_DATE_NUMBER.sub(digits, text)
+    return _DIGIT_DAY_AFTER_MONTH.sub(day_after, _CHINESE_DAY_AFTER_MONTH.sub(day_after, text))
 
 
 _YEAR_DIGITS = re.compile(r"(\d{4})\s*年")
@@ -153,9 +168,9 @@ READERS: tuple[Reader, ...] = (
     solar_holiday,  # 12/31跨年 is the holiday's two days
     written,
     nth_weekday,
+    durations,
     count_ahead,
-    day_of_named_month,
-    month_part,
+    month_phrases,
     year_month,
     weekend,
     weekday_reader,
