@@ -73,12 +73,6 @@ TAIWAN: dict[str, tuple[str, str | None, str | None, str]] = {
         "2022-05-01",
         f"the week {_NEXT_YEAR}; weeks from the first Monday",
     ),
-    "五月第一週": (
-        "window",
-        "2022-05-02",
-        "2022-05-08",
-        f"the week {_NEXT_YEAR}; weeks from the first Monday",
-    ),
     "1月3至2月10": ("window", "2022-01-03", "2022-02-10", f"the span {_NEXT_YEAR}"),
     "二月十五": (
         "window",

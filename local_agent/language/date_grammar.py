@@ -79,8 +79,8 @@ def _month_first(match: re.Match[str], today: date, part: Callable[[date], tuple
     if groups.get("myear"):
         return date(year_of(groups["myear"], today), month, 1)
     first = date(today.year, month, 1)
-    if part(first)[1] >= month_start(today, -1):
-        return first  # still to come, or ended this month or last (past)
+    if part(first)[1] >= today or first >= month_start(today, -1):
+        return first  # still to come, or this month's or last month's (past)
     return date(today.year + 1, month, 1)
 
 
@@ -235,7 +235,7 @@ def _quarter_days(year: int, quarter: int, part: str | None) -> tuple[date, date
 @rule(
     "a quarter",
     "(?:<year>的?)?(?:第(?P<q>[1-4一二三四])個?季度?|(?P<q2>[1-4一二三四]|首)個?季度|[Qq](?P<qq>[1-4])(?:季度?)?)"
-    "(?P<qpart>初|末|底)?",
+    "(?P<qpart>初|末|底)?(?![後前內以之])",
 )
 def QUARTER(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
     """一季度, 2022年首季度, Q1, 2013年一季度末: that quarter (a bare one is the next not yet over)."""

@@ -78,7 +78,7 @@ def _ahead_span(count: int, unit: str, today: date, from_today: bool) -> DateRea
 
 _UNIT = "(?P<unit>天|日|週|周|星期|禮拜|個?月|季度|季|年)"
 # 三, 兩個半, 半個, 一個多, 七年半 (the half after the unit): an amount of a unit.
-_AMOUNT = f"(?:(?P<n>{NUMBER})\\s*(?P<half>個半|多個|多)?|(?P<lone>半))\\s*個?\\s*{_UNIT}(?P<after>半)?"
+_AMOUNT = f"(?:(?P<n>{NUMBER})\\s*(?P<half>個半|個多|多個|多)?|(?P<lone>半))\\s*個?\\s*{_UNIT}(?P<after>半)?"
 _WITHIN = re.compile(f"(?<![第這那上前\\d]){_AMOUNT}(?:之內|以內|內|裡面|裡|當中)")
 _LATER = re.compile(f"(?<![第這那\\d]){_AMOUNT}\\s*(?:之後|以後|後)")
 _AGO = re.compile(f"(?<![第這那\\d]){_AMOUNT}\\s*(?:之前|以前|前)(?![一二三四五六七八九十兩\\d])")
@@ -87,7 +87,7 @@ _LAST_N = re.compile(
 )
 _SINCE = re.compile(f"{_AMOUNT}(?:以來|來)")
 _BARE_HALF = re.compile(
-    f"(?<![第這那上前\\d])(?:(?P<n>{NUMBER})\\s*個半|(?P<lone>半))\\s*個?\\s*(?P<unit>月|年)(?![前後內])"
+    f"(?<![第這那上前\\d])(?:(?P<n>{NUMBER})\\s*(?P<half>個半)|(?P<lone>半))\\s*個?\\s*(?P<unit>月|年)(?![前後內])"
 )
 
 
@@ -126,7 +126,7 @@ def durations(text: str, today: date) -> DateReading | None:
     if (match := _WITHIN.search(text) or _BARE_HALF.search(text)) and (amount := _amount(match)):
         end = _ahead_of(today, *amount) - timedelta(days=1 if amount[1] == "天" else 0)
         return span_of(today, min(max(end, today), today + timedelta(days=MAX_WINDOW_DAYS - 1)), today)
-    if (match := _LATER.search(text)) and (amount := _amount(match)) and amount[0] != int(amount[0]):
+    if (match := _LATER.search(text)) and (amount := _amount(match)) and _not_counted_ahead(match):
         day = _ahead_of(today, *amount)
         return (
             span_of(day.replace(day=1), month_end(day), today) if amount[1] == "月" else one_day(day, today)
@@ -144,6 +144,13 @@ def durations(text: str, today: date) -> DateReading | None:
     if (match := _SINCE.search(text)) and _amount(match):
         return span_of(today, today, today)
     return None
+
+
+def _not_counted_ahead(match: re.Match[str]) -> bool:
+    """A half or a quarter (半年後, 兩個半月後, 三個季度後): what :func:`count_ahead` does not read."""
+    return bool(match.group("half") or match.group("after") or match.group("lone")) or match.group(
+        "unit"
+    ).startswith("季")
 
 
 def _ago(today: date, amount: float, unit: str, said: str) -> DateReading:

@@ -24,21 +24,38 @@ from local_agent.listings.dates import DateWindow
 
 # -- written dates -------------------------------------------------------------------------------
 
-YMD = re.compile(r"(\d{4})\s*[-/年.]\s*(\d{1,2})\s*[-/月.]\s*(\d{1,2})\s*[日號号]?")
-_MONTH_DAY = re.compile(r"(?<![\d/.])(\d{1,2})\s*(?:月\s*(\d{1,2})\s*[日號号]|/(\d{1,2}))(?![\d/])")
+# 2027-01-10, 2027年1月10日, 2027.1.10, 2027 1 10, 20270110.
+YMD = re.compile(
+    r"(?<!\d)(\d{4})(?:\s*[-/年.]\s*|\s+)(\d{1,2})(?:\s*[-/月.]\s*|\s+)(\d{1,2})(?!\d)\s*[日號号]?"
+    r"|(?<!\d)((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"
+)
+# 12月5日, 12/5, 6·30, 09-01 (two digits each side of the dash).
+_MONTH_DAY = re.compile(
+    r"(?<![\d/.\-])(?:(\d{1,2})\s*(?:月\s*(\d{1,2})\s*[日號号]|[/·](\d{1,2}))|(\d{2})-(\d{2}))(?![\d/\-])"
+)
 _MONTH = re.compile(r"(?<![\d/])(\d{1,2})\s*月份?(?![\s\d]*[日號号])(?!\d)")
 _CHINESE_BAD_MONTH = re.compile("(?:十[三四五六七八九]|二十)月")
+
+
+def _ymd(match: re.Match[str]) -> tuple[int, int, int]:
+    year, month, dom = (int(g) for g in match.groups() if g is not None)
+    return year, month, dom
+
+
+def _md(match: re.Match[str]) -> tuple[int, int]:
+    month, dom = (int(g) for g in match.groups() if g is not None)
+    return month, dom
 
 
 def impossible(text: str) -> bool:
     """A written date no calendar has: 2月30日, 4/31, 13月, 十三月 (2/29 exists in a leap year)."""
     for match in _MONTH_DAY.finditer(text):
-        month, dom = int(match.group(1)), int(match.group(2) or match.group(3))
+        month, dom = _md(match)
         if not exists(2028, month, dom):  # 2028 is a leap year: 2/29 is possible
             return True
     if any(not 1 <= int(m.group(1)) <= 12 for m in _MONTH.finditer(text)):
         return True
-    if (ymd := YMD.search(text)) and not exists(*(int(g) for g in ymd.groups())):
+    if (ymd := YMD.search(text)) and not exists(*_ymd(ymd)):
         return True
     return bool(_CHINESE_BAD_MONTH.search(text))
 
@@ -57,9 +74,9 @@ def _without_year(month: int, dom: int, today: date) -> date:
 def written(text: str, today: date) -> DateReading | None:
     """2027-01-10, 2027年1月10日, 12/5, 12月5日, 明年3月5日."""
     if match := YMD.search(text):
-        return one_day(date(*(int(g) for g in match.groups())), today)
+        return one_day(date(*_ymd(match)), today)
     if match := _MONTH_DAY.search(text):
-        month, dom = int(match.group(1)), int(match.group(2) or match.group(3))
+        month, dom = _md(match)
         year = year_said(text, today)
         if year is not None:
             return one_day(date(year, month, dom), today) if exists(year, month, dom) else INVALID
@@ -195,8 +212,9 @@ def _relative(phrase: str, today: date) -> DateReading:
 
 # Single days in words: (pattern, days from today).
 _DAYS: tuple[tuple[re.Pattern[str], int], ...] = (
+    (re.compile("大大後天"), 4),
     (re.compile("大後天|大後日"), 3),
-    (re.compile("今天|今日|今晚|今仔日|今日仔"), 0),
+    (re.compile("今天|今日|今晚|今仔日|今日仔|本日"), 0),
     (re.compile("明天|明日|明仔載|明仔再|明仔日|聽日"), 1),
     (re.compile("後天|(?<![今明大])後日"), 2),
 )
@@ -224,7 +242,7 @@ def days_in_words(text: str, today: date) -> DateReading | None:
 # 「昨天」, 「上禮拜」, 「上個月」, 「去年」: days already gone (only when nothing else is named).
 _PAST_WORDS: tuple[tuple[re.Pattern[str], int], ...] = (
     (re.compile("大前天"), -3),
-    (re.compile("昨天|昨日|昨晚"), -1),
+    (re.compile("昨天|昨日|昨晚|尋日|昨昏"), -1),
     (re.compile("前天|(?<![以之])前日"), -2),
 )
 _PAST_STRETCHES = re.compile(f"{_LAST}個?{_W}|{_LAST}一?個?月|去年")

@@ -155,7 +155,11 @@ _YEAR_DIGITS = re.compile(r"(\d{4})\s*年")
 def _years_in_range(text: str, today: date) -> bool:
     """Every year written (2027年, 2027-01-10, 二零二七年) is within :data:`FIRST_YEAR`..:data:`LAST_YEAR`."""
     text = _arabic_dates(text)
-    years = [int(m.group(1)) for pattern in (_YEAR_DIGITS, YMD) for m in pattern.finditer(text)]
+    years = [
+        int(next(g for g in m.groups() if g))
+        for pattern in (_YEAR_DIGITS, YMD)
+        for m in pattern.finditer(text)
+    ]
     return all(FIRST_YEAR <= y <= LAST_YEAR for y in years)
 
 
@@ -168,9 +172,9 @@ READERS: tuple[Reader, ...] = (
     solar_holiday,  # 12/31跨年 is the holiday's two days
     written,
     nth_weekday,
+    month_phrases,  # 上月最後五天, 4月前4天: a part of a month before the counts (後五天, 前4天)
     durations,
     count_ahead,
-    month_phrases,
     year_month,
     weekend,
     weekday_reader,
