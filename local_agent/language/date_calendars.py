@@ -113,7 +113,7 @@ def festival(text: str, today: date) -> DateReading | None:
 
 _LUNAR_MONTH_NAMES = {"正": 1, "冬": 11, "臘": 12}
 _LUNAR_DATE = re.compile(
-    "(農曆|陰曆|舊曆)?(正|冬|臘|十[一二]|[一二三四五六七八九十])月"
+    "(農曆|陰曆|舊曆)?(?:\\d{2,4}年)?(正|冬|臘|十[一二]|[一二三四五六七八九十])月"
     "(初[一二三四五六七八九十]|[二廿]十[一二三四五六七八九]?|廿[一二三四五六七八九]|三十|十[一二三四五六七八九]?"
     "|[一二三四五六七八九])?"
 )
@@ -212,7 +212,7 @@ def solar_term(text: str, today: date) -> DateReading | None:
 # (pattern, (month, day, days before, days after)).
 SOLAR_HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
     (re.compile("跨年"), (12, 31, 0, 1)),
-    (re.compile("元旦|新年第一天|陽曆新年"), (1, 1, 0, 0)),
+    (re.compile("元旦|陽曆新年|新曆新年"), (1, 1, 0, 0)),
     (re.compile("平安夜"), (12, 24, 0, 0)),
     (re.compile("聖誕|耶誕"), (12, 25, 1, 0)),
     (re.compile("情人節|聖瓦倫丁節"), (2, 14, 0, 0)),
@@ -258,3 +258,54 @@ def solar_holiday(text: str, today: date) -> DateReading | None:
                 if year is not None or end >= today:
                     return span_of(start, end, today)
     return None
+
+
+# -- the new year's Nth day, leap months -------------------------------------------------------------
+
+_NEW_YEAR_DAY = re.compile(f"(?:大年|正月|新正|新年|過年|春節)(?:初|的?第)({NUMBER})天?")
+
+
+def new_year_day(text: str, today: date) -> DateReading | None:
+    """大年初十, 新年第三天, 春節第二天: the Nth day of the lunar new year (正月初N), the next one."""
+    match = _NEW_YEAR_DAY.search(text)
+    if match is None or not 1 <= (nth := number(match.group(1)) or 0) <= 30:
+        return None
+    return _next_lunar(1, nth, today, year_said(text, today))
+
+
+_LEAP = re.compile(
+    "閏(十[一二]|[一二三四五六七八九十]|\\d{1,2})月"
+    "(初[一二三四五六七八九十]|[二廿]十[一二三四五六七八九]?|廿[一二三四五六七八九]|三十|十[一二三四五六七八九]?"
+    "|[一二三四五六七八九]|\\d{1,2})?"
+)
+
+
+def leap_month(text: str, today: date) -> DateReading | None:
+    """閏六月, 農曆閏六月初一: the next leap month of that number (or its day), through the calendar;
+    a leap month no year between :data:`FIRST_YEAR` and :data:`LAST_YEAR` has is out of range."""
+    match = _LEAP.search(text)
+    if match is None:
+        return None
+    calendar = _lunar_calendar(today, None)
+    if not isinstance(calendar, ModuleType):
+        return calendar
+    month = number(match.group(1)) or 0
+    dom = (number(match.group(2).removeprefix("初")) or 0) if match.group(2) else 0
+    for lunar_year in range(_lunar_year(calendar, today) - 1, LAST_YEAR + 1):
+        if calendar.getRunMonth(lunar_year) != month:
+            continue
+        first = _solar(calendar.fromLunar(lunar_year, month, 1, True))
+        thirtieth = first + timedelta(days=29)
+        length = (
+            30
+            if calendar.fromSolar(thirtieth.year, thirtieth.month, thirtieth.day).getLunarDay() == 30
+            else 29
+        )
+        start, end = (
+            (first, first + timedelta(days=length - 1)) if not dom else (first + timedelta(days=dom - 1),) * 2
+        )
+        if dom > length:
+            return INVALID
+        if end >= today:
+            return span_of(start, end, today, festival=True)
+    return DateReading("out_of_range", festival=True)

@@ -71,13 +71,18 @@ from local_agent.language.date_base import (
     number,
     today_in_taipei,
 )
+from local_agent.language.date_base import (
+    YEAR as _YEAR,
+)
 from local_agent.language.date_calendars import (
     FESTIVALS,
     SOLAR_TERMS,
     easter,
     festival,
+    leap_month,
     lunar_date,
     lunar_day,
+    new_year_day,
     solar_holiday,
     solar_term,
 )
@@ -167,7 +172,7 @@ def _years_in_range(text: str, today: date) -> bool:
 
 # The lunar readers run on the words as said (初一, 正月, 十五 are lunar there); the rest after Chinese
 # numerals of dates became digits and impossible dates were refused.
-LUNAR_READERS: tuple[Reader, ...] = (festival, lunar_date, lunar_day, solar_term)
+LUNAR_READERS: tuple[Reader, ...] = (new_year_day, leap_month, festival, lunar_date, lunar_day, solar_term)
 READERS: tuple[Reader, ...] = (
     solar_holiday,  # 12/31跨年 is the holiday's two days
     written,
@@ -185,8 +190,28 @@ READERS: tuple[Reader, ...] = (
     past_words,
 )
 # Words joining several days in one phrase: 禮拜六跟下禮拜天, 12/5到12/8, 明天或後天.
-_JOIN = re.compile("跟|和|或是|或者|或|還是|與|及|、|到|至|~")
-_RANGE = re.compile("到|至|~")
+_JOIN = re.compile("跟|和|或是|或者|或|還是|與|及|、|到|至|~|—+|－+")
+_RANGE = re.compile("到|至|~|—|－")
+_YEAR_PREFIX = re.compile(r"(\d{4}\s*年)(?:(\d{1,2})月)?")
+_BARE_DAY = re.compile(r"^\s*(\d{1,2}|[一二三四五六七八九十廿卅]{1,3})\s*[號号日]")
+
+
+def _carried(parts: list[str]) -> list[str]:
+    """Later parts of a range carry the first part's year and month when they say none:
+    「2017年8月11日至8月22日」, 「2018年12月九號到十五號」, 「2018年2——4月」."""
+    first = _YEAR_PREFIX.search(parts[0])
+    if first is None:
+        return parts
+    carried = [parts[0]]
+    for part in parts[1:]:
+        if first.group(2) and _BARE_DAY.match(part):
+            part = f"{first.group(1)}{first.group(2)}月{part}"
+        elif not _YEAR.search(part) and "月" in part:
+            part = first.group(1) + part
+        carried.append(part)
+    if carried[0].rstrip().endswith(tuple("0123456789")) and carried[-1].rstrip().endswith("月"):
+        carried[0] += "月"  # 2018年2——4月: the first part's unit is the last part's
+    return carried
 
 
 def _read_one(text: str, today: date) -> DateReading:
@@ -209,7 +234,7 @@ def _several(parts: list[str], today: date, ranged: bool) -> DateReading | None:
     any is), invalid when one does not exist; ``None`` when fewer than two parts name a day. In a range
     (到, 至) a later part that falls before the earlier one is the next week's (禮拜一到禮拜五 said on
     a Tuesday is next week's Monday to Friday)."""
-    readings = [_read_one(part, today) for part in parts if part.strip()]
+    readings = [_read_one(part, today) for part in _carried([p for p in parts if p.strip()])]
     windows = [r.window for r in readings if r.window is not None]
     for i in range(1, len(windows) if ranged else 0):
         if windows[i].end < windows[i - 1].start:
