@@ -101,7 +101,10 @@ _PARTS = {"初": (1, 5), "中": (11, 20), "上旬": (1, 10), "中旬": (11, 20),
 
 
 def _named_part(first: date, match: re.Match[str]) -> tuple[date, date] | None:
-    part = match.group("part")
+    return _part_days(first, match.group("part"))
+
+
+def _part_days(first: date, part: str) -> tuple[date, date]:
     end = month_end(first)
     if part in ("底", "尾", "末"):
         return end - timedelta(days=6), end
@@ -156,20 +159,10 @@ def BARE_MONTH_PART(match: re.Match[str], today: date) -> DateReading:  # noqa: 
     part = match.group("part") or match.group("ten") + "旬"
     for ahead in (0, 1):
         first = month_start(today, ahead)
-        days = _named_part(first, _Fixed(part))
-        if days is not None and days[1] >= today:
+        days = _part_days(first, part)
+        if days[1] >= today:
             return span_of(*days, today)
-    return span_of(*(_named_part(month_start(today, 1), _Fixed(part)) or (today, today)), today)
-
-
-class _Fixed:
-    """A stand-in match holding one part word."""
-
-    def __init__(self, part: str) -> None:
-        self.part = part
-
-    def group(self, name: str) -> str:
-        return self.part
+    return span_of(*_part_days(month_start(today, 1), part), today)
 
 
 @rule("this month", "(?:當|本)月份?(?![的\\d初中底尾末])")

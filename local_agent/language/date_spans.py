@@ -124,7 +124,7 @@ def _ahead_of(today: date, amount: float, unit: str) -> date:
 def durations(text: str, today: date) -> DateReading | None:
     """N天內, 半年後, 兩個半月, 兩天前, 上兩個月, 三個多月以來 (see the module docstring)."""
     if (match := _WITHIN.search(text) or _BARE_HALF.search(text)) and (amount := _amount(match)):
-        end = _ahead_of(today, *amount) - timedelta(days=1 if amount[1] == "天" else 0)
+        end = _ahead_of(today, *amount) - timedelta(days=1)  # 三天內: today and the two after
         return span_of(today, min(max(end, today), today + timedelta(days=MAX_WINDOW_DAYS - 1)), today)
     if (match := _LATER.search(text)) and (amount := _amount(match)) and _not_counted_ahead(match):
         day = _ahead_of(today, *amount)
