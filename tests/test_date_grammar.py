@@ -29,6 +29,7 @@ def window(text: str, today: date) -> tuple[date, date]:
     return reading.window.start, reading.window.end
 
 
+LUNAR_NAMES = {(1, 15), (5, 5), (7, 7), (7, 15), (8, 15), (9, 9)}  # 正月十五, 五月初五 … name festivals
 PARTS = {"上旬": (1, 10), "中旬": (11, 20), "下旬": (21, 31), "初": (1, 5), "底": (-7, 0)}
 
 
@@ -62,6 +63,8 @@ def test_a_part_of_a_named_month_keeps_that_month(today, month, part, numerals):
 @given(today=days, ahead=st.integers(1, 300), nian=st.booleans(), suffix=st.sampled_from(["日", "號", ""]))
 def test_a_date_in_chinese_numerals_is_that_day(today, ahead, nian, suffix):
     day = today + timedelta(days=ahead)
+    if not suffix and (day.month, day.day) in LUNAR_NAMES:
+        suffix = "日"  # 七月十五 with no 日 is 中元 (the lunar 7/15) in Taiwan: the festival reading wins
     text = f"{day.year}年{chinese(day.month)}月{chinese(day.day, nian=nian)}{suffix}"
     assert window(text, today) == (day, day)
 
