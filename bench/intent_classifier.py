@@ -1,6 +1,6 @@
 """The intent classifier's figures: per-class precision and recall on the phrasing corpus, its cost.
 
-    python -m bench.intent_classifier [--repeat 2000]
+    python -m bench.intent_classifier [--repeat 2000] [--batch N ...] [--folds K]
 
 Scores the shipped model (``local_agent/language/data/intent_model.json``) on the labelled turns of
 the phrasing corpus's test half and development half (labels from each turn's expectation,
@@ -11,12 +11,19 @@ yes was read as anything else, and how often a sentence labelled other or small 
 one of them. Then the cost: the median and 95th percentile of one ``classify`` call over the
 development half's sentences (reading form and lexicon classes made beforehand, as the caller has
 them), and the memory the model takes when it is read (``tracemalloc``), with the file's size.
-A ``KEY intent_classifier:`` line closes it.
+A ``KEY intent_classifier:`` line closes it. ``--batch N`` (repeatable) scores only those batches of
+the corpus (the blind batches 9–11, say); the test figures also say how the turns whose reading form
+is not among the training sentences fared ("unseen").
+
+``--folds K`` is for tuning the training data and settings without the test half: the development
+half's conversations in K folds (by a hash of their ids), each fold scored by a model trained on
+everything else; the folds' figures are printed the same way.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import statistics
 import sys
 import time
@@ -24,7 +31,7 @@ import tracemalloc
 from collections import Counter
 from collections.abc import Sequence
 
-from bench.intent_labels import Example, classes, phrasing_examples
+from bench.intent_labels import Example, classes, phrasing_examples, training_examples
 from local_agent.language import classifier
 from local_agent.language.text import reading_form
 
@@ -77,19 +84,54 @@ def privacy_lines(pairs: Sequence[tuple[str, str]]) -> list[str]:
     return lines
 
 
-def half_report(half: str) -> tuple[list[str], float]:
-    pairs = predict(list(phrasing_examples(half)))
+def pair_lines(title: str, pairs: Sequence[tuple[str, str]]) -> list[str]:
     accuracy = sum(g == p for g, p in pairs) / len(pairs)
     family = sum(_family(g) == _family(p) for g, p in pairs) / len(pairs)
     lines = [
-        f"{half} half: {len(pairs)} labelled turns, accuracy {accuracy:.1%} "
+        f"{title}: {len(pairs)} labelled turns, accuracy {accuracy:.1%} "
         f"(small-talk kinds and other taken as one: {family:.1%})",
         f"    {'label':<24}{'precision':>10}{'recall':>8}{'n':>6}",
     ]
     for label, (prec, rec, n) in per_class(pairs).items():
         lines.append(f"    {label:<24}{_pct(prec):>10}{_pct(rec):>8}{n:>6}")
-    lines += ["  privacy confusion:", *privacy_lines(pairs)]
-    return lines, accuracy
+    return [*lines, "  privacy confusion:", *privacy_lines(pairs)]
+
+
+def half_report(
+    title: str, examples: Sequence[Example], seen: frozenset[str] = frozenset()
+) -> tuple[list[str], float]:
+    """The figures of one set of labelled turns; ``seen``: the training sentences' reading forms."""
+    pairs = predict(examples)
+    lines = pair_lines(title, pairs)
+    if seen:
+        fresh = [pair for ex, pair in zip(examples, pairs, strict=True) if reading_form(ex.text) not in seen]
+        right = sum(g == p for g, p in fresh)
+        lines.insert(1, f"  unseen (reading form not among the training sentences): {right}/{len(fresh)}")
+    return lines, sum(g == p for g, p in pairs) / len(pairs)
+
+
+def _fold(example: Example, folds: int) -> int:
+    digest = hashlib.sha256(example.source.encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "big") % folds
+
+
+def cross_validate(folds: int) -> tuple[list[str], float]:
+    """Each fold of the development half scored by a model trained without it (module docstring)."""
+    from bench.train_intents import train
+
+    everything = training_examples()
+    pairs: list[tuple[str, str]] = []
+    for k in range(folds):
+        is_out = [ex.source.startswith("phrasings:") and _fold(ex, folds) == k for ex in everything]
+        bias, weights = train([ex for ex, out in zip(everything, is_out, strict=True) if not out])
+        fitted = classifier.Model(
+            classifier.LABELS, tuple(bias), {f: tuple(enumerate(w)) for f, w in weights.items()}
+        )
+        for ex, out in zip(everything, is_out, strict=True):
+            if out:
+                form = reading_form(ex.text)
+                pairs.append((ex.label, classifier.score(fitted, form, classes(form)).best))
+    return pair_lines(f"development half, {folds} folds", pairs), sum(g == p for g, p in pairs) / len(pairs)
 
 
 def cost(repeat: int) -> tuple[list[str], float]:
@@ -121,9 +163,21 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m bench.intent_classifier", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--repeat", type=int, default=2000, help="classify calls timed")
+    parser.add_argument(
+        "--batch", type=int, action="append", help="only this batch of the corpus (repeatable)"
+    )
+    parser.add_argument("--folds", type=int, default=0, help="cross-validate on the development half instead")
     args = parser.parse_args(argv)
-    test, test_acc = half_report("test")
-    dev, dev_acc = half_report("dev")
+    if args.folds:
+        lines, accuracy = cross_validate(args.folds)
+        print("\n".join(lines))
+        print(f"KEY intent_classifier_folds: dev_folds_accuracy={accuracy:.3f}")
+        return 0
+    batches = set(args.batch) if args.batch else None
+    seen = frozenset(reading_form(ex.text) for ex in training_examples())
+    which = f" (batches {', '.join(map(str, sorted(batches)))})" if batches else ""
+    test, test_acc = half_report(f"test half{which}", list(phrasing_examples("test", batches)), seen)
+    dev, dev_acc = half_report(f"development half{which}", list(phrasing_examples("dev", batches)))
     spent, median = cost(args.repeat)
     print("\n".join([*test, "", *dev, "", *spent]))
     print(

@@ -142,12 +142,13 @@ def turn_label(turn: dict[str, Any]) -> str | None:
     return None
 
 
-def phrasing_examples(half: str) -> Iterator[Example]:
-    """The labelled text turns of the phrasing corpus's ``half`` ("dev" or "test")."""
+def phrasing_examples(half: str, batches: set[int] | None = None) -> Iterator[Example]:
+    """The labelled text turns of the phrasing corpus's ``half`` ("dev" or "test"), of ``batches`` only
+    when given."""
     from bench.phrasings import load_corpus
 
     for item in load_corpus():
-        if item.half != half:
+        if item.half != half or (batches is not None and item.batch not in batches):
             continue
         for turn in item.turns:
             label = turn_label(turn)

@@ -76,16 +76,11 @@ class Model:
 
 
 def features(form: str, classes: Iterable[str] = ()) -> list[str]:
-    """The features of reading-form ``form`` with lexicon ``classes``, each once, in a fixed order
-    (the n-grams left to right, shortest first, then the classes sorted)."""
+    """The features of reading-form ``form`` with lexicon ``classes``, in a fixed order: its n-grams
+    left to right, shortest first (an n-gram said twice counts twice), then each class once, sorted."""
     padded = f"^{form}$"
-    found: dict[str, None] = {}
-    for n in NGRAMS:
-        for at in range(len(padded) - n + 1):
-            found[padded[at : at + n]] = None
-    for cls in sorted(set(classes)):
-        found[CLASS_PREFIX + cls] = None
-    return list(found)
+    found = [padded[at : at + n] for n in NGRAMS for at in range(len(padded) - n + 1)]
+    return found + [CLASS_PREFIX + cls for cls in sorted(set(classes))]
 
 
 def classify(form: str, classes: Iterable[str] = ()) -> IntentScores:
@@ -94,10 +89,18 @@ def classify(form: str, classes: Iterable[str] = ()) -> IntentScores:
 
 
 def score(m: Model, form: str, classes: Iterable[str] = ()) -> IntentScores:
+    """``m``'s scores: the weights of :func:`features` summed in its order (inlined: the hot path)."""
     logits = list(m.bias)
-    weights = m.weights
-    for feature in features(form, classes):
-        entry = weights.get(feature)
+    get = m.weights.get
+    padded = f"^{form}$"
+    for n in NGRAMS:
+        for at in range(len(padded) - n + 1):
+            entry = get(padded[at : at + n])
+            if entry is not None:
+                for label, weight in entry:
+                    logits[label] += weight
+    for cls in sorted(set(classes)):
+        entry = get(CLASS_PREFIX + cls)
         if entry is not None:
             for label, weight in entry:
                 logits[label] += weight
