@@ -1,6 +1,6 @@
 """The intent classifier's figures: per-class precision and recall on the phrasing corpus, its cost.
 
-    python -m bench.intent_classifier [--repeat 2000] [--batch N ...] [--folds K]
+    python -m bench.intent_classifier [--repeat 2000] [--batch N ...] [--folds K [--show]]
 
 Scores the shipped model (``local_agent/language/data/intent_model.json``) on the labelled turns of
 the phrasing corpus's test half and development half (labels from each turn's expectation,
@@ -17,7 +17,7 @@ is not among the training sentences fared ("unseen").
 
 ``--folds K`` is for tuning the training data and settings without the test half: the development
 half's conversations in K folds (by a hash of their ids), each fold scored by a model trained on
-everything else; the folds' figures are printed the same way.
+everything else; the folds' figures are printed the same way (``--show``: and each misread development sentence).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import sys
 import time
 import tracemalloc
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bench.intent_labels import Example, classes, phrasing_examples, training_examples
 from local_agent.language import classifier
@@ -115,45 +115,54 @@ def _fold(example: Example, folds: int) -> int:
     return int.from_bytes(digest[:4], "big") % folds
 
 
-def cross_validate(folds: int) -> tuple[list[str], float]:
+def cross_validate(folds: int, show: bool = False) -> tuple[list[str], float]:
     """Each fold of the development half scored by a model trained without it (module docstring)."""
-    from bench.train_intents import train
+    from bench.train_intents import fitted, train
 
     everything = training_examples()
     pairs: list[tuple[str, str]] = []
     for k in range(folds):
         is_out = [ex.source.startswith("phrasings:") and _fold(ex, folds) == k for ex in everything]
-        bias, weights = train([ex for ex, out in zip(everything, is_out, strict=True) if not out])
-        fitted = classifier.Model(
-            classifier.LABELS, tuple(bias), {f: tuple(enumerate(w)) for f, w in weights.items()}
-        )
+        model = fitted(*train([ex for ex, out in zip(everything, is_out, strict=True) if not out]))
         for ex, out in zip(everything, is_out, strict=True):
             if out:
                 form = reading_form(ex.text)
-                pairs.append((ex.label, classifier.score(fitted, form, classes(form)).best))
+                pairs.append((ex.label, classifier.score(model, form, classes(form)).best))
+                if show and pairs[-1][0] != pairs[-1][1]:
+                    print(f"  {ex.label} → {pairs[-1][1]}: {ex.text}  [{ex.source}]")
     return pair_lines(f"development half, {folds} folds", pairs), sum(g == p for g, p in pairs) / len(pairs)
 
 
+def _median_us(
+    calls: Sequence[tuple[str, list[str]]], repeat: int, fn: Callable[[str, list[str]], object]
+) -> float:
+    times = []
+    for n in range(repeat):
+        form, found = calls[n % len(calls)]
+        start = time.perf_counter_ns()
+        fn(form, found)
+        times.append((time.perf_counter_ns() - start) / 1000)
+    return statistics.median(times)
+
+
 def cost(repeat: int) -> tuple[list[str], float]:
-    """Median and p95 µs of one call, memory of the model when read, the file's size."""
+    """Median µs of one call beside the median of making the reading form it takes (same sentences,
+    same run: the ratio holds on a busy machine), the model's memory when read, the file's size."""
     classifier.model.cache_clear()
     tracemalloc.start()
     classifier.model()
     held, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    prepared = [(f, classes(f)) for f in (reading_form(ex.text) for ex in phrasing_examples("dev"))]
-    times = []
-    for n in range(repeat):
-        form, found = prepared[n % len(prepared)]
-        start = time.perf_counter_ns()
-        classifier.classify(form, found)
-        times.append((time.perf_counter_ns() - start) / 1000)
-    median = statistics.median(times)
-    p95 = statistics.quantiles(times, n=20)[-1]
+    texts = [ex.text for ex in phrasing_examples("dev")]
+    prepared = [(f, classes(f)) for f in map(reading_form, texts)]
+    raw = [(t, []) for t in texts]
+    median = _median_us(prepared, repeat, classifier.classify)
+    form = _median_us(raw, repeat, lambda text, _: reading_form(text))
     size = classifier.MODEL.stat().st_size
     return [
-        f"cost: one classify {median:.1f} µs median, {p95:.1f} µs p95 ({repeat} calls over {len(prepared)} "
-        f"sentences); the model read: {held / 2**20:.2f} MiB ({len(classifier.model().weights):,} features), "
+        f"cost: one classify {median:.1f} µs median ({repeat} calls over {len(prepared)} sentences), "
+        f"{median / form:.1f}× one reading_form ({form:.1f} µs) in the same run",
+        f"memory: the model read {held / 2**20:.2f} MiB ({len(classifier.model().weights):,} features); "
         f"file {size:,} bytes",
     ], median
 
@@ -167,9 +176,10 @@ def main(argv: list[str] | None = None) -> int:
         "--batch", type=int, action="append", help="only this batch of the corpus (repeatable)"
     )
     parser.add_argument("--folds", type=int, default=0, help="cross-validate on the development half instead")
+    parser.add_argument("--show", action="store_true", help="with --folds: print each misread sentence")
     args = parser.parse_args(argv)
     if args.folds:
-        lines, accuracy = cross_validate(args.folds)
+        lines, accuracy = cross_validate(args.folds, args.show)
         print("\n".join(lines))
         print(f"KEY intent_classifier_folds: dev_folds_accuracy={accuracy:.3f}")
         return 0

@@ -5,7 +5,8 @@ One mapping from what a corpus expects of a turn to a classifier label, used ali
 
 - the phrasing corpus (``bench/data/phrasings.jsonl``): a turn marked ``delete_request`` is *stop*
   when its words are a stop (a stop class of the lexicon and no delete verb), else *delete*; a
-  consent prompt is *remember*; 「consent granted」 *consent_yes*, 「not granted」 *consent_no*; what
+  consent prompt is *remember*; 「consent granted」 *consent_yes*, 「not granted」 *consent_no* when its
+words hold a negation or a hesitation (else no label: a remark made while the prompt waited); what
   is kept *show_kept*; help *help*; a search its tool's label, and a township question, a township
   confirmation or 「only Changhua」 the search their words name (an event word → events, else
   places); a short answer the small-talk kind its lexicon classes name (else *chat*); a diet kept,
@@ -106,7 +107,6 @@ def _outcome_label(expect: dict[str, Any], text: str) -> str | None:
     fixed = {
         "consent_prompt": "remember",
         "consent_granted": "consent_yes",
-        "not_granted": "consent_no",
         "kept_answer": "show_kept",
         "help": "help",
         "kept": "other",
@@ -115,6 +115,9 @@ def _outcome_label(expect: dict[str, Any], text: str) -> str | None:
     }
     if outcome == "short_answer":
         return talk_label(text)
+    if outcome == "not_granted":  # a no, or anything else said while the prompt waited
+        said = set(classes(reading_form(text)))
+        return "consent_no" if said & {"negation", "hesitation"} else None
     return fixed.get(str(outcome))
 
 

@@ -90,15 +90,28 @@ def _step(
             row[k] -= delta
 
 
-def model_json(
-    bias: list[float], weights: dict[str, list[float]], examples: Sequence[Example], seed: int, epochs: int
-) -> str:
-    """The model file's text: fixed key order, one feature a line, weights in thousandths."""
+def pruned(weights: dict[str, list[float]]) -> dict[str, list[int]]:
+    """Each feature's weights of at least ``PRUNE``, in thousandths, as ``[label, weight, …]``."""
     table: dict[str, list[int]] = {}
     for feature in sorted(weights):
         pairs = [(k, round(w * SCALE)) for k, w in enumerate(weights[feature]) if abs(w) >= PRUNE]
         if pairs:
             table[feature] = [x for pair in pairs for x in pair]
+    return table
+
+
+def fitted(bias: list[float], weights: dict[str, list[float]]) -> classifier.Model:
+    """The model as the file would hold it (pruned and rounded), without writing it."""
+    raw = {"format": classifier.FORMAT, "labels": list(classifier.LABELS), "scale": SCALE}
+    raw |= {"bias": [round(b * SCALE) for b in bias], "features": pruned(weights)}
+    return classifier.parse(raw, Path("(in memory)"))
+
+
+def model_json(
+    bias: list[float], weights: dict[str, list[float]], examples: Sequence[Example], seed: int, epochs: int
+) -> str:
+    """The model file's text: fixed key order, one feature a line, weights in thousandths."""
+    table = pruned(weights)
     counts = Counter(ex.label for ex in examples)
     sources = Counter(ex.source.split(":")[0] for ex in examples)
     head = {

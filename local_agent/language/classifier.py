@@ -147,13 +147,19 @@ def parse(raw: Any, path: Path) -> Model:
         raise _fail(path, "'bias' is not one whole number per label")
     if not isinstance(table, dict):
         raise _fail(path, "no 'features' object")
-    weights = {str(f): _entry(path, f, e, scale) for f, e in table.items()}
+    pairs: dict[
+        tuple[int, int], tuple[int, float]
+    ] = {}  # each (label, weight) pair made once: half the memory
+    weights = {str(f): _entry(path, f, e, scale, pairs) for f, e in table.items()}
     return Model(LABELS, tuple(b / scale for b in bias), weights)
 
 
-def _entry(path: Path, feature: str, entry: Any, scale: int) -> tuple[tuple[int, float], ...]:
+def _entry(
+    path: Path, feature: str, entry: Any, scale: int, pairs: dict[tuple[int, int], tuple[int, float]]
+) -> tuple[tuple[int, float], ...]:
     """``[label, weight, label, weight, …]`` as whole numbers → (label index, weight) pairs."""
     ok = isinstance(entry, list) and entry and len(entry) % 2 == 0 and all(type(x) is int for x in entry)
     if not ok or not all(0 <= i < len(LABELS) for i in entry[::2]):
         raise _fail(path, f"feature {feature!r} is not a list of label index, weight pairs")
-    return tuple((entry[at], entry[at + 1] / scale) for at in range(0, len(entry), 2))
+    keys = [(entry[at], entry[at + 1]) for at in range(0, len(entry), 2)]
+    return tuple(pairs.setdefault(key, (key[0], key[1] / scale)) for key in keys)
