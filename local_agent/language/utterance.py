@@ -31,7 +31,7 @@ from local_agent.language.townships import (
     is_yes,
     is_zhuyin,
     read_places,
-    refers_to_older,
+    refers_to_older_form,
 )
 from local_agent.listings import catalogue
 
@@ -199,7 +199,7 @@ def read(text: str, now: float | date | None = None, context: Context | None = N
         follow_up=intents.is_follow_up_form(form),
         yes=is_yes(form),
         no=is_no(form),
-        older=refers_to_older(form),
+        older=refers_to_older_form(form),
         zhuyin=is_zhuyin(form),
         today=today,
         context=context or Context(),
