@@ -449,6 +449,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--half", choices=("both", "dev", "test"), default="both", help="phrasing corpus: which half to run"
     )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        action="append",
+        default=[],
+        help="phrasing corpus: run only this batch (repeatable)",
+    )
     parser.add_argument("--quick", action="store_true", help="2 conversations per category (smoke test)")
     parser.add_argument("--out-dir", default="out/bench", help="where the CSV files are written")
     args = parser.parse_args(argv)
@@ -486,6 +493,8 @@ def run_phrasing_corpus(args: argparse.Namespace, out_dir: Path) -> str:
         raise SystemExit(f"unknown --category {unknown}; the categories are {list(phrasings.CATEGORIES)}")
     if args.category:
         items = [i for i in items if i.category in args.category]
+    if args.batch:
+        items = [i for i in items if i.batch in args.batch]
     if args.half != "both":
         items = [i for i in items if i.half == args.half]
     if args.quick:  # the first item of each category

@@ -571,6 +571,7 @@ def report(results: list[ItemResult], seconds: float, show: int, show_test: bool
         f"  {'delete requests: forget or confirm':<36} dev {cells[0]}, test {cells[1]}, all {cells[2]}"
     )
     lines += _by_batch(results)
+    lines += shape_lines(results)
     lines += outcome_lines(results)
     lines += _failures(results, show, show_test)
     ok_all, n_all = figures[None]
@@ -616,6 +617,41 @@ def outcome_lines(results: list[ItemResult]) -> list[str]:
         f"{f['unasked_deletions']}; 「會繼續套用」 to a stop request: {f['kept_answers_to_stop']}; "
         f"asks on clear commands: {asks}/{clear}" + (f" ({asks / clear:.1%})" if clear else ""),
     ]
+    return lines
+
+
+def turn_oks(result: ItemResult) -> list[bool]:
+    """One bool per turn of ``result`` that has an expectation (setup turns excluded), in order."""
+    offset = len(setup_turns(result.item))
+    failed = {f.split(" ", 2)[1] for f in result.failures if f.startswith("turn ")}
+    return [str(offset + n) not in failed for n, turn in enumerate(result.item.turns) if "expect" in turn]
+
+
+def shape_figures(results: list[ItemResult], half: str | None = None) -> dict[str, tuple[int, int]]:
+    """Single-message conversations (one turn to judge: the item passes or not) and the turns of
+    longer conversations, each judged on its own: (passed, of how many)."""
+    single: list[bool] = []
+    turns: list[bool] = []
+    for r in results:
+        if half not in (None, r.item.half):
+            continue
+        oks = turn_oks(r)
+        if len(oks) == 1:
+            single.append(r.ok)
+        else:
+            turns += oks
+    return {"single": (sum(single), len(single)), "conversation_turns": (sum(turns), len(turns))}
+
+
+def shape_lines(results: list[ItemResult]) -> list[str]:
+    lines = ["", f"  {'by shape':<28}{'dev':>14}{'test':>14}{'all':>14}"]
+    figures = {h: shape_figures(results, h) for h in ("dev", "test", None)}
+    for name, label in (("single", "single-message"), ("conversation_turns", "conversation turns")):
+        cells = []
+        for h in ("dev", "test", None):
+            ok, n = figures[h][name]
+            cells.append(f"{ok:>4}/{n:<4}{ok / n:>6.1%}" if n else f"{'-':>14}")
+        lines.append(f"  {label:<28}" + "".join(f"{c:>14}" for c in cells))
     return lines
 
 

@@ -175,7 +175,13 @@ def _delete_items() -> list[Item]:
 @pytest.mark.slow
 def test_every_delete_request_in_the_corpus_forgets_or_confirms() -> None:
     results = asyncio.run(P.run_phrasings(_delete_items()))
-    missed = [(r.item.id, r.item.name) for r in results for ok in r.deletes if not ok]
+    # a test-half item is named by its id only: its sentence stays unread while tuning
+    missed = [
+        (r.item.id, r.item.name if r.item.half == "dev" else "")
+        for r in results
+        for ok in r.deletes
+        if not ok
+    ]
     assert missed == [], json.dumps(missed, ensure_ascii=False)
 
 
