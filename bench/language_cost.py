@@ -130,6 +130,7 @@ def per_call(fn: Callable[[str], object], texts: Sequence[str], repeat: int) -> 
 
 
 def sentence_rows(repeat: int) -> list[list[object]]:
+    from local_agent import language
     from local_agent.language import townships
     from local_agent.language.dates import read_dates
     from local_agent.language.intents import read
@@ -137,6 +138,7 @@ def sentence_rows(repeat: int) -> list[list[object]]:
 
     townships.warm()
     read_dates("端午", TODAY)  # the calendar imported before timing
+    language.read("端午", TODAY)  # (and the rule table checked)
     texts = (*SENTENCES, *EXTRA)
     to_simplified = _converters()[1]
     simplified = tuple(to_simplified(t) for t in texts)
@@ -146,6 +148,12 @@ def sentence_rows(repeat: int) -> list[list[object]]:
         ("intents", read, reading_form, texts),
         ("reading form: OpenCC vs table", reading_form, lambda t: reading_form_with(t, None), texts),
         ("… same, in simplified", reading_form, lambda t: reading_form_with(t, None), simplified),
+        (
+            "language.read (one Utterance) vs intents + places + dates apart",
+            lambda t: language.read(t, TODAY),
+            lambda t: (read(t), townships.read_places(t), read_dates(t, TODAY)),
+            texts,
+        ),
     )
     assert opencc_converters() is not None
     rows: list[list[object]] = []
@@ -216,6 +224,46 @@ def simplified_agreement() -> list[list[object]]:
     return rows
 
 
+TURN_TEXTS = (
+    "員林有什麼好吃的？",
+    "記住我吃素",
+    "鹿港這週末有什麼活動",
+    "把我吃素的資料刪掉，幫我找員林好吃的",
+    "謝謝你",
+    "同意",
+)
+
+
+def normalisations_per_turn() -> list[list[object]]:
+    """How many times one turn puts its message into the reading form (``text.reading_form_with``,
+    counted by ``cProfile``: nothing of ours is patched), for a few kinds of message through the whole
+    service (the commands, the router, the offline model, the tools and the gate), on SQLite in a
+    temporary folder."""
+    import asyncio
+    import cProfile
+    import pstats
+    import tempfile
+    from pathlib import Path
+
+    from bench._common import bench_settings
+    from local_agent.context.journal import ScopeKey
+    from local_agent.wiring import build_service
+
+    rows: list[list[object]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        wiring = build_service(bench_settings("http://127.0.0.1:9", Path(tmp) / "n.sqlite3"))
+        for i, text in enumerate(TURN_TEXTS):
+            scope = ScopeKey.for_user(f"Unormalise{i:023d}")
+            profile = cProfile.Profile()
+            profile.enable()
+            asyncio.run(wiring.service.handle_text(scope, text))
+            profile.disable()
+            stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+            calls = sum(v[1] for k, v in stats.items() if k[2] == "reading_form_with")
+            rows.append([text, calls])
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.language_cost", description=__doc__.splitlines()[0]
@@ -238,13 +286,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(format_table(call_headers, calls))
     print(f"({len(SENTENCES) + len(EXTRA)} sentences × {repeat} passes; a turn reads each sentence once)")
     print()
+    counted = normalisations_per_turn()
+    print(format_table(["one turn through the service", "reading forms made"], counted))
+    print()
     agreement = simplified_agreement()
     print(format_table(["phrasing corpus in simplified characters (intents.read)", "sentences"], agreement))
 
     csv_path = write_csv(
         out_path("language_cost.csv", args.out_dir),
         ["row", "a", "b", "c", "d"],
-        [[r[0], *r[1:]] for r in (*start_rows, *calls, *agreement)],
+        [[r[0], *r[1:]] for r in (*start_rows, *calls, *counted, *agreement)],
     )
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -267,7 +318,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"opencc_start_rss_kib={fmt(start_rows[4][3])}; opencc_start_ms={fmt(start_rows[4][4])}; "
         f"opencc_s2twp_rss_kib={fmt(start_rows[5][3])}; opencc_s2twp_ms={fmt(start_rows[5][4])}; reading_form_us={fmt(calls[3][1])}; "
         f"reading_form_table_us={fmt(calls[3][3])}; simplified_read_alike={agreement[1][1]}/{agreement[0][1]}; "
-        f"simplified_read_alike_table={agreement[2][1]}/{agreement[0][1]}"
+        f"simplified_read_alike_table={agreement[2][1]}/{agreement[0][1]}; "
+        f"utterance_us={fmt(calls[5][1])}; apart_us={fmt(calls[5][3])}; "
+        f"reading_forms_per_turn_max={max(int(str(r[1])) for r in counted)}"
     )
     return 0
 

@@ -241,6 +241,9 @@ def test_intent_module_imports_no_store_settings_network_or_clock():
             imported.add(("." * node.level) + (node.module or ""))
     assert imported <= {
         "__future__",
+        "dataclasses",
+        "local_agent",  # ``language.read``: the language layer's one entry
+        "local_agent.language.utterance",
         "json",
         "re",
         "collections.abc",

@@ -34,16 +34,17 @@ from google.adk.sessions import InMemorySessionService
 from google.adk.tools import ToolContext
 from google.genai import types
 
+from local_agent import language
 from local_agent.agent import offline_rules, text_gate
 from local_agent.agent.adk_imports import skip_missing_a2a
 from local_agent.agent.adk_tools import contract_tools
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
-from local_agent.agent.pipeline import ContextPipeline, TurnState, flat_contents, spoken
+from local_agent.agent.pipeline import ContextPipeline, TurnState, flat_contents
 from local_agent.agent.tools import PREFERENCE_CHOICES_TEXT, PREFERENCE_TOOL, TOOL_NAMES
 from local_agent.context.errors import BudgetError, BudgetExceeded, LocalError, StoreError
 from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import Measure
-from local_agent.listings import catalogue
+from local_agent.language.utterance import Utterance
 from local_agent.plugin.bounded import (
     BoundedContextPlugin,
     app_written_content,
@@ -143,7 +144,7 @@ class _Heard:
 class TextCommand(Protocol):
     """Answers a text command without the model (``LocalService.command``), or None."""
 
-    async def __call__(self, scope: ScopeKey, text: str) -> TurnOutcome | None: ...
+    async def __call__(self, scope: ScopeKey, said: Utterance) -> TurnOutcome | None: ...
 
 
 def reply_content(reply: Reply) -> types.Content:
@@ -173,14 +174,15 @@ class _Invocations:
         content = callback_context.user_content
         text = "".join(p.text or "" for p in (content.parts or []) if not p.thought) if content else ""
         scope = self.scope_of(callback_context.user_id, callback_context.session.id)
+        router = self.router
+        said = language.read(text, router.pipeline.clock())  # read once: the command and the turn
         if self.command is not None:
-            answered = await self.command(scope, text)
+            answered = await self.command(scope, said)
             if answered is not None:
                 return reply_content(answered.reply)
-        router = self.router
         try:
             state = await router._io(
-                router.pipeline.begin, scope, text, turn_id=callback_context.invocation_id
+                router.pipeline.begin, scope, said, turn_id=callback_context.invocation_id
             )
         except StoreError as exc:
             log.warning("turn not started", extra={"code": exc.code})
@@ -344,14 +346,18 @@ class AdkRouter:
         )
 
     # -- one turn --------------------------------------------------------------------------
-    async def run_turn(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:
+    async def run_turn(
+        self, scope: ScopeKey, said: str | Utterance, *, turn_id: str | None = None
+    ) -> TurnOutcome:
+        """One model turn for ``said`` (the message's ``Utterance``, or an app-written question read
+        here once)."""
         try:
-            state = await self._io(self.pipeline.begin, scope, text, turn_id=turn_id)
+            state = await self._io(self.pipeline.begin, scope, said, turn_id=turn_id)
         except StoreError as exc:
             log.warning("turn not started", extra={"code": exc.code})
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
         try:
-            heard = await self._run_agent(state, text)
+            heard = await self._run_agent(state, state.current)
             reply, command = await self._decide(state, heard)
         except LocalError as exc:
             return await self._failure(state, exc.code)
@@ -386,16 +392,14 @@ class AdkRouter:
         asked = self.pipeline.kind_question(state, text)
         if asked is not None:  # the kind question, with its buttons; it projects with the dates
             return kind_reply(asked.area), None
-        verdict = text_gate.check(text, chat=state.scope.source_type, said=state.current)
+        verdict = text_gate.check(text, chat=state.scope.source_type, said=state.said)
         if verdict.code is None:
             return Reply(texts=(text.strip(),)), None
         self._refused(state, verdict.code)
         if verdict.about == "forget":
             return await self._offer(state, "forget", "")
         if verdict.about == "remember":
-            return await self._offer(
-                state, "remember", catalogue.find_dietary_type(spoken(state.current)) or ""
-            )
+            return await self._offer(state, "remember", state.said.diet.named or "")
         return Reply(texts=(text_gate.FALLBACK_TEXT,)), None
 
     async def _offer(self, state: TurnState, action: str, diet: str) -> tuple[Reply, CommandName | None]:

@@ -44,11 +44,12 @@ class OfflineModel(BaseLlm):
         config = llm_request.config
         rules = config.system_instruction if config else None
         today = today_from(rules) if isinstance(rules, str) else None
-        proposal = intent.propose(contents, tool_names, today)
+        planned = intent.plan(contents, today) if contents else None  # its question read once
+        proposal = intent.propose(contents, tool_names, today, planned)
         if proposal == {"text": intent.ASK_TOWNSHIP}:
             # Ask by running the search with no area: the tool's AREA_REQUIRED answer is the
             # question, and the turn projects as pending so the next answer can complete it.
-            proposal = intent.ask_call(contents, tool_names, today) or proposal
+            proposal = intent.ask_call(contents, tool_names, today, planned) or proposal
         if "function_call" in proposal:
             call = proposal["function_call"]
             part = types.Part(function_call=types.FunctionCall(name=call["name"], args=dict(call["args"])))

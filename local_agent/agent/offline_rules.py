@@ -28,9 +28,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from local_agent import language
 from local_agent.context.projection import (
     NO_AREA,
     PUBLIC_TOPICS,
@@ -41,17 +43,8 @@ from local_agent.context.projection import (
 )
 from local_agent.context.townships import canonical_township
 from local_agent.language import words
-from local_agent.language.dates import DateReading, read_dates
-from local_agent.language.intents import asks_again, is_follow_up, read, search_goal
-from local_agent.language.text import reading_form
-from local_agent.language.townships import (
-    PlaceReading,
-    is_no,
-    is_yes,
-    is_zhuyin,
-    read_places,
-    refers_to_older,
-)
+from local_agent.language.dates import DateReading
+from local_agent.language.utterance import Utterance
 from local_agent.listings import catalogue
 from local_agent.replies.render import ACK_TEXT, SMALL_TALK_TEXTS
 
@@ -158,30 +151,27 @@ def context_goal(contents: Sequence[Mapping[str, Any]]) -> str | None:
 
 def wants_more(text: str) -> bool:
     """「再找一家」「還有嗎」「換一家」: the person asks for results not shown yet."""
-    form = reading_form(text)
-    return any(word in form for word in MORE_WORDS)
+    return language.read(text).more
 
 
-def classify(text: str) -> str | None:
+def classify(said: Utterance) -> str | None:
     """places, events or None (nothing to search, or a question the tools cannot answer), by the
     language layer's search words (``language/words.py``)."""
-    goal = search_goal(text)
-    return None if goal == "unsupported" else goal
+    return None if said.goal == "unsupported" else said.goal
 
 
-def _fallback(current: str, places: PlaceReading) -> str:
+def _fallback(said: Utterance) -> str:
     """The text answer when no search fits: the parking/bus sentence only when they were asked;
     a bare township asks what to look for there; a short yes or no with nothing open is taken as
     small talk; anything else is not understood."""
-    if search_goal(current) == "unsupported":
+    if said.goal == "unsupported":
         return CAPABILITIES
-    if places.kind == "township":
-        return township_only_text(places.township)
-    reading = read(current)
-    if reading.intent in ("consent_yes", "consent_no"):
+    if said.places.kind == "township":
+        return township_only_text(said.places.township)
+    if said.intent in ("consent_yes", "consent_no"):
         return ACK_TEXT
-    if reading.intent == "small_talk" and reading.talk in SMALL_TALK_TEXTS:
-        return SMALL_TALK_TEXTS[reading.talk]  # (what the commands answer, where a message gets here)
+    if said.intent == "small_talk" and said.talk in SMALL_TALK_TEXTS:
+        return SMALL_TALK_TEXTS[said.talk]  # (what the commands answer, where a message gets here)
     return UNKNOWN_TEXT
 
 
@@ -206,48 +196,41 @@ def latest_turn(contents: Sequence[Mapping[str, Any]]) -> SafeTurn | None:
     return None
 
 
-def _goal(
-    current: str, places: PlaceReading, dates: DateReading, contents: Sequence[Mapping[str, Any]]
-) -> str | None:
+def _goal(said: Utterance, contents: Sequence[Mapping[str, Any]]) -> str | None:
     """What to search: the words of the sentence; else an open question it answers (a township, or
     是/不是 to 「您是說員林市嗎？」); else 「員林呢」 after a search, 「那後天呢」 after an event search;
     else a festival."""
-    goal = classify(current)
-    if goal is not None or search_goal(current) == "unsupported":
+    goal = classify(said)
+    places, dates = said.places, said.dates
+    if goal is not None or said.goal == "unsupported":
         return goal
-    if wants_more(current):
+    if said.more:
         return context_goal(contents) or "places"  # a bare 「還有嗎」 continues the latest search
-    if asks_again(current) and (again := context_goal(contents)) is not None:
+    if said.again and (again := context_goal(contents)) is not None:
         return again  # 「剛才那個鄉鎮再查一次」
     latest = latest_turn(contents)
-    asked = latest is not None and latest.confirm_area and (is_yes(current) or is_no(current))
+    asked = latest is not None and latest.confirm_area and (said.yes or said.no)
     if places.kind != "none" or asked:
         goal = pending_goal(contents)  # 「花壇」 answering 「請問是哪個鄉鎮？」
-    if (
-        goal is None
-        and places.kind != "none"
-        and latest is not None
-        and latest.goal
-        and is_follow_up(current)
-    ):
+    if goal is None and places.kind != "none" and latest is not None and latest.goal and said.follow_up:
         goal = latest.goal  # 「員林呢」, 「那台中呢」 after a search: the same search there
     if goal is None and dates.kind != "none" and latest is not None and latest.goal == "events":
         goal = "events"  # 「那後天呢」 after an event search
     return goal or ("events" if dates.festival else None)
 
 
-def _area(current: str, places: PlaceReading, contents: Sequence[Mapping[str, Any]]) -> str | None:
+def _area(said: Utterance, contents: Sequence[Mapping[str, Any]]) -> str | None:
     """The tool's area: what the sentence says (the tool confirms a near miss, asks between two, answers
     a place outside the county); else the answer to 「您是說…嗎？」; else the request's context."""
-    if places.kind != "none":
-        return places.area_argument()
-    if refers_to_older(current):
+    if said.places.kind != "none":
+        return said.places.area_argument()
+    if said.older:
         return None  # 「一開始問的那個鄉鎮」: the request holds only the latest; ask
     latest = latest_turn(contents)
     if latest is not None and latest.confirm_area:
-        if is_yes(current):
+        if said.yes:
             return latest.confirm_area
-        if is_no(current):
+        if said.no:
             return None
     return context_area(contents)
 
@@ -264,73 +247,100 @@ def _window(goal: str, dates: DateReading, contents: Sequence[Mapping[str, Any]]
     return {}
 
 
-def _plan(
-    contents: Sequence[Mapping[str, Any]], today: date | None
-) -> tuple[str | None, dict[str, Any], str | None]:
-    """``(tool, args, text)``: a call (``args["area"]`` empty when the township must be asked) or a text."""
-    current = _text_of(contents[-1])
-    if is_zhuyin(current):
-        return None, {}, ZHUYIN_TEXT
-    places = read_places(current)
-    dates = read_dates(current, today) if today is not None else DateReading()
-    goal = _goal(current, places, dates, contents)
+@dataclass(frozen=True)
+class Plan:
+    """What the request asks for: a call (``args["area"]`` empty when the township must be asked)
+    or a text, with the current question read once (``said``)."""
+
+    said: Utterance
+    tool: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    text: str | None = None
+
+
+def plan(contents: Sequence[Mapping[str, Any]], today: date | None, said: Utterance | None = None) -> Plan:
+    """The request's plan; the current question is read once (``language.read``) unless ``said`` is
+    its reading already (on the same day)."""
+    current = _text_of(contents[-1]) if contents else ""
+    if said is None or said.text != current or said.today != today:
+        said = language.read(current, today)
+    if said.zhuyin:
+        return Plan(said, text=ZHUYIN_TEXT)
+    goal = _goal(said, contents)
     if goal is None:
-        return None, {}, _fallback(current, places)
+        return Plan(said, text=_fallback(said))
+    dates = said.dates
     if goal == "events" and dates.kind not in ("none", "window"):
-        return None, {}, dates.answer  # 2月30日, 13月, a festival outside the calendar's years
-    keyword = find_keyword(current)
-    area = _area(current, places, contents) or ""
-    more = {"more": True} if wants_more(current) and search_goal(current) != "unsupported" else {}
+        return Plan(said, text=dates.answer)  # 2月30日, 13月, a festival outside the calendar's years
+    keyword = find_keyword(said.form)
+    area = _area(said, contents) or ""
+    more = {"more": True} if said.more and said.goal != "unsupported" else {}
     if goal == "places":
-        diet = catalogue.find_dietary_type(current) or ""
-        return "search_local_places", {"area": area, "dietary_type": diet, "keyword": keyword, **more}, None
+        diet = said.diet.named or ""
+        return Plan(
+            said, "search_local_places", {"area": area, "dietary_type": diet, "keyword": keyword, **more}
+        )
     window = _window(goal, dates, contents)
-    return "search_local_events", {"area": area, "keyword": keyword, **window, **more}, None
+    return Plan(said, "search_local_events", {"area": area, "keyword": keyword, **window, **more})
 
 
 def propose(
-    contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = (), today: date | None = None
+    contents: Sequence[Mapping[str, Any]],
+    tool_names: Sequence[str] = (),
+    today: date | None = None,
+    planned: Plan | None = None,
 ) -> dict[str, Any]:
     """``{"function_call": {"name", "args"}}`` or ``{"text": ...}`` from the request's contents.
     ``today`` is the date the request's rules carry: with it, a date phrase in the current question
-    (「這週末」「12/5」「端午節」) becomes the event search's ``date_from``/``date_to``."""
+    (「這週末」「12/5」「端午節」) becomes the event search's ``date_from``/``date_to``. ``planned``:
+    the request's :func:`plan`, when made already."""
     if not contents:
         return {"text": UNKNOWN_TEXT}
-    tool, args, text = _plan(contents, today)
-    if text is not None or tool is None:
-        return {"text": text or UNKNOWN_TEXT}
-    if tool_names and tool not in tool_names:
+    found = planned or plan(contents, today)
+    if found.text is not None or found.tool is None:
+        return {"text": found.text or UNKNOWN_TEXT}
+    if tool_names and found.tool not in tool_names:
         return {"text": UNKNOWN_TEXT}
-    if not args["area"]:
+    if not found.args["area"]:
         return {"text": ASK_TOWNSHIP}
-    return {"function_call": {"name": tool, "args": args}}
+    return {"function_call": {"name": found.tool, "args": found.args}}
 
 
-def kind_question(contents: Sequence[Mapping[str, Any]], today: date | None = None) -> SafeTurn | None:
+def kind_question(
+    contents: Sequence[Mapping[str, Any]], today: date | None = None, said: Utterance | None = None
+) -> SafeTurn | None:
     """The kind question this request gets, as its projection, or ``None``: the current sentence names
     one township and nothing to look for there (``propose`` would answer :func:`township_only_text`).
-    It keeps the township and the date window the sentence said."""
+    It keeps the township and the date window the sentence said (``said``: the current question's
+    reading, when the caller has it)."""
     if not contents:
         return None
-    tool, _, text = _plan(contents, today)
-    current = _text_of(contents[-1])
-    places = read_places(current)
-    if tool is not None or places.kind != "township" or text != township_only_text(places.township):
+    found = plan(contents, today, said)
+    places = found.said.places
+    if (
+        found.tool is not None
+        or places.kind != "township"
+        or found.text != township_only_text(places.township)
+    ):
         return None
-    dates = read_dates(current, today) if today is not None else DateReading()
-    window = dates.window.arguments() if dates.window is not None else {}
+    window = found.said.dates.window.arguments() if found.said.dates.window is not None else {}
     return SafeTurn(
         "", places.township, window.get("date_from", ""), window.get("date_to", ""), asked_kind=True
     )
 
 
 def ask_call(
-    contents: Sequence[Mapping[str, Any]], tool_names: Sequence[str] = (), today: date | None = None
+    contents: Sequence[Mapping[str, Any]],
+    tool_names: Sequence[str] = (),
+    today: date | None = None,
+    planned: Plan | None = None,
 ) -> dict[str, Any] | None:
     """When ``propose`` asks which township for a search, the same search with no area (the tool
     answers ``AREA_REQUIRED``, which the app shows as the question and projects as pending, with the
     date window the question was asked with)."""
-    if not contents or propose(contents, tool_names, today) != {"text": ASK_TOWNSHIP}:
+    if not contents:
         return None
-    tool, args, _ = _plan(contents, today)
-    return {"function_call": {"name": tool, "args": args}} if tool else None
+    found = planned or plan(contents, today)
+    if propose(contents, tool_names, today, found) != {"text": ASK_TOWNSHIP}:
+        return None
+    return {"function_call": {"name": found.tool, "args": found.args}} if found.tool else None

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from local_agent import language
 from local_agent.agent import offline_rules
 from local_agent.agent.instructions import today_from
 from local_agent.agent.tools import ToolExecution, TurnTools
@@ -26,8 +27,7 @@ from local_agent.context.session_budget import BudgetResult, Measure, SessionBud
 from local_agent.context.window import ContextWindow
 from local_agent.fingerprint import text_fingerprint
 from local_agent.language.dates import today_in_taipei
-from local_agent.language.diets import diet_said
-from local_agent.listings import catalogue
+from local_agent.language.utterance import Utterance
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.stores.ports import AuditStore, PreferenceStore, SnapshotStore, TurnSnapshot
 
@@ -71,7 +71,7 @@ class TurnState:
     """One turn in flight: what it read in ``begin``, what it measured, the tools that ran."""
 
     scope: ScopeKey
-    current: str
+    said: Utterance  # the current message, read once (``language.read``)
     turn_id: str
     revision: int
     snapshot: JournalSnapshot
@@ -86,6 +86,11 @@ class TurnState:
     asked_kind: SafeTurn | None = (
         None  # the kind question this turn asked (``ContextPipeline.kind_question``)
     )
+
+    @property
+    def current(self) -> str:
+        """The current message's text, as the model's request carries it."""
+        return self.said.text
 
     @property
     def last_execution(self) -> ToolExecution | None:
@@ -108,10 +113,12 @@ class ContextPipeline:
         self.budget, self.clock = budget, clock
         self.listings = listings if listings is not None else shipped_listings()
 
-    def begin(self, scope: ScopeKey, current: str, *, turn_id: str | None = None) -> TurnState:
+    def begin(self, scope: ScopeKey, current: str | Utterance, *, turn_id: str | None = None) -> TurnState:
+        """A turn begun for ``current`` (an ``Utterance``, or a text read here once)."""
+        said = current if isinstance(current, Utterance) else language.read(current, self.clock())
         revision = self.preferences.get(scope.user_id).revision
         snapshot = self.journal.read(scope, revision)
-        return TurnState(scope, current, turn_id or uuid.uuid4().hex, revision, snapshot)
+        return TurnState(scope, said, turn_id or uuid.uuid4().hex, revision, snapshot)
 
     async def prepare(self, state: TurnState, envelope: Mapping[str, Any], measure: Measure) -> BudgetResult:
         state.budget = await self.budget.prepare(state.snapshot.window, state.current, envelope, measure)
@@ -127,9 +134,9 @@ class ContextPipeline:
                 scope_id=state.scope.storage_id,
                 turn_id=state.turn_id,
                 personal=state.scope.source_type == "user",
-                named_diet=catalogue.find_dietary_type(spoken(state.current)),
+                named_diet=state.said.diet.named,
                 listings=self.listings,
-                said_diet=diet_said(state.current).code,
+                said_diet=state.said.diet.code,
                 shown_before=shown_in(state.budget.kept if state.budget else state.snapshot.window),
                 waiting_dates=waiting_in(state.budget.kept if state.budget else state.snapshot.window),
             )
@@ -146,7 +153,7 @@ class ContextPipeline:
             return None
         rules = state.budget.request.get("system_instruction")
         today = (today_from(rules) if isinstance(rules, str) else None) or today_in_taipei(self.clock())
-        asked = offline_rules.kind_question(state.budget.contents, today)
+        asked = offline_rules.kind_question(state.budget.contents, today, state.said)
         if asked is None or text.strip() != offline_rules.township_only_text(asked.area):
             return None
         state.asked_kind = asked

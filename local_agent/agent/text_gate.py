@@ -33,6 +33,7 @@ from local_agent.agent import gate_words as W
 from local_agent.language import diets
 from local_agent.language.lexicon import WORD_CLASSES, classes_of, words_of
 from local_agent.language.text import reading_form
+from local_agent.language.utterance import Utterance
 
 GateCode = Literal[
     "GATE_EMPTY",
@@ -321,17 +322,17 @@ def _diet_key(word: str) -> str:
     return diets.find_diet(word) or word
 
 
-def own_diets(said: str) -> frozenset[str]:
+def own_diets(said: Utterance | str) -> frozenset[str]:
     """The diets the person's own message names (codes, or the word when it has none); none when the
     message names someone else too (「我媽吃全素」 is not the speaker's diet). The message is read in
-    the language layer's reading form (「我食菜」 names 吃素)."""
-    t = reading_form(said)
+    the language layer's reading form (「我食菜」 names 吃素): the ``Utterance``'s, or a text's."""
+    t = said.form if isinstance(said, Utterance) else reading_form(said)
     if any(p in t for p in _OTHER_PEOPLE):
         return frozenset()
     return frozenset(_diet_key(m.group()) for m in _DIETS.finditer(t))
 
 
-def _diet(text: str, chat: Chat, said: str) -> GateCode | None:
+def _diet(text: str, chat: Chat, said: Utterance | str) -> GateCode | None:
     """Where the text may not name the diet it names (module docstring)."""
     hits = list(_DIETS.finditer(text))
     if not hits:
@@ -349,9 +350,9 @@ def _diet(text: str, chat: Chat, said: str) -> GateCode | None:
     return None
 
 
-def check(text: str | None, *, chat: Chat = "group", said: str = "") -> Verdict:
+def check(text: str | None, *, chat: Chat = "group", said: Utterance | str = "") -> Verdict:
     """The verdict on one model-written text (all of a turn's text parts, joined), to be sent in
-    ``chat`` as the answer to the person's message ``said``. Without a chat the strictest (a group)."""
+    ``chat`` as the answer to the person's message ``said`` (its ``Utterance``; a text is read here). Without a chat the strictest (a group)."""
     raw = (text or "").strip()
     if not raw:
         return Verdict("GATE_EMPTY")

@@ -66,8 +66,13 @@ def negated_diet(t: str) -> re.Match[str] | None:
 
 
 def diet_said(text: str) -> DietSaid:
-    t = reading_form(text)
-    if "exclusion" in rules.readings(t):
+    """The diet ``text`` states now (any form: read into the reading form first)."""
+    return diet_said_form(reading_form(text))
+
+
+def diet_said_form(t: str, readings: frozenset[str] | None = None) -> DietSaid:
+    """:func:`diet_said` on reading-form ``t`` (``readings``: its clauses' rule readings, when read)."""
+    if "exclusion" in (rules.readings(t) if readings is None else readings):
         return DietSaid(catalogue.ANY)  # 「除開素食，員林還有什麼好吃的」: this search leaves it out
     if negated_diet(t) is not None:
         for_now = any(w in t for w in words.FOR_NOW)
@@ -82,9 +87,8 @@ def find_diet(text: str) -> str | None:
     return catalogue.find_dietary_type(text)
 
 
-def unsupported_diet(text: str) -> str | None:
-    """A lasting diet the service cannot remember (早齋, 不吃牛, 初一十五), as the sentence says it."""
-    t = reading_form(text)
+def unsupported_diet(t: str) -> str | None:
+    """A lasting diet the service cannot remember (早齋, 不吃牛, 初一十五), as reading-form ``t`` says it."""
     return next((w for w in words.UNSUPPORTED_DIETS if w in t), None)
 
 

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from local_agent.language import lexicon, rules, words
-from local_agent.language.diets import diet_said, find_diet, negated_diet, rememberable, unsupported_diet
-from local_agent.language.text import has_words, reading_form
+from local_agent.language.diets import diet_said_form, find_diet, negated_diet, rememberable, unsupported_diet
+from local_agent.language.text import has_words_form, reading_form
 from local_agent.language.townships import find_townships
 from local_agent.listings import catalogue
 
@@ -183,14 +183,14 @@ def _asks_about_deleting(t: str, at: int) -> bool:
     if is_question(clause) or any(w in t for w in words.SUPPOSING):
         return True
     others = t.replace(clause, "")
-    return is_question(others) and search_goal(_without_diet(others)) is None
+    return is_question(others) and goal_of(_without_diet(others)) is None
 
 
 def _unclear_delete(t: str, verb: bool) -> bool:
     """The net under the rules above, so that no delete request is ignored: a delete verb that says
     nothing it is about (「那個東西你可以幫我取消嗎」), or the kept thing with 不要再 / 不用再
     (「不要再推薦素食的了」), in a sentence that asks for no search, is asked about (確定忘記 / 不用)."""
-    if search_goal(_without_diet(t)) is not None or find_townships(t):
+    if goal_of(_without_diet(t)) is not None or find_townships(t):
         return False
     if verb:
         return True
@@ -292,7 +292,7 @@ def asks_what_is_kept(t: str) -> bool:
     if not (is_question(t) or any(w in t for w in (*words.SHOW_ME, "還是"))):
         return False  # (「你記的是蛋奶素還是全素」 asks too)
     rest = _EATING_ABOUT_ME.sub("", t)
-    if search_goal(_without_diet(rest)) is not None or find_townships(t):
+    if goal_of(_without_diet(rest)) is not None or find_townships(t):
         return False  # 「你知道什麼好吃的嗎」 asks for a search
     hits = _verb_positions(t, words.KEPT_VERBS)
     for at, verb in hits:
@@ -310,7 +310,7 @@ def asks_what_is_kept(t: str) -> bool:
 
 def _asks_how_to_keep(t: str) -> bool:
     """「怎麼設定我的偏好」, 「要如何讓你記住我吃素」: how to have a diet kept."""
-    if not any(w in t for w in words.HOW_TO) or search_goal(_without_diet(t)) is not None:
+    if not any(w in t for w in words.HOW_TO) or goal_of(_without_diet(t)) is not None:
         return False
     return any(w in t for w in words.KEPT_TOPICS) or bool(_verb_positions(t, words.REMEMBER_VERBS))
 
@@ -403,7 +403,12 @@ def _goal_words(t: str) -> SearchGoal | None:
 
 
 def search_goal(text: str) -> SearchGoal | None:
-    t = reading_form(text)
+    """The search ``text`` asks for (any form: read into the reading form first)."""
+    return goal_of(reading_form(text))
+
+
+def goal_of(t: str) -> SearchGoal | None:
+    """The search reading-form ``t`` asks for: places, events, unsupported (parking, buses) or None."""
     if _asks_unsupported(t):
         return "unsupported"
     goal = _goal_words(t)
@@ -417,8 +422,12 @@ def search_goal(text: str) -> SearchGoal | None:
 def also_searches(text: str) -> bool:
     """Besides a preference command, the sentence asks for a search (「吃素的不用記了，幫我找員林好
     吃的」); diet words alone ask for none (「把我吃素的資料刪掉」)."""
-    t = reading_form(text)
-    return search_goal(_without_diet(t)) in ("places", "events")
+    return searches_besides(reading_form(text))
+
+
+def searches_besides(t: str) -> bool:
+    """:func:`also_searches` on reading-form ``t``."""
+    return goal_of(_without_diet(t)) in ("places", "events")
 
 
 _RAW_CLAUSES = re.compile(r"[，,。.！!？?；;\s]+")
@@ -444,7 +453,12 @@ def asks_again(text: str) -> bool:
 
 def is_follow_up(text: str) -> bool:
     """「員林呢」, 「那台中呢」, 「換鹿港」: the same question again, about something new."""
-    t = bare(reading_form(text)).rstrip("?")
+    return is_follow_up_form(reading_form(text))
+
+
+def is_follow_up_form(form: str) -> bool:
+    """:func:`is_follow_up` on reading-form ``form``."""
+    t = bare(form).rstrip("?")
     return t.endswith(words.FOLLOW_UP_ENDINGS) or t.startswith(words.FOLLOW_UP_STARTS)
 
 
@@ -549,6 +563,11 @@ def read(text: str) -> Reading:
     return by_policy(t, _read_words(text, t))
 
 
+def read_form(text: str, t: str, clauses: tuple[rules.ClauseReading, ...]) -> Reading:
+    """:func:`read` given the reading form ``t`` of ``text`` and its clauses' rule readings."""
+    return by_policy(t, _read_words(text, t), clauses)
+
+
 def _read_words(text: str, t: str) -> Reading:
     """The reading of the vocabulary's rules, before the policy weighs it."""
     if not t:
@@ -559,7 +578,7 @@ def _read_words(text: str, t: str) -> Reading:
         return Reading("show_kept")
     forget = match_forget(t)
     if forget == "forget_declined" and (
-        search_goal(_without_diet(t)) in ("places", "events") or find_townships(t)
+        goal_of(_without_diet(t)) in ("places", "events") or find_townships(t)
     ):
         return Reading("search")  # 「不要忘記我吃素，二林有什麼吃的」: the search, the diet kept
     if forget is not None:
@@ -573,12 +592,12 @@ def _read_words(text: str, t: str) -> Reading:
     talk = small_talk(t)
     if talk is not None:
         return Reading(talk)
-    if len(t) <= SHORT_MESSAGE_CHARS and not has_words(text):
+    if len(t) <= SHORT_MESSAGE_CHARS and not has_words_form(t):
         return Reading("unreadable")
     negated = negated_diet(t)
     rest = t if negated is None else t[: negated.start()] + t[negated.end() :]
-    goal = search_goal(rest) or ("places" if find_townships(t) else None)
-    if goal is None and diet_said(t).code == catalogue.ANY:
+    goal = goal_of(rest) or ("places" if find_townships(t) else None)
+    if goal is None and diet_said_form(t).code == catalogue.ANY:
         return Reading("diet_change")
     if goal == "unsupported":
         return Reading("unsupported")
@@ -616,7 +635,7 @@ def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
     if "keep" in kinds:
         return Reading("forget_declined")
     if "exclusion" in kinds:
-        return Reading("search" if search_goal(_without_diet(t)) or find_townships(t) else "unknown")
+        return Reading("search" if goal_of(_without_diet(t)) or find_townships(t) else "unknown")
     if kinds & {"forgot_before", "self_forgot"}:
         return Reading("preference_question")
     return Reading("forget_confirm")
@@ -638,13 +657,15 @@ def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | Non
     return None
 
 
-def by_policy(t: str, legacy: Reading) -> Reading:
+def by_policy(
+    t: str, legacy: Reading, read_clauses: tuple[rules.ClauseReading, ...] | None = None
+) -> Reading:
     """The outcome for reading-form ``t`` given the words' reading: *act* (forget, remember, show)
     only on an unambiguous reading, *ask* with buttons (forget_confirm, preference_question) when
     the kept preference is touched but the reading is not certain, *pass* (search, the model, small
     talk) only when the sentence is about something else. A stop request is never read as a
     remember; nothing is deleted on a sentence that did not ask."""
-    read_clauses = rules.read_clauses(t)
+    read_clauses = rules.read_clauses(t) if read_clauses is None else read_clauses
     kinds = frozenset(c.rule.reading for c in read_clauses if c.rule is not None)
     if legacy.intent == "forget":
         return _delete_outcome(t, kinds)
@@ -652,9 +673,9 @@ def by_policy(t: str, legacy: Reading) -> Reading:
         return _delete_outcome(t, kinds)
     if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change"):
         return Reading("forget_confirm")
-    if "stop" in kinds and legacy.intent == "search" and not also_searches(t):
+    if "stop" in kinds and legacy.intent == "search" and not searches_besides(t):
         return Reading("forget_confirm")
-    if "remember" in kinds and legacy.intent == "search" and also_searches(t):
+    if "remember" in kinds and legacy.intent == "search" and searches_besides(t):
         said = [c.clause for c in read_clauses if c.rule and c.rule.reading == "remember"]
         return _remember(said[0]) or legacy  # 「我吃素請記住，順便看鹿港有什麼吃的」: both (the service)
     talk = _small_talk(t, legacy, kinds)
@@ -674,4 +695,4 @@ def by_policy(t: str, legacy: Reading) -> Reading:
 def _only_the_kept_thing(t: str) -> bool:
     """The sentence touches what is kept (``touches_preference``) and nothing but its diet makes it a
     search: no township, no search word."""
-    return touches_preference(t) and search_goal(_without_diet(t)) is None and not find_townships(t)
+    return touches_preference(t) and goal_of(_without_diet(t)) is None and not find_townships(t)

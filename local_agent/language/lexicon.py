@@ -51,6 +51,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "negation_of_delete": "a negation that only negates a delete verb (不會, 不想, 不打算)",
     "aspect": "marks a claim that something was done (了, 已經, 幫您)",
     "third_person": "someone other than the speaker and the bot (他, 我媽, 朋友)",
+    "kin": "a named person, by kin or name (我媽, 阿嬤, 阮牽手): also a third person; the diet is theirs",
     "exclusion": "apart from (除了, 除開, 以外): what follows is left out, not deleted",
     "past_marker": "a past or habitual time (上次, 之前, 又, 老是): a complaint, not a request",
     "temporary": "for now only (先, 暫時, 這次)",

@@ -139,7 +139,12 @@ def mandarin(t: str) -> str:
 def has_words(text: str) -> bool:
     """Whether ``text`` holds anything the layer can read: a Han character, a letter or a digit
     (Zhuyin alone, emoji alone or punctuation alone is not)."""
-    for ch in reading_form(text):
+    return has_words_form(reading_form(text))
+
+
+def has_words_form(form: str) -> bool:
+    """:func:`has_words` on a text already in reading form."""
+    for ch in form:
         code = ord(ch)
         if code in ZHUYIN or code in ZHUYIN_EXTENDED:
             continue

@@ -467,8 +467,13 @@ def is_zhuyin(text: str) -> bool:
 def refers_to_older(text: str) -> bool:
     """「一開始問的那個鄉鎮」, 「昨天說的那個地方」, 「上禮拜問的那裡」: a place pointed at by a time earlier than
     the live conversation (a time word, then a place word, in one clause). 「剛才那個鄉鎮」 is not."""
+    return refers_to_older_form(reading_form(text))
+
+
+def refers_to_older_form(form: str) -> bool:
+    """:func:`refers_to_older` on a text already in reading form."""
     vocab = vocabulary()
-    for clause in _CLAUSE_BREAK.split(reading_form(text)):
+    for clause in _CLAUSE_BREAK.split(form):
         starts = [clause.find(w) for w in vocab.older_times if w in clause]
         if starts and any(clause.find(p, min(starts)) != -1 for p in vocab.older_places):
             return True

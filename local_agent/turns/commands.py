@@ -24,12 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from local_agent import language
 from local_agent.context.errors import StaleContextError, StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
-from local_agent.language import diets, words
-from local_agent.language.diets import find_diet
-from local_agent.language.intents import Reading, bare, read, thanked
-from local_agent.language.text import reading_form
+from local_agent.language import diets
+from local_agent.language.intents import Reading
+from local_agent.language.utterance import Utterance
 from local_agent.listings import catalogue
 from local_agent.replies.render import (
     FORGET_NO,
@@ -130,11 +130,6 @@ class CommandResult:
     revision: int | None = None
 
 
-def compact_text(text: str) -> str:
-    """The text as commands read it (``language.text.reading_form``)."""
-    return reading_form(text)
-
-
 def command_of(reading: Reading) -> TextCommand | None:
     if reading.intent == "remember":
         return "consent_prompt" if reading.diet else "unsupported_diet"
@@ -142,7 +137,7 @@ def command_of(reading: Reading) -> TextCommand | None:
 
 
 def match_text_command(text: str) -> TextCommand | None:
-    return command_of(read(text))
+    return command_of(language.read(text).reading)
 
 
 def unsupported_diet_text(named: str) -> str:
@@ -164,35 +159,30 @@ def parse_postback(data: str) -> tuple[bool, str] | None:
 
 
 def static_result(
-    kind: TextCommand | None,
-    scope: ScopeKey,
-    text: str,
-    help_text: str = HELP_TEXT,
-    reading: Reading | None = None,
+    kind: TextCommand | None, scope: ScopeKey, said: Utterance | None, help_text: str = HELP_TEXT
 ) -> CommandResult | None:
-    """The commands that need no store: fixed answers, and every personal one in a group
-    (``reading``: the text's, when the caller has read it already)."""
+    """The commands that need no store: fixed answers, and every personal one in a group (``said``:
+    the message read, None for an empty one)."""
     if kind in ("help", "greeting"):
         return CommandResult(Reply(texts=(help_text,)), "help" if kind == "help" else "greeting")
     if kind in STATIC:
         answer, name = STATIC[kind]
         return CommandResult(Reply(texts=(answer,)), name)
-    if kind == "forget_declined" and (scope.source_type != "user" or not find_diet(reading_form(text))):
+    if kind == "forget_declined" and (scope.source_type != "user" or said is None or not said.diet.named):
         return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
     if kind == "small_talk":
-        talk = (reading or read(text)).talk or ""
+        talk = (said.talk if said else None) or ""
         return CommandResult(Reply(texts=(SMALL_TALK_TEXTS.get(talk, THANKS_TEXT),)), "small_talk")
     if kind == "unsupported_diet":
-        named = (reading or read(text)).unsupported or ""
+        named = (said.reading.unsupported if said else None) or ""
         return CommandResult(Reply(texts=(unsupported_diet_text(named),)), "unsupported_diet")
     if scope.source_type == "user":
         return None
     if kind == "consent_answer":  # no consent prompt lives in a group: 同意 points to the 1:1 chat,
-        said = bare(reading_form(text))  # anything else (是, 好) is the normal turn's
-        if said in words.CONSENT_ONLY:
+        if said is not None and said.consent_only:  # anything else (是, 好) is the normal turn's
             return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
-        if thanked(reading_form(text)):  # 「好，謝謝你喔」
-            return static_result("thanks", scope, text)
+        if said is not None and said.thanked:  # 「好，謝謝你喔」
+            return static_result("thanks", scope, said)
         return None
     if kind == "diet_change":
         return CommandResult(Reply(texts=("好的，這次找店家不限定素食。",)), "diet_change")
@@ -217,34 +207,40 @@ class Commands:
         self.tokens = tokens or ConsentTokens()
         self.audit = audit  # when given, a forget also scrubs the remembered diet from its audit rows
 
+    def read(self, text: str) -> Utterance:
+        """A message read once (``language.read``) on this service's clock."""
+        return language.read(text, self.clock())
+
     def handle_text(
-        self, scope: ScopeKey, text: str, kind: TextCommand | None = None, reading: Reading | None = None
+        self, scope: ScopeKey, said: Utterance | str, kind: TextCommand | None = None
     ) -> CommandResult | None:
-        """The command ``text`` is (``kind`` and ``reading``, if the caller matched it already), or
-        None. Personal commands in a group or room are answered with a pointer to the 1:1 chat."""
-        kind = kind or match_text_command(text)
+        """The command the message ``said`` is (its ``Utterance``, or a text read here once; ``kind``
+        if the caller matched it already), or None. Personal commands in a group or room are answered
+        with a pointer to the 1:1 chat."""
+        said = said if isinstance(said, Utterance) else self.read(said)
+        kind = kind or command_of(said.reading)
         offer = self._offered(scope) if kind in FORGET_ANSWERS and scope.source_type == "user" else None
         if offer is not None and _forget_live(offer[1], self.clock()):
-            return self.forget_answer(scope, text)
-        fixed = static_result(kind, scope, text, self.help_text, reading)
+            return self.forget_answer(scope, said)
+        fixed = static_result(kind, scope, said if said.text.strip() else None, self.help_text)
         if fixed is not None or kind is None:
             return fixed
         if kind == "consent_prompt":
-            diet = (reading or read(text)).diet
+            diet = said.reading.diet
             return self.consent_prompt(scope, diet) if diet else None
         if kind == "forget_declined":
-            return self.keep_diet(scope, text)
+            return self.keep_diet(scope, said)
         if kind == "consent_answer":
-            return self.typed_answer(scope, text, offer)
+            return self.typed_answer(scope, said, offer)
         if kind == "show_kept":
             return self.show_kept(scope)
         if kind == "diet_change":
             return self.diet_change(scope)
         if kind == "forget_confirm":
-            said = forget_question_text(self._kept_label(scope)) if text.strip() else FORGET_QUESTION
-            return self.forget_question(said, scope=scope)  # (no text: the desk's, for a model proposal)
+            asked = forget_question_text(self._kept_label(scope)) if said.text.strip() else FORGET_QUESTION
+            return self.forget_question(asked, scope=scope)  # (no text: the desk's, for a model proposal)
         if kind == "preference_question":
-            return self.preference_question(text)
+            return self.preference_question(said)
         if kind == "forget":
             return self.forget(scope)
         return None
@@ -261,11 +257,11 @@ class Commands:
         kept = state.consent == "granted" and state.dietary_type
         return catalogue.dietary_label(state.dietary_type or "") if kept else None
 
-    def preference_question(self, text: str) -> CommandResult:
+    def preference_question(self, said: Utterance) -> CommandResult:
         """「要我記住、刪除，還是看看記了什麼？」 with three buttons: the sentence touches the kept
         preference but does not say what it wants. Nothing changes until a button (or the same
         words typed) says."""
-        diet = find_diet(reading_form(text))
+        diet = said.diet.named
         label = catalogue.dietary_label(diet) if diet and diets.rememberable(diet) else None
         reply = Reply(texts=(PREFERENCE_QUESTION,), choices=preference_choices(label))
         return CommandResult(reply, "preference_question")
@@ -299,10 +295,10 @@ class Commands:
         except StoreError:
             return revision, ""
 
-    def forget_answer(self, scope: ScopeKey, text: str) -> CommandResult:
+    def forget_answer(self, scope: ScopeKey, said: Utterance) -> CommandResult:
         """A typed answer to a live 確定忘記 / 不用 question (or the 刪除偏好 button of what is kept):
         yes or a delete request forgets, no keeps, anything else asks again."""
-        intent = read(text).intent
+        intent = said.intent
         if intent in ("consent_yes", "forget", "forget_confirm"):
             return self.forget(scope)
         if intent == "consent_no":
@@ -335,13 +331,12 @@ class Commands:
         return CommandResult(reply, "consent_prompt", revision)
 
     def typed_answer(
-        self, scope: ScopeKey, text: str, offer: tuple[int, str] | None = None
+        self, scope: ScopeKey, said: Utterance, offer: tuple[int, str] | None = None
     ) -> CommandResult | None:
         """A typed 同意/好/可以 (or 不要/不用) in the 1:1 chat. It answers the consent prompt whose
         token the journal keeps, checked as a tap would be; without a live prompt it is no command
         (None), except 同意 / 不同意, which get a pointer. ``offer`` is ``_offered``'s reading, when
         the caller has it."""
-        said = bare(reading_form(text))
         if offer is None:
             revision = self.preferences.get(scope.user_id).revision
             try:
@@ -353,25 +348,25 @@ class Commands:
         if token.startswith(FORGET_OFFER):
             token = ""  # a 確定忘記 question that has expired: nothing is waiting
         if not token:  # not an answer to a consent prompt: 是 / 好 / 不是 are the normal turn's
-            if said in words.CONSENT_ONLY:  # (「您是說員林市嗎？」 is answered there)
+            if said.consent_only:  # (「您是說員林市嗎？」 is answered there)
                 return CommandResult(Reply(texts=(NO_LIVE_PROMPT,)), "consent_hint")
-            if thanked(reading_form(text)):  # 「好的，謝謝你」 with nothing asked
-                return static_result("thanks", scope, text)
+            if said.thanked:  # 「好的，謝謝你」 with nothing asked
+                return static_result("thanks", scope, said)
             return None
         check = self.tokens.check(scope, token, revision=revision, now=self.clock())
         if not check.ok or check.dietary_type not in catalogue.DIETARY_TYPES:
             return CommandResult(Reply(texts=(EXPIRED_PROMPT,)), "consent_hint")
-        answer = read(text).intent
+        answer = said.intent
         if answer in ("consent_yes", "consent_no"):
             agree = answer == "consent_yes"
             return self._answer(scope, agree, check.dietary_type, revision, late=EXPIRED_PROMPT)
         return self.consent_prompt(scope, check.dietary_type, lead=TAP_HINT)
 
-    def keep_diet(self, scope: ScopeKey, text: str) -> CommandResult:
+    def keep_diet(self, scope: ScopeKey, said: Utterance) -> CommandResult:
         """「別忘了我吃素喔」: kept as it is when remembered; otherwise it asks to be remembered, so the
         consent prompt (a diet that cannot be kept gets the honest answer)."""
         state = self.preferences.get(scope.user_id)
-        diet = find_diet(reading_form(text))
+        diet = said.diet.named
         if (state.consent == "granted" and state.dietary_type) or diet is None:
             return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
         if not diets.rememberable(diet):

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from local_agent import language
 from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
-from local_agent.language.diets import diet_said
-from local_agent.language.intents import Reading, also_searches, read, search_part
+from local_agent.language.utterance import Utterance
 from local_agent.listings import catalogue
 from local_agent.listings.loader import Listings, shipped_listings
 from local_agent.replies import navigation as nav
@@ -61,49 +61,44 @@ class LocalService:
 
     async def handle_text(self, scope: ScopeKey, text: str, *, turn_id: str | None = None) -> TurnOutcome:
         text = text.replace("\x00", "")[:MAX_INPUT_CHARS]
-        reading = read(text) if text.strip() else None  # read once; every step below weighs this
-        if await self._remember_and_search(scope, text, reading):
-            return await self._search_then_prompt(scope, text, reading, turn_id)
-        outcome = await self.command(scope, text, reading)
-        if outcome is not None and outcome.command in THEN_SEARCH and also_searches(text):
-            return await self._then_search(scope, text, outcome, turn_id)
+        said = language.read(text, self.clock())  # read once: every step below takes this
+        if await self._remember_and_search(scope, said):
+            return await self._search_then_prompt(scope, said, turn_id)
+        outcome = await self.command(scope, said)
+        if outcome is not None and outcome.command in THEN_SEARCH and said.also_searches:
+            return await self._then_search(scope, said, outcome, turn_id)
         if outcome is not None:
             return outcome
-        return await self._search(scope, text, turn_id)
+        return await self._search(scope, said, turn_id)
 
     async def _then_search(
-        self, scope: ScopeKey, text: str, done: TurnOutcome, turn_id: str | None
+        self, scope: ScopeKey, said: Utterance, done: TurnOutcome, turn_id: str | None
     ) -> TurnOutcome:
         """「吃素的不用記了，幫我找員林好吃的」: the command's answer, then the search the sentence also
-        asks for (after a forget, it applies no diet)."""
-        found = await self._search(scope, search_part(text), turn_id)
+        asks for (its search part: after a forget, it applies no diet)."""
+        found = await self._search(scope, said.search, turn_id)
         reply = replace(found.reply, texts=(*done.reply.texts, *found.reply.texts))
         return replace(found, reply=reply, command=done.command)
 
-    async def _remember_and_search(self, scope: ScopeKey, text: str, reading: Reading | None) -> bool:
+    async def _remember_and_search(self, scope: ScopeKey, said: Utterance) -> bool:
         """A remember request with a search, in the 1:1 chat, for a diet not kept already (a kept one
         answers 「已經記住」 and searches with it, as a forget with a search does)."""
-        if scope.source_type != "user" or reading is None or command_of(reading) != "consent_prompt":
+        if scope.source_type != "user" or command_of(said.reading) != "consent_prompt":
             return False
-        if not also_searches(text):
+        if not said.also_searches:
             return False
         try:
             state = await asyncio.to_thread(self.preferences.get, scope.user_id)
         except StoreError:
             return False  # the command answers with the polite failure
-        return not (state.consent == "granted" and state.dietary_type == reading.diet)
+        return not (state.consent == "granted" and state.dietary_type == said.reading.diet)
 
-    async def _search_then_prompt(
-        self, scope: ScopeKey, text: str, reading: Reading | None, turn_id: str | None
-    ) -> TurnOutcome:
+    async def _search_then_prompt(self, scope: ScopeKey, said: Utterance, turn_id: str | None) -> TurnOutcome:
         """「記住我吃素，幫我找員林好吃的」: both. The search first, with what the sentence itself says
-        (its diet, for this search only), then the consent prompt, whose buttons the reply carries
-        (asked after the search, so the journal keeps the prompt's token)."""
-        diet = reading.diet if reading is not None else None
-        label = catalogue.dietary_label(diet) if diet else ""
-        asked = search_part(text)
-        found = await self._search(scope, f"{label}，{asked}" if label else asked, turn_id)
-        prompt = await self.command(scope, text, reading)
+        (its search part, with the diet to remember for this search only), then the consent prompt,
+        whose buttons the reply carries (asked after the search, so the journal keeps its token)."""
+        found = await self._search(scope, said.search_with(said.reading.diet), turn_id)
+        prompt = await self.command(scope, said)
         if prompt is None:
             return found
         reply = replace(
@@ -113,31 +108,31 @@ class LocalService:
             found, reply=reply, command=prompt.command, error_code=found.error_code or prompt.error_code
         )
 
-    async def command(self, scope: ScopeKey, text: str, reading: Reading | None = None) -> TurnOutcome | None:
+    async def command(self, scope: ScopeKey, said: Utterance | str) -> TurnOutcome | None:
         """The answer to a text command (help, consent prompt, forget), with no model; None for a
-        message the model reads (most messages: no thread hop). ``reading``: the text's, if read."""
-        if text.strip() and reading is None:
-            reading = read(text)
-        kind = command_of(reading) if reading is not None else "help"
+        message the model reads (most messages: no thread hop). ``said``: the message read (a text is
+        read here once)."""
+        said = said if isinstance(said, Utterance) else language.read(said, self.clock())
+        kind = command_of(said.reading) if said.text.strip() else "help"
         if kind is None:
             return None
-        fixed = static_result(kind, scope, text, self.commands.help_text, reading)
+        fixed = static_result(kind, scope, said, self.commands.help_text)
         if fixed is not None:  # touches no store
             return TurnOutcome(fixed.reply, command=fixed.command)
         try:
-            result = await asyncio.to_thread(self.commands.handle_text, scope, text, kind, reading)
+            result = await asyncio.to_thread(self.commands.handle_text, scope, said, kind)
         except StoreError as exc:
             return TurnOutcome(Reply(texts=(POLITE_FAILURE,)), error_code=exc.code)
         if result is None:  # the commands found nothing to do after all (e.g. no dietary type)
             return None
         return TurnOutcome(result.reply, command=result.command)
 
-    async def _search(self, scope: ScopeKey, text: str, turn_id: str | None) -> TurnOutcome:
+    async def _search(self, scope: ScopeKey, said: Utterance, turn_id: str | None) -> TurnOutcome:
         """The router's turn. When the sentence says the diet changed for good (「我現在沒有吃素了，
         二林有什麼吃的」) and a diet is remembered, the answer also asks whether to forget it."""
-        outcome = await self.router.run_turn(scope, text, turn_id=turn_id)
+        outcome = await self.router.run_turn(scope, said, turn_id=turn_id)
         offered = [c for c in outcome.reply.choices if not nav.is_nav(c.data)]  # beyond next steps
-        if scope.source_type != "user" or not diet_said(text).lasting or offered:
+        if scope.source_type != "user" or not said.diet.lasting or offered:
             return outcome
         try:
             state = await asyncio.to_thread(self.preferences.get, scope.user_id)

@@ -1,0 +1,175 @@
+"""The decision on a message, from two readers: the rules (``intents``, ``rules.py``) and the learned
+classifier (``classifier.py``), combined so that privacy comes first.
+
+- **act** when the rules and the classifier agree with high confidence (or the rules are sure and the
+  classifier does not disagree with confidence);
+- **ask** with buttons when they disagree or the confidence is middling: for anything that touches the
+  kept preference (remember, delete, stop, consent, what is kept) the answer is a question, never an
+  action and never silence;
+- **pass** when both say other (the search or the model reads it).
+
+Delete, stop and a consent grant are never taken on the classifier alone: at most they make the
+answer a question (the 確定忘記 / 不用 buttons, the consent prompt again). Every decision carries its
+reasons (which rule, which label with what score), kept with the ``Utterance``.
+
+The classifier is optional at run time: :data:`CLASSIFIER` is ``None`` when the module or its weights
+are absent, and the policy is then the rules' reading alone (reason ``classifier:absent``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Literal, Protocol
+
+from local_agent.language.intents import Intent, Reading
+
+Outcome = Literal["act", "ask", "pass"]
+HIGH = 0.75  # the classifier is sure at or above this score
+MIDDLE = 0.45  # below this it is unsure; between the two, middling
+# Labels of the classifier that touch the kept preference.
+PREFERENCE_LABELS = frozenset({"remember", "delete", "stop", "show_kept", "consent_yes", "consent_no"})
+# Intents that are an act on the kept preference (what the rules must say for the act).
+_ACTS: dict[str, str] = {
+    "forget": "delete",
+    "show_kept": "show_kept",
+    "remember": "remember",
+    "consent_yes": "consent_yes",
+    "consent_no": "consent_no",
+}
+# Intents that already ask (a question with buttons) or decline: the classifier never makes them act.
+_ASKS = frozenset({"forget_confirm", "preference_question", "consent_unclear", "forget_declined"})
+
+
+class Scores(Protocol):
+    """What ``classifier.classify`` returns (``IntentScores``)."""
+
+    @property
+    def scores(self) -> Mapping[str, float]: ...
+
+    @property
+    def best(self) -> str: ...
+
+    @property
+    def confidence(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: Outcome
+    reading: Reading  # what the consumers act on (an ask is forget_confirm, preference_question …)
+    rules_label: str  # the rules' reading as one of the classifier's labels
+    reasons: tuple[str, ...]
+
+
+def _load() -> ModuleType | None:
+    try:
+        return importlib.import_module("local_agent.language.classifier")
+    except (ImportError, OSError, ValueError):
+        return None  # no classifier (or no weights): the rules alone decide
+
+
+CLASSIFIER = _load()
+
+
+def classify(form: str, classes: Iterable[str]) -> Scores | None:
+    """The classifier's scores for reading-form ``form``, or None without a classifier."""
+    if CLASSIFIER is None or not form:
+        return None
+    found: Scores = CLASSIFIER.classify(form, classes)
+    return found
+
+
+def label_of(reading: Reading, goal: str | None, kinds: frozenset[str]) -> str:
+    """The rules' reading as a classifier label (``classifier.LABELS``)."""
+    intent = reading.intent
+    if intent in ("forget", "forget_confirm"):
+        return "stop" if "stop" in kinds and not kinds & {"delete", "delete_that"} else "delete"
+    if intent in _ACTS:
+        return _ACTS[intent]
+    if intent == "search":
+        return "search_events" if goal == "events" else "search_places"
+    if intent == "help":
+        return "help"
+    if intent in ("greeting", "thanks"):
+        return f"smalltalk_{intent}"
+    if intent == "small_talk" and reading.talk:
+        return f"smalltalk_{reading.talk}"
+    return "other"
+
+
+def decide(
+    reading: Reading, goal: str | None, kinds: frozenset[str], scores: Scores | None, diet: str | None = None
+) -> Decision:
+    """The outcome for the rules' ``reading`` (``kinds``: its clauses' rule readings; ``diet``: the
+    rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring)."""
+    ruled = label_of(reading, goal, kinds)
+    why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
+    if scores is None:
+        return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "classifier:absent"))
+    best, sure = scores.best, scores.confidence
+    why = (*why, f"classifier:{best}:{sure:.2f}")
+    if reading.intent in _ASKS:
+        return Decision("ask", reading, ruled, (*why, "rules ask"))
+    if ruled == best:
+        outcome: Outcome = "pass" if ruled == "other" else "act"
+        return Decision(outcome, reading, ruled, (*why, "agree"))
+    if ruled in PREFERENCE_LABELS:
+        return _rules_touch(reading, ruled, best, sure, scores, why)
+    if best in PREFERENCE_LABELS and sure >= MIDDLE:
+        return _classifier_touches(reading, best, sure, why, diet)
+    if ruled == "other" and best.startswith("smalltalk_") and sure >= HIGH:
+        talk = best.removeprefix("smalltalk_")
+        intent: Intent = talk if talk in ("thanks", "greeting") else "small_talk"  # type: ignore[assignment]
+        talked = Reading(intent, talk=None if intent != "small_talk" else talk)
+        return Decision("pass", talked, ruled, (*why, "small talk by the classifier"))
+    return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "rules stand"))
+
+
+def _outcome_alone(reading: Reading, ruled: str) -> Outcome:
+    if reading.intent in _ASKS:
+        return "ask"
+    return "act" if ruled in PREFERENCE_LABELS else "pass"
+
+
+def _rules_touch(
+    reading: Reading, ruled: str, best: str, sure: float, scores: Scores, why: tuple[str, ...]
+) -> Decision:
+    """The rules read an act on the kept preference and the classifier's best is another label: the
+    act stands unless the classifier is sure of something else; then a delete or a stop is asked
+    about, and a remember or a consent answer stays what the rules read (a consent prompt is itself
+    a question; a typed yes is checked against the live prompt's token)."""
+    own = scores.scores.get(ruled, 0.0)
+    if sure < HIGH or own >= MIDDLE:
+        return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
+    if ruled == "delete":
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on a delete: ask"))
+    return Decision("act", reading, ruled, (*why, "disagree; the rules' act asks anyway"))
+
+
+def _classifier_touches(
+    reading: Reading, best: str, sure: float, why: tuple[str, ...], diet: str | None
+) -> Decision:
+    """The classifier reads the kept preference touched where the rules read something else: never an
+    act on the classifier alone. A delete or stop becomes the 確定忘記 / 不用 question; what is kept is
+    shown when the classifier is sure (it changes nothing) and the rules read no search; a remember
+    gets the consent prompt for the diet named (itself a question) or else the three-way question; a consent word stays the rules' reading
+    (the typed answer is checked against the prompt's token, and a grant needs the rules' yes)."""
+    searching = reading.intent in ("search", "unsupported")
+    if best in ("delete", "stop") and (sure >= HIGH or not searching):
+        return Decision("ask", Reading("forget_confirm"), "other", (*why, "classifier alone: ask"))
+    if best == "show_kept" and sure >= HIGH and not searching:
+        return Decision(
+            "act", Reading("show_kept"), "other", (*why, "classifier alone: show, nothing changes")
+        )
+    if best == "remember" and not searching and diet:
+        return Decision(
+            "ask", Reading("remember", diet=diet), "other", (*why, "classifier alone: consent prompt")
+        )
+    if best == "remember" and not searching:
+        return Decision(
+            "ask", Reading("preference_question"), "other", (*why, "classifier alone: the three-way question")
+        )
+    return Decision("pass", reading, "other", (*why, "rules stand"))

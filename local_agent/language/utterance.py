@@ -1,0 +1,206 @@
+"""One message, read once: :class:`Utterance`, what every consumer of a message's words takes.
+
+``read(text, now, context)`` normalises the text once (``text.reading_form``), finds the lexicon's
+words once, reads each clause by the rule table (``rules.py``), weighs the words' reading
+(``intents``) beside the classifier's scores by policy (``policy.py``), and reads the diet, the
+townships (``townships.read_places``) and the date window (``dates.read_dates``) from the same
+reading form. The service, the commands, the static answers, the router, the tools and the text gate
+read the ``Utterance``, never the raw text again; the offline model (the stand-in for Gemini, which
+reads only its request) reads its request's text once through this function.
+
+Only :attr:`Utterance.search_part` (the clauses of a sentence that asks for a search besides a
+preference command) reads clause by clause, when first asked for, since only such sentences need it.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Literal
+
+from local_agent.language import intents, lexicon, policy, rules, words
+from local_agent.language.dates import DateReading, read_dates, today_in_taipei
+from local_agent.language.diets import diet_said_form, find_diet, rememberable
+from local_agent.language.intents import Intent, Reading, SearchGoal
+from local_agent.language.policy import Decision, Scores
+from local_agent.language.text import reading_form
+from local_agent.language.townships import (
+    PlaceReading,
+    is_no,
+    is_yes,
+    is_zhuyin,
+    read_places,
+    refers_to_older_form,
+)
+from local_agent.listings import catalogue
+
+Whose = Literal["self", "other", "named"]  # the speaker, someone else (他, 朋友), a named person (我媽, 阿嬤)
+Asked = Literal["", "consent", "forget", "kind", "township"]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the conversation waits for when the message comes, as far as the caller knows it (a live
+    consent prompt, a 確定忘記 question, the kind question, the township question). Only names."""
+
+    asked: Asked = ""
+
+
+@dataclass(frozen=True)
+class DietReading:
+    """The diet a message states: ``code`` (a dietary code; ``catalogue.ANY`` when said not to apply
+    now), whether it was said negated, for whom, whether it is lasting or for now, and the diets the
+    speaker names as their own (none when the message is about someone else)."""
+
+    code: str | None = None
+    negated: bool = False
+    whose: Whose = "self"
+    lasting: bool = False
+    for_now: bool = False
+    own: frozenset[str] = frozenset()
+    named: str | None = None  # the dietary code the words name, negated or not (``find_diet``)
+
+
+@dataclass(frozen=True)
+class Utterance:
+    text: str  # as received: only the model's request carries it
+    form: str  # the reading form, the only form anything here is read from
+    bare: str  # the reading form without trailing particles (「好喔!」 → 「好」)
+    tokens: tuple[lexicon.Token, ...]
+    clauses: tuple[rules.ClauseReading, ...]
+    words: Reading  # the rules' reading, before the policy
+    decision: Decision
+    scores: Scores | None  # the classifier's, or None without one
+    diet: DietReading
+    places: PlaceReading
+    dates: DateReading  # the date window (or past, invalid …); none without a clock
+    goal: SearchGoal | None  # the search asked (``intents.goal_of``)
+    also_searches: bool  # a search asked beside a preference command
+    consent: Intent | None  # consent_yes / consent_no / consent_unclear as a short answer, else None
+    consent_only: bool  # 同意 / 不同意 exactly (answered with a pointer when nothing is asked)
+    thanked: bool  # a thank-you (「好的，謝謝你」), not a bare 「好」
+    more: bool  # 「再找一家」「還有嗎」: results not shown yet
+    again: bool  # 「再查一次」: the last search again
+    follow_up: bool  # 「員林呢」: the same question about something new
+    yes: bool  # 是 / 對 to 「您是說員林市嗎？」
+    no: bool  # 不是 / 不對
+    older: bool  # 「一開始問的那個鄉鎮」: a place older than the live conversation
+    zhuyin: bool  # mostly Zhuyin symbols
+    today: date | None = None  # the Taiwan day the dates were read against
+    context: Context = field(default_factory=Context)
+
+    @property
+    def reading(self) -> Reading:
+        """What the consumers act on: the policy's reading."""
+        return self.decision.reading
+
+    @property
+    def intent(self) -> Intent:
+        return self.decision.reading.intent
+
+    @property
+    def outcome(self) -> policy.Outcome:
+        return self.decision.outcome
+
+    @property
+    def talk(self) -> str | None:
+        return self.decision.reading.talk
+
+    @property
+    def kept_diet(self) -> str | None:
+        """The diet a remember request names, when it can be remembered."""
+        diet = self.reading.diet
+        return diet if diet and rememberable(diet) else None
+
+    @functools.cached_property
+    def search_part(self) -> str:
+        """The clauses that ask for the search, without the preference command said with them
+        (``intents.search_part``); read clause by clause on first use."""
+        return intents.search_part(self.text)
+
+    @functools.cached_property
+    def search(self) -> Utterance:
+        """The search part read as a message of its own (its diet is what that part says): what the
+        model gets after a preference command said with a search."""
+        part = self.search_part
+        return self if part == self.text else read(part, self.today, self.context)
+
+    def search_with(self, diet: str | None) -> Utterance:
+        """:attr:`search` with ``diet`` as the diet it says (a diet asked to be remembered applies to
+        the search said with it, this once)."""
+        found = self.search
+        if not diet:
+            return found
+        return replace(found, diet=replace(found.diet, code=diet, named=diet))
+
+
+def _whose(found: tuple[lexicon.Token, ...]) -> Whose:
+    classes: set[str] = set().union(*(t.classes for t in found)) if found else set()
+    if "kin" in classes:
+        return "named"
+    return "other" if "third_person" in classes else "self"
+
+
+def _diet(form: str, kinds: frozenset[str], found: tuple[lexicon.Token, ...]) -> DietReading:
+    said = diet_said_form(form, kinds)
+    whose = _whose(found)
+    named = find_diet(form)
+    code = said.code if said.code is not None else named
+    for_now = any(w in form for w in words.FOR_NOW)
+    own = frozenset({named}) if named and whose == "self" else frozenset()
+    negated = said.code == catalogue.ANY
+    return DietReading(code, negated, whose, said.lasting, for_now, own, named)
+
+
+def _today(now: float | date | None) -> date | None:
+    if now is None or isinstance(now, date):
+        return now
+    return today_in_taipei(now)
+
+
+def read(text: str, now: float | date | None = None, context: Context | None = None) -> Utterance:
+    """``text`` read once (module docstring). ``now``: the clock (epoch seconds or a Taiwan day) the
+    date window is read against; without it no dates are read. ``context``: what the conversation
+    waits for."""
+    text = text if isinstance(text, str) else ""
+    form = reading_form(text)
+    found = lexicon.tokens(form)
+    clauses = rules.read_clauses(form)
+    kinds = frozenset(c.rule.reading for c in clauses if c.rule is not None)
+    said = intents.read_form(text, form, clauses)
+    goal = intents.goal_of(form) if form else None
+    classes = sorted({c for t in found for c in t.classes})
+    scores = policy.classify(form, classes)
+    diet = _diet(form, kinds, found)
+    named = diet.code if diet.code and rememberable(diet.code) else None
+    decision = policy.decide(said, goal, kinds, scores, named)
+    today = _today(now)
+    bare = intents.bare(form)
+    return Utterance(
+        text=text,
+        form=form,
+        bare=bare,
+        tokens=found,
+        clauses=clauses,
+        words=said,
+        decision=decision,
+        scores=scores,
+        diet=diet,
+        places=read_places(form),
+        dates=read_dates(form, today) if today is not None and form else DateReading(),
+        goal=goal,
+        also_searches=intents.searches_besides(form),
+        consent=intents.consent_answer(bare) if form else None,
+        consent_only=bare in words.CONSENT_ONLY,
+        thanked=intents.thanked(form),
+        more=any(w in form for w in words.MORE_WORDS),
+        again=any(w in form for w in words.AGAIN_WORDS),
+        follow_up=intents.is_follow_up_form(form),
+        yes=is_yes(form),
+        no=is_no(form),
+        older=refers_to_older_form(form),
+        zhuyin=is_zhuyin(form),
+        today=today,
+        context=context or Context(),
+    )
