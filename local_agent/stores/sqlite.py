@@ -39,9 +39,6 @@ from local_agent.stores.ports import (
 )
 from local_agent.stores.usage import USAGE_COLUMNS, UsageRow
 
-_USAGE_INSERT = (
-    f"INSERT INTO usage ({', '.join(USAGE_COLUMNS)}) VALUES ({', '.join('?' for _ in USAGE_COLUMNS)})"
-)
 CLOSE_WAIT_SECONDS = 5.0  # close() waits at most this long for statements running on other threads
 
 SCHEMA = """
@@ -419,14 +416,22 @@ class SqliteStore:
 
     # -- usage (UsageStore) ---------------------------------------------------------------
     def append_usage(self, row: UsageRow) -> None:
-        values = row.to_dict()
+        data = row.to_dict()
+        values = tuple(data[c] for c in USAGE_COLUMNS)  # the columns in the statement's order
         with self._tx("usage.append", single=True) as db:
-            db.execute(_USAGE_INSERT, tuple(values[c] for c in USAGE_COLUMNS))
+            db.execute(
+                "INSERT INTO usage (at, event, person, source, outcome, kind, township, date_from,"
+                " date_to, found, delivery) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
 
     def usage_rows(self, since: float, until: float) -> list[UsageRow]:
-        sql = f"SELECT {', '.join(USAGE_COLUMNS)} FROM usage WHERE at >= ? AND at < ? ORDER BY at, id"
         with self._tx("usage.read", write=False) as db:
-            rows = db.execute(sql, (since, until)).fetchall()
+            rows = db.execute(
+                "SELECT at, event, person, source, outcome, kind, township, date_from, date_to, found,"
+                " delivery FROM usage WHERE at >= ? AND at < ? ORDER BY at, id",
+                (since, until),
+            ).fetchall()
         return [UsageRow(*r) for r in rows]
 
     # -- retention ------------------------------------------------------------------------
