@@ -205,7 +205,7 @@ class Settings(BaseSettings):
 
 
 # Where every variable is described, named in each error line.
-DOCUMENTED_IN = 'README.md, "Run the LINE service" (the settings table), and .env.example'
+DOCUMENTED_IN = "docs/settings.md (the settings table) and .env.example"
 _VARIABLE = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
 _PYDANTIC_WORDS = (
     ("Value error, ", ""),

@@ -92,6 +92,13 @@ def test_every_design_citation_names_an_existing_section() -> None:
         "AGENTS.md",
         "docs/design.md",
         "docs/plugin.md",
+        "docs/conversations.md",
+        "docs/listings.md",
+        "docs/deploy.md",
+        "docs/report.md",
+        "docs/settings.md",
+        "docs/architecture.md",
+        "bench/README.md",
         "examples/day15/README.md",
         "examples/plugin/README.md",
     ],
@@ -165,3 +172,45 @@ def test_bench_readme_has_one_section_per_benchmark_with_its_latest_figures_and_
         assert "**Latest figures**" in section, name
         assert f"python -m bench.{name}" in text, name
     assert HISTORY.findall(CODE_SPAN.sub("", text)) == []  # a flag such as `--seed N` is a name, not history
+
+
+README_LINES = 250
+GUIDES = sorted((ROOT / "docs").glob("*.md"))
+COMMAND = re.compile(r"python3? -m ([a-z_][\w.]*)")
+
+
+def test_the_readme_is_short_and_links_every_guide() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= README_LINES
+    assert {f"docs/{p.name}" for p in GUIDES} <= set(MD_LINK.findall(text))
+
+
+@pytest.mark.parametrize("name", ["README.md", *(f"docs/{p.name}" for p in GUIDES), "bench/README.md"])
+def test_every_python_command_shown_names_a_module_that_exists(name: str) -> None:
+    import importlib.util
+
+    text = (ROOT / name).read_text(encoding="utf-8")
+    missing = []
+    for module in sorted(set(COMMAND.findall(text))):
+        top = module.split(".")[0]
+        if (ROOT / top).exists() or top in {"local_agent", "examples", "bench"}:
+            found = (ROOT / module.replace(".", "/")).with_suffix(".py").exists() or (
+                ROOT / module.replace(".", "/") / "__main__.py"
+            ).exists()
+        else:
+            found = importlib.util.find_spec(top) is not None
+        if not found:
+            missing.append(module)
+    assert missing == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", ["examples.day15.report", "bench.report_cost", "examples.day15.listings"])
+def test_the_guides_commands_answer_help(module: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr

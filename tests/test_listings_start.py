@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,93 @@ def test_a_bad_folder_stops_every_start_with_exit_2_and_one_line_per_problem(tmp
         "allowed: YYYY-MM-DD, a day that exists, or empty",
         f"Check the folder with: python -m examples.day15.listings check {folder}",
     ]
+
+
+# -- ADK's own tools ----------------------------------------------------------------------------
+
+ADK = Path(sys.executable).with_name("adk")
+AGENTS = ROOT / "examples/day15/agents"
+
+
+def _report_lines(folder: Path) -> list[str]:
+    return [
+        f"adk: cannot start, 3 listings problems in {folder}",
+        *(
+            f"  places.csv row {row} column township: '台北市' is not one of Changhua County's 26 townships; "
+            "allowed: a township's full or short name, e.g. 花壇鄉 or 花壇"
+            for row in (2, 3)
+        ),
+        "  events.csv row 28 column start_date: '2026-02-30' is not a date that exists (write YYYY-MM-DD); "
+        "allowed: YYYY-MM-DD, a day that exists, or empty",
+        f"Check the folder with: python -m examples.day15.listings check {folder}",
+    ]
+
+
+def _adk_env(folder: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIXES)}
+    env.update(PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8", LOCAL_LISTINGS_DIR=str(folder))
+    return env
+
+
+@pytest.mark.slow
+def test_adk_run_with_a_bad_folder_exits_2_with_one_line_per_problem(tmp_path):
+    folder = bad_folder(tmp_path, 2)
+    done = subprocess.run(
+        [str(ADK), "run", str(AGENTS / "local_day15")],
+        cwd=tmp_path,
+        env=_adk_env(folder),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr + done.stdout
+    lines = done.stderr.splitlines()
+    start = lines.index(_report_lines(folder)[0])
+    assert lines[start : start + 5] == _report_lines(folder)
+
+
+@pytest.mark.slow
+def test_adk_web_with_a_bad_folder_ends_at_the_first_run_with_exit_2_and_the_report(tmp_path):
+    """ADK web loads the agent when a chat first runs: the server then ends, as uvicorn would."""
+    import socket
+
+    import httpx
+
+    folder = bad_folder(tmp_path, 2)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    web = subprocess.Popen(
+        [str(ADK), "web", "--port", str(port), str(AGENTS)],
+        cwd=tmp_path,
+        env=_adk_env(folder),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(240):
+            try:
+                httpx.get(f"{base}/list-apps", timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.25)
+        session = httpx.post(f"{base}/apps/local_day15/users/u/sessions", json={}, timeout=30).json()
+        message = {"role": "user", "parts": [{"text": "花壇有什麼好吃的？"}]}
+        run = {"appName": "local_day15", "userId": "u", "sessionId": session["id"], "newMessage": message}
+        with pytest.raises(httpx.TransportError):
+            httpx.post(f"{base}/run", json=run, timeout=60)
+        out, err = web.communicate(timeout=30)
+    finally:
+        if web.poll() is None:
+            web.kill()
+            web.communicate()
+    assert web.returncode == 2, err
+    assert "Traceback" not in err + out
+    lines = err.splitlines()
+    start = lines.index(_report_lines(folder)[0])
+    assert lines[start : start + 5] == _report_lines(folder)

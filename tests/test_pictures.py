@@ -30,7 +30,9 @@ def test_the_drawing_reads_texts_sizes_buttons_and_quick_replies_from_the_wire_b
 
 def test_the_committed_pictures_are_pngs_the_readme_shows():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guide = (ROOT / "docs" / "conversations.md").read_text(encoding="utf-8")
     shown = re.findall(r"!\[[^\]]+\]\(([^)]+\.png)\)", readme)
+    shown += [p.replace("../", "") for p in re.findall(r"!\[[^\]]+\]\(([^)]+\.png)\)", guide)]
     # the rich menu is shown as its own image: what LINE shows, with no developer strings drawn over it
     assert shown == ["docs/img/result-card.png", "examples/day15/assets/richmenu.png"]
     for path in shown:
@@ -43,7 +45,7 @@ def test_the_committed_pictures_are_pngs_the_readme_shows():
 def test_the_readme_s_menu_table_gives_each_area_s_label_and_what_the_chat_shows_in_order():
     from local_agent.line.richmenu import AREAS, definition
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "conversations.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| (\S+)（(\S+)） \| (\S+) \|", readme, flags=re.MULTILINE)
     shown = [a["action"]["displayText"] for a in definition()["areas"]]
     assert rows == [(a.label, a.hint, text) for a, text in zip(AREAS, shown, strict=True)]

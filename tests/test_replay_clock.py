@@ -160,8 +160,8 @@ def test_the_same_script_prints_the_same_lines_and_dates_follow_the_fixed_clock(
 
 @pytest.mark.slow
 def test_readmes_dated_session_is_what_the_chat_prints_with_its_now():
-    """README's dated example runs as shown: its reply lines are the chat's, with the clock fixed."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The listings guide's dated example runs as shown: its reply lines are the chat's, with the clock fixed."""
+    readme = (ROOT / "docs" / "listings.md").read_text(encoding="utf-8")
     block = readme.split("It prints each reply line, the notice, then the cards;", 1)[1].split("```", 2)[1]
     asked = [line[2:] for line in block.splitlines() if line.startswith("> ")]
     replies = [line for line in block.splitlines() if line and not line.startswith((">", " "))]

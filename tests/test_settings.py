@@ -282,7 +282,9 @@ def test_https_or_a_loopback_fake_is_accepted(host):
 def test_env_example_and_readme_list_every_setting():
     root = Path(__file__).resolve().parents[1]
     example = (root / ".env.example").read_text(encoding="utf-8")
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    readme = "".join(
+        p.read_text(encoding="utf-8") for p in [root / "README.md", *(root / "docs").glob("*.md")]
+    )
     names = {field.alias for field in Settings.model_fields.values()}
     assert {n for n in names if f"\n{n}=" not in example} == set()
     assert {n for n in names if n not in readme and n != "GOOGLE_CLOUD_LOCATION"} == set()

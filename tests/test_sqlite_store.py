@@ -354,3 +354,16 @@ def test_close_gives_up_waiting_after_its_bound_and_leaves_that_connection_open(
 def test_close_waits_no_longer_than_a_statement_can_wait_for_locks(tmp_path) -> None:
     assert SqliteStore(tmp_path / "a.db", busy_timeout_ms=500).close_wait == 1.5
     assert SqliteStore(tmp_path / "b.db").close_wait == sqlite_store.CLOSE_WAIT_SECONDS == 5.0
+
+
+def test_the_usage_statements_name_the_row_s_columns_in_order():
+    from local_agent.stores.usage import USAGE_COLUMNS
+
+    source = " ".join(inspect.getsource(sqlite_store).split())
+    columns = ", ".join(USAGE_COLUMNS).replace("date_from, date_to", 'date_from," " date_to')
+    assert f"INSERT INTO usage ({columns}) VALUES" in source
+    assert (
+        'SELECT at, event, person, source, outcome, kind, township, date_from, date_to, found," " delivery'
+        in source
+    )
+    assert USAGE_COLUMNS[-2:] == ("found", "delivery")

@@ -34,6 +34,7 @@ from local_agent.stores.ports import (
     TurnSnapshot,
 )
 from local_agent.stores.sqlite import SqliteStore
+from local_agent.stores.usage import UsageRow
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -526,6 +527,24 @@ def test_snapshot_round_trip_keeps_insertion_order(store) -> None:
     assert store.snapshots("nobody") == []
 
 
+USAGE = [
+    UsageRow(100.0, "turn", "p1", "user", "answered", "places", "花壇鄉", found=3, delivery="reply"),
+    UsageRow(
+        100.0, "turn", "p2", "group", "found_nothing", "events", "鹿港鎮", "2026-12-05", "2026-12-06", 0
+    ),
+    UsageRow(50.0, "unfollow", "p1", "user", "deleted"),
+    UsageRow(200.0, "retry", "", "room", delivery="late"),
+]
+
+
+def test_usage_rows_round_trip_in_time_order_within_the_period(store) -> None:
+    for row in USAGE:
+        store.append_usage(row)
+    assert store.usage_rows(0, 1000) == [USAGE[2], USAGE[0], USAGE[1], USAGE[3]]
+    assert store.usage_rows(100, 200) == [USAGE[0], USAGE[1]]  # since inclusive, until exclusive
+    assert store.usage_rows(201, 300) == []
+
+
 def test_close_then_use_again(store, clock) -> None:
     store.set_consent("U1", consent="granted", dietary_type="vegan", now=clock())
     store.close()
@@ -596,10 +615,13 @@ def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
     clock.advance(RECORD_RETENTION_SECONDS + 1)
     journal.append(journal.read(fresh_scope, 0), turn(1), current_revision=0)
     store.append_snapshot(TurnSnapshot("s", "new", clock(), {}))
+    store.append_usage(UsageRow(clock() - RECORD_RETENTION_SECONDS - 1, "turn", "p", "user", "talk"))
+    store.append_usage(UsageRow(clock(), "turn", "p", "user", "talk"))
     counts = store.purge_expired(clock())
     assert counts == {
         "audit": 1,
         "snapshots": 1,
+        "usage": 1,
         "webhook_events": 2,
         "event_leases": 1,
         "inbox": 1,
@@ -607,9 +629,11 @@ def test_sqlite_purge_drops_only_what_outlived_its_use(tmp_path, clock) -> None:
     }
     assert [s.turn_id for s in store.snapshots()] == ["new"] and store.audit_rows() == []
     assert set(store.journal_rows()) == {fresh_scope.storage_id}
+    assert [r.at for r in store.usage_rows(0, clock() + 1)] == [clock()]
     assert store.purge_expired(clock()) == {
         "audit": 0,
         "snapshots": 0,
+        "usage": 0,
         "webhook_events": 0,
         "event_leases": 0,
         "inbox": 0,

@@ -494,6 +494,8 @@ class AdkRouter:
                 "memory_revision": e.memory_revision,
                 "preference_origin": e.preference_origin,
                 "status": e.result.get("status"),
+                "code": e.result.get("code"),  # an error's code (the usage rows count asks back)
+                "found": len(e.result.get("items") or ()),
             }
             for e in state.tools.executions
         ]

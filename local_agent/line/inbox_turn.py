@@ -119,6 +119,7 @@ class InboxTurn:
         event = item.event
         if not messages or event.kind == "unfollow":
             self.inbox.stats.add(answered=1)
+            await self.processor.record(event, "none")
             await self.inbox.done(event)
             return
         if item.parked is not None:  # a retry goes by push, with the event's retry key
@@ -131,8 +132,11 @@ class InboxTurn:
                 event, with_apology(messages, event.received_at) if late else messages
             )
         except LineDeliveryError as exc:
-            await self._undelivered(event, messages, exc)
+            await self._undelivered(event, messages, exc, retry=item.parked is not None)
             return
+        await self.processor.record(
+            event, "late" if late or how == "push" else "reply", retry=item.parked is not None
+        )
         if how is not None:
             log_turn_done(event, how, code, started)
         self.inbox.stats.add(
@@ -143,7 +147,7 @@ class InboxTurn:
         await self.inbox.done(event)
 
     async def _undelivered(
-        self, event: InboundEvent, messages: list[Message], exc: LineDeliveryError
+        self, event: InboundEvent, messages: list[Message], exc: LineDeliveryError, *, retry: bool = False
     ) -> None:
         """LINE did not take the reply: keep it for a later push while that can still help."""
         self.inbox.stats.add(failed_to_deliver=1)
@@ -152,7 +156,9 @@ class InboxTurn:
                 "reply not delivered, kept for a retry by push",
                 extra={"http_status": exc.status, "code": exc.code},
             )
+            await self.processor.record(event, "failed", retry=retry)
             return
         log.warning("reply not delivered, given up", extra={"http_status": exc.status, "code": exc.code})
         self.inbox.stats.add(given_up=1)
+        await self.processor.record(event, "lost", retry=retry)
         await self.inbox.done(event)

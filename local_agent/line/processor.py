@@ -35,7 +35,9 @@ from local_agent.replies.reply import Reply
 
 if TYPE_CHECKING:
     from local_agent.stores.ports import Store
+    from local_agent.stores.usage import DeliveryCode
     from local_agent.turns.service import LocalService
+    from local_agent.turns.usage import UsageRecorder
 
 log = logging.getLogger("local_agent.webhook")
 
@@ -98,6 +100,7 @@ class EventProcessor:
         clock: Callable[[], float],
         observers: list[Observer],
         turn_timeout: float = TURN_TIMEOUT_SECONDS,
+        usage: UsageRecorder | None = None,
     ) -> None:
         self.service = service
         self.gateway = gateway
@@ -105,6 +108,7 @@ class EventProcessor:
         self.clock = clock
         self.observers = observers
         self.turn_timeout = turn_timeout
+        self.usage = usage  # the report's row per turn (``turns/usage.py``); None records nothing
 
     async def process(self, event: InboundEvent) -> None:
         started = time.perf_counter()
@@ -138,6 +142,8 @@ class EventProcessor:
         return await self.turn(event)
 
     def notify(self, event: InboundEvent, outcome: TurnOutcome) -> None:
+        if self.usage is not None:
+            self.usage.observe(event, outcome)
         for observer in list(self.observers):
             try:
                 observer(event, outcome)
@@ -151,6 +157,8 @@ class EventProcessor:
             return self.service.introduction()
         if event.kind == "unfollow":  # no reply token; forget the person, answer nothing
             await self.service.unfollow(event.scope)
+            if self.usage is not None:
+                await self.usage.unfollowed(event)
             return None
         if event.kind == "media":
             return self.service.media_reply(event.data)
@@ -173,10 +181,16 @@ class EventProcessor:
             how = await self.send(event, to_line_messages(outcome.reply))
         except LineDeliveryError as exc:
             log.warning("reply not delivered", extra={"http_status": exc.status, "code": exc.code})
+            await self.record(event, "lost")
             return False
+        await self.record(event, "none" if how is None else "late" if how == "push" else "reply")
         if how is not None:
             log_turn_done(event, how, outcome.error_code, started)
         return True
+
+    async def record(self, event: InboundEvent, delivery: DeliveryCode, *, retry: bool = False) -> None:
+        if self.usage is not None:
+            await self.usage.delivered(event, delivery, retry=retry)
 
     async def send(self, event: InboundEvent, messages: Sequence[Message]) -> Delivery | None:
         """Reply, or push with the event's retry key once the token expired; None when there was

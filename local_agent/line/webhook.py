@@ -71,6 +71,7 @@ from local_agent.logs import configure_logging
 from local_agent.settings import Settings, load_settings
 from local_agent.stores.guarded import GuardedStore
 from local_agent.stores.ports import Store
+from local_agent.turns.usage import UsageRecorder
 from local_agent.wiring import Wiring, build_service, warm_up
 
 log = logging.getLogger("local_agent.webhook")
@@ -435,6 +436,7 @@ class _Lifespan:
             clock=self.clock,
             observers=app.state.observers,
             turn_timeout=self.turn_timeout,
+            usage=UsageRecorder(wiring.store, self.clock),
         )
         leased = _start_queue(app, settings, side, self.clock)
         tasks = [

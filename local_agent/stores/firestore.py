@@ -10,6 +10,7 @@ Layout (``<p>`` is ``collection_prefix``, default ``local``)::
     <p>_preferences/<user>       PreferenceState.to_dict()
     <p>_audit/<seq>-<rand>       AuditRow columns, arguments as canonical JSON text, seq, expire_at
     <p>_snapshots/<seq>-<rand>   {scope_id, turn_id, at, data: canonical JSON text, seq, expire_at}
+    <p>_usage/<seq>-<rand>       UsageRow.to_dict() (codes and validated values only), seq, expire_at
     <p>_webhook_events/<event>   {event_id, expire_at, expire_at_epoch}
     <p>_inbox/<event>            {event_id, chat, received_at, seq, sealed, reply, holder,
                                   lease_until, attempts, expire_at, expire_at_epoch}
@@ -19,11 +20,11 @@ Layout (``<p>`` is ``collection_prefix``, default ``local``)::
   body more than once on contention; the journal mutation is pure, so that is harmless.
   Exceptions raised by the mutation (e.g. ``StaleContextError``) propagate unchanged.
 * ``expire_at`` is a timezone-aware datetime for a Firestore TTL policy (journal: updated_at +
-  900 s; dedupe: claim time + ttl; audit rows and snapshots: ``at`` + 30 days). TTL deletion is lazy (up to a day late), so readers check
+  900 s; dedupe: claim time + ttl; audit rows, snapshots and usage rows: ``at`` + 30 days). TTL deletion is lazy (up to a day late), so readers check
   expiry themselves: ``ContextJournal`` checks ``updated_at``; ``claim_event`` checks
   ``expire_at_epoch``. Configure the policies with e.g.
   ``gcloud firestore fields ttls update expire_at --collection-group=local_journal --enable-ttl``
-  (and the same for ``local_webhook_events``, ``local_inbox``, ``local_audit`` and ``local_snapshots``).
+  (and the same for ``local_webhook_events``, ``local_inbox``, ``local_audit``, ``local_snapshots`` and ``local_usage``).
 * Audit and snapshot rows are ordered by ``seq``: a per-process strictly increasing microsecond
   counter (``max(time.time_ns() // 1000, last + 1)``), so reads return insertion order like SQLite's
   ``ORDER BY id``. Across processes the order is by wall clock. Reads filter by ``scope_id``
@@ -74,6 +75,7 @@ from local_agent.stores.ports import (
     next_preference,
     releasable,
 )
+from local_agent.stores.usage import UsageRow
 
 T = TypeVar("T")
 
@@ -556,6 +558,20 @@ class FirestoreStore(_FirestoreInbox):
             TurnSnapshot(r["scope_id"], r["turn_id"], float(r["at"]), json.loads(r["data"]))
             for r in self._rows("snapshots", "snapshots.read", scope_id)
         ]
+
+    # -- usage (UsageStore) ---------------------------------------------------------------
+    def append_usage(self, row: UsageRow) -> None:
+        data = {**row.to_dict(), "at": float(row.at), "expire_at": _utc(row.at + RECORD_RETENTION_SECONDS)}
+        self._append_row("usage", "usage.append", data)
+
+    def usage_rows(self, since: float, until: float) -> list[UsageRow]:
+        field = self._firestore.FieldFilter
+        query = self._col("usage").where(filter=field("at", ">=", float(since)))
+        query = query.where(filter=field("at", "<", float(until)))
+        with self._guard("usage.read"):
+            docs = [d.to_dict() for d in query.stream(**self._deadline)]
+        docs.sort(key=lambda d: (float(d["at"]), int(d["seq"])))
+        return [UsageRow.from_dict(d) for d in docs]
 
     # -- retention ------------------------------------------------------------------------
     def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:

@@ -58,6 +58,7 @@ from local_agent.stores.ports import (
     Store,
     TurnSnapshot,
 )
+from local_agent.stores.usage import UsageRow
 
 T = TypeVar("T")
 _Job = tuple[concurrent.futures.Future[Any], Callable[[], Any]]
@@ -417,6 +418,13 @@ class GuardedStore:
 
     def snapshots(self, scope_id: str | None = None) -> list[TurnSnapshot]:
         return self.call("snapshots.rows", lambda: self.inner.snapshots(scope_id))
+
+    # -- UsageStore -----------------------------------------------------------------------------
+    def append_usage(self, row: UsageRow) -> None:
+        self.call("usage.append", lambda: self.inner.append_usage(row))
+
+    def usage_rows(self, since: float, until: float) -> list[UsageRow]:
+        return self.call("usage.rows", lambda: self.inner.usage_rows(since, until))
 
     # -- DedupeStore ----------------------------------------------------------------------------
     def claim_event(self, event_id: str, *, now: float, ttl: float = DEDUPE_TTL_SECONDS) -> bool:

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol, get_args
 from local_agent.context.canonical import canonical_json
 from local_agent.context.errors import StaleContextError
 from local_agent.context.journal import JournalStorage
+from local_agent.stores.usage import UsageStore
 
 # A user's consent to remembering a dietary preference. "none" = never asked or never answered.
 ConsentState = Literal["none", "granted", "refused", "forgotten"]
@@ -32,7 +33,7 @@ CONSENT_STATES: tuple[ConsentState, ...] = get_args(ConsentState)
 CONSENT_DECISIONS: tuple[ConsentDecision, ...] = get_args(ConsentDecision)
 PREFERENCE_ORIGINS: tuple[PreferenceOrigin, ...] = get_args(PreferenceOrigin)
 DEDUPE_TTL_SECONDS = 86400.0
-# Audit rows and per-turn snapshots are evidence for inspection, kept 30 days then deleted
+# Audit rows, per-turn snapshots and usage rows (``stores/usage.py``) are kept 30 days then deleted
 # (SQLite: ``purge_expired``; Firestore: a TTL policy on ``expire_at``).
 RECORD_RETENTION_SECONDS = 30 * 86400.0
 # What a forget leaves of a remembered diet in the audit rows that used it.
@@ -294,7 +295,15 @@ class InboxStore(Protocol):
 
 
 class Store(
-    JournalStorage, PreferenceStore, AuditStore, SnapshotStore, DedupeStore, LeaseStore, InboxStore, Protocol
+    JournalStorage,
+    PreferenceStore,
+    AuditStore,
+    SnapshotStore,
+    UsageStore,
+    DedupeStore,
+    LeaseStore,
+    InboxStore,
+    Protocol,
 ):
     """Every port in one backend, plus its lifecycle and the inspection the demo and replay print."""
 

@@ -37,6 +37,7 @@ from local_agent.stores.ports import (
     next_preference,
     releasable,
 )
+from local_agent.stores.usage import USAGE_COLUMNS, UsageRow
 
 CLOSE_WAIT_SECONDS = 5.0  # close() waits at most this long for statements running on other threads
 
@@ -102,6 +103,21 @@ CREATE TABLE IF NOT EXISTS inbox (
 );
 CREATE INDEX IF NOT EXISTS inbox_lease ON inbox (lease_until);
 CREATE INDEX IF NOT EXISTS inbox_chat ON inbox (chat, received_at);
+CREATE TABLE IF NOT EXISTS usage (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    event TEXT NOT NULL,
+    person TEXT NOT NULL,
+    source TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    township TEXT NOT NULL,
+    date_from TEXT NOT NULL,
+    date_to TEXT NOT NULL,
+    found INTEGER NOT NULL,
+    delivery TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS usage_at ON usage (at);
 """
 
 
@@ -398,15 +414,36 @@ class SqliteStore:
             rows = db.execute(sql + " ORDER BY id", args).fetchall()
         return [TurnSnapshot(r[0], r[1], float(r[2]), json.loads(r[3])) for r in rows]
 
+    # -- usage (UsageStore) ---------------------------------------------------------------
+    def append_usage(self, row: UsageRow) -> None:
+        data = row.to_dict()
+        values = tuple(data[c] for c in USAGE_COLUMNS)  # the columns in the statement's order
+        with self._tx("usage.append", single=True) as db:
+            db.execute(
+                "INSERT INTO usage (at, event, person, source, outcome, kind, township, date_from,"
+                " date_to, found, delivery) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+
+    def usage_rows(self, since: float, until: float) -> list[UsageRow]:
+        with self._tx("usage.read", write=False) as db:
+            rows = db.execute(
+                "SELECT at, event, person, source, outcome, kind, township, date_from, date_to, found,"
+                " delivery FROM usage WHERE at >= ? AND at < ? ORDER BY at, id",
+                (since, until),
+            ).fetchall()
+        return [UsageRow(*r) for r in rows]
+
     # -- retention ------------------------------------------------------------------------
     def purge_expired(self, now: float, *, retention: float = RECORD_RETENTION_SECONDS) -> dict[str, int]:
-        """Delete what has outlived its use: audit rows and snapshots older than ``retention``,
+        """Delete what has outlived its use: audit rows, snapshots and usage rows older than ``retention``,
         journal windows past the sliding TTL (never readable again) and expired dedupe records.
         One transaction; returns the number of rows deleted per table."""
         with self._tx("purge") as db:
             counts = {
                 "audit": db.execute("DELETE FROM audit WHERE at < ?", (now - retention,)).rowcount,
                 "snapshots": db.execute("DELETE FROM snapshots WHERE at < ?", (now - retention,)).rowcount,
+                "usage": db.execute("DELETE FROM usage WHERE at < ?", (now - retention,)).rowcount,
                 "webhook_events": db.execute(
                     "DELETE FROM webhook_events WHERE expire_at <= ?", (now,)
                 ).rowcount,

@@ -20,23 +20,27 @@ process and gives the process a fresh temporary SQLite file instead; otherwise t
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import os
 import secrets
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from google.adk.agents import LlmAgent
 from google.adk.agents.callback_context import CallbackContext
 from google.genai import types
 
 from local_agent.context.journal import ScopeKey
-from local_agent.settings import load_settings
+from local_agent.listings.problems import ListingsError, exit_on_listings_error
+from local_agent.settings import SettingsError, exit_on_settings_error, load_settings
 from local_agent.wiring import build_service
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -124,4 +128,35 @@ def _callbacks(value: Any) -> list[Any]:
     return [] if value is None else list(value) if isinstance(value, list) else [value]
 
 
-root_agent = build_root_agent()
+def _root_agent() -> LlmAgent:
+    """The agent, or — for a listings folder the service would refuse, or settings that do not
+    validate — the same one-line-per-problem report on stderr and exit 2 as the service gives,
+    instead of a traceback from inside ADK's loader. ``adk web`` loads the agent inside a request
+    (where SystemExit only fails that request), so there the process ends at once after the report."""
+    try:
+        return build_root_agent()
+    except (SettingsError, ListingsError) as exc:
+        _exit_with_report(exc)
+
+
+def _exit_with_report(exc: SettingsError | ListingsError) -> NoReturn:
+    try:
+        if isinstance(exc, SettingsError):
+            exit_on_settings_error(exc, "adk")
+        exit_on_listings_error(exc, "adk")
+    except SystemExit:
+        if threading.current_thread() is threading.main_thread() and not _in_event_loop():
+            raise  # adk run, adk eval: the CLI ends with status 2
+        sys.stdout.flush()
+        os._exit(2)  # adk web: a request is loading the agent; end the server, not only the request
+
+
+def _in_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+root_agent = _root_agent()
