@@ -324,7 +324,11 @@ def test_bad_arguments_are_refused_at_construction_echoing_the_value(kwargs: dic
 
 
 def test_the_budget_may_be_given_positionally():
-    assert BoundedContextPlugin(2048).budget.limit == 2048 == BoundedContextPlugin(budget_bytes=2048).budget.limit
+    assert (
+        BoundedContextPlugin(2048).budget.limit
+        == 2048
+        == BoundedContextPlugin(budget_bytes=2048).budget.limit
+    )
 
 
 def test_a_store_that_cannot_be_opened_is_refused_at_construction(tmp_path: Path):

@@ -73,7 +73,13 @@ from local_agent.plugin.config import (
     warn,
 )
 from local_agent.plugin.exchange import Project, checked_projection, default_projection, exchange_from_events
-from local_agent.plugin.request import content_dict, current_start, enum_arguments, static_prefix
+from local_agent.plugin.request import (
+    content_dict,
+    current_start,
+    enum_arguments,
+    resume_anchor,
+    static_prefix,
+)
 from local_agent.plugin.turn import Turn
 
 log = logging.getLogger("local_agent.plugin")
@@ -161,7 +167,12 @@ class BoundedContextPlugin(BasePlugin):
     def _read(self, person: str, session: str, revision: int) -> ExchangeRead:
         try:
             return self.journal.read(person, session, revision)
-        except (StoreError, ValueError, KeyError, TypeError) as exc:  # unreadable: this turn goes without earlier exchanges
+        except (
+            StoreError,
+            ValueError,
+            KeyError,
+            TypeError,
+        ) as exc:  # unreadable: this turn goes without earlier exchanges
             warn("window not read", getattr(exc, "code", STORE_ROW_INVALID))
             return ExchangeRead(ExchangeWindow(summarize=self.summarize), revision, "empty")
 
@@ -185,7 +196,7 @@ class BoundedContextPlugin(BasePlugin):
         child = _AGENT_TOOL_PARENT.get() is not None
         revision = None if child else self._revision(session.user_id)
         read = self._read(person, conversation, revision) if revision is not None else None
-        turn = Turn(person, conversation, read, child=child)
+        turn = Turn(person, conversation, read, child=child, resumed=resume_anchor(context))
         self._turns[context.invocation_id] = turn
         return turn
 
@@ -254,7 +265,7 @@ class BoundedContextPlugin(BasePlugin):
         contents = list(llm_request.contents or [])
         k = static_prefix(llm_request)
         prefix, rest = contents[:k], contents[k:]
-        tail = rest[current_start(rest, user_content) :]
+        tail = rest[current_start(rest, turn.resumed or user_content) :]
         window = turn.read.window if turn.read is not None else ExchangeWindow(summarize=self.summarize)
         try:
             return await bound_request(

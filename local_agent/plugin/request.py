@@ -16,6 +16,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
@@ -83,18 +84,34 @@ def content_dict(content: types.Content) -> dict[str, Any]:
 
 
 def _response_ids(content: types.Content) -> set[str]:
+    """The ids and names a content's function responses answer (ADK strips its own ``adk-`` ids
+    from requests, so a call is matched by id where it has one, else by name)."""
     return {
-        p.function_response.id or p.function_response.name or ""
+        key
         for p in content.parts or []
         if p.function_response
+        for key in (p.function_response.id, p.function_response.name)
+        if key
     }
 
 
 def _calls_any(content: types.Content, ids: set[str]) -> bool:
     return content.role == "model" and any(
-        p.function_call and (p.function_call.id or p.function_call.name or "") in ids
+        p.function_call and (p.function_call.id in ids or p.function_call.name in ids)
         for p in content.parts or []
     )
+
+
+def resume_anchor(context: InvocationContext) -> types.Content | None:
+    """The function response an invocation was resumed with (a long-running tool's answer), or
+    None. ADK resumes the invocation that made the call: its ``user_content`` is still the earlier
+    message, so the current turn is anchored on the response instead."""
+    events = context.session.events
+    last = events[-1] if events else None
+    if last is None or last.author != "user" or not last.get_function_responses():
+        return None
+    began = any(e.invocation_id == context.invocation_id for e in events[:-1])
+    return last.content if began and last.invocation_id == context.invocation_id else None
 
 
 def static_prefix(llm_request: LlmRequest) -> int:

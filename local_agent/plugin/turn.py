@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.genai import types
+
 from local_agent.context.exchange_journal import ExchangeRead
 
 
@@ -15,4 +17,6 @@ class Turn:
     read: ExchangeRead | None  # None: the revision could not be read, or an AgentTool child run
     child: bool = False  # an AgentTool child run: bounded, but no window read or written
     refused: bool = False
+    # A resumed invocation (a long-running tool's answer): the function response it resumed with.
+    resumed: types.Content | None = None
     enums: dict[str, dict[str, tuple[Any, ...]]] = field(default_factory=dict)  # tool → arg → enum
