@@ -279,15 +279,25 @@ def test_windows_in_a_sqlite_file_outlive_the_plugin(tmp_path: Path):
     )
 
 
-def test_the_default_projection_names_tools_and_arguments_only():
+def test_the_default_projection_keeps_no_free_text_only_declared_enum_values():
     exchange = FinishedExchange(
         user_text="my secret plan for Taipei",
-        tool_calls=(ToolCall("get_weather", {"city": "Taipei", "note": "y" * 200}, {"sky": "rain"}),),
+        tool_calls=(
+            ToolCall(
+                "get_weather",
+                {"city": "Taipei", "note": "my secret plan", "days": 3, "tags": ["a", 2], "opts": {"x": "y"}},
+                {"sky": "rain"},
+                enums={"city": ("Taipei", "Tainan"), "note": ("short",)},
+            ),
+            ToolCall("get_weather", {"city": "Atlantis"}, None, enums={"city": ("Taipei",)}),
+        ),
         final_text="Taipei: rain.",
     )
     text = default_projection(exchange)
-    assert text.startswith('get_weather {"city":"Taipei","note":"yyy')
-    assert "secret" not in text and "rain" not in text and len(text) <= 40 + 80 + 1
+    assert text == (
+        'get_weather {"city":"Taipei","days":3,"note":"<text>","opts":{"x":"<text>"},"tags":["<text>",2]}; '
+        'get_weather {"city":"<text>"}'
+    )
     assert default_projection(FinishedExchange(user_text="hello")) == "no tool was called"
 
 
@@ -303,20 +313,32 @@ def test_the_default_projection_names_tools_and_arguments_only():
         {"max_projection_chars": 0},
         {"project": "tools"},
         {"revision": 3},
+        {"ttl_seconds": 0},
+        {"store": 42},
     ],
 )
-def test_bad_arguments_are_refused_at_construction(kwargs: dict[str, Any]):
-    with pytest.raises(PluginConfigError, match="INVALID_PLUGIN_CONFIG"):
+def test_bad_arguments_are_refused_at_construction_echoing_the_value(kwargs: dict[str, Any]):
+    with pytest.raises(PluginConfigError, match="INVALID_PLUGIN_CONFIG") as refused:
         BoundedContextPlugin(**kwargs)
+    assert repr(next(iter(kwargs.values()))) in str(refused.value)
+
+
+def test_the_budget_may_be_given_positionally():
+    assert (
+        BoundedContextPlugin(2048).budget.limit
+        == 2048
+        == BoundedContextPlugin(budget_bytes=2048).budget.limit
+    )
 
 
 def test_a_store_that_cannot_be_opened_is_refused_at_construction(tmp_path: Path):
-    with pytest.raises(StoreError, match="STORE_UNAVAILABLE"):
+    with pytest.raises(StoreError, match="STORE_UNAVAILABLE") as refused:
         BoundedContextPlugin(store=tmp_path)  # a folder, not a file
-    with pytest.raises(StoreError, match="STORE_UNAVAILABLE"):
-        BoundedContextPlugin(store=tmp_path / "missing" / "windows.sqlite3")
-    with pytest.raises(TypeError):
-        BoundedContextPlugin(store=42)  # type: ignore[arg-type]
+    assert str(tmp_path) in str(refused.value) and "unable to open" in str(refused.value)
+    missing = tmp_path / "missing" / "windows.sqlite3"
+    with pytest.raises(StoreError, match="STORE_UNAVAILABLE") as refused:
+        BoundedContextPlugin(store=missing)
+    assert str(missing) in str(refused.value)
 
 
 def test_zero_exchanges_keeps_only_the_current_turn():
@@ -386,12 +408,13 @@ def test_the_envelope_reads_the_system_instruction_in_every_form_adk_holds_it():
 
 
 def test_a_stored_row_that_is_not_a_window_is_read_as_no_window(tmp_path: Path, caplog):
-    from local_agent.plugin import SqliteWindowStore, StoredWindow
+    from local_agent.context.exchanges import SessionWindow
+    from local_agent.plugin import SqliteJournalStorage
 
-    store = SqliteWindowStore(tmp_path / "w.sqlite3")
+    store = SqliteJournalStorage(tmp_path / "w.sqlite3")
     chat = Chat(BoundedContextPlugin(store=store), session_id="s1")
     chat.run(conversation(2))
-    store._db.execute("UPDATE plugin_windows SET body = '[1, 2]'")  # a damaged row, written by hand
+    store._db.execute("""UPDATE journal SET record = '{"exchanges": 7}'""")  # a damaged row, by hand
     with caplog.at_level(logging.WARNING, logger="local_agent.plugin"):
         chat.run(conversation(3)[2:])
     assert _exchanges(chat.requests[-1][0]) == []
@@ -399,7 +422,7 @@ def test_a_stored_row_that_is_not_a_window_is_read_as_no_window(tmp_path: Path, 
         "STORE_ROW_INVALID"
     ]
     with pytest.raises(ValueError):
-        StoredWindow.from_json('{"turns": "x", "summary": "", "revision": 0}')
+        SessionWindow.from_dict({"turns": "x", "summary": "", "updated_at": 0})
 
 
 @pytest.mark.parametrize(
@@ -436,9 +459,9 @@ def test_a_revision_that_cannot_be_read_reads_and_writes_no_window(revision, cap
 
 
 def test_a_store_that_fails_mid_conversation_costs_the_window_not_the_turn(tmp_path: Path, caplog):
-    from local_agent.plugin import SqliteWindowStore
+    from local_agent.plugin import SqliteJournalStorage
 
-    store = SqliteWindowStore(tmp_path / "w.sqlite3")
+    store = SqliteJournalStorage(tmp_path / "w.sqlite3")
     chat = Chat(BoundedContextPlugin(store=store))
     chat.run(conversation(2))
     store.close()  # every later load and save fails

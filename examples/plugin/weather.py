@@ -10,7 +10,7 @@ the canonical form the plugin measures.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
@@ -38,16 +38,19 @@ WEATHER: dict[str, dict[str, Any]] = {
     "Hualien": {"sky": "showers", "high_c": 26, "low_c": 21},
     "Changhua": {"sky": "windy, clear", "high_c": 28, "low_c": 20},
 }
+# The tool's declaration lists the cities (an enum), so the plugin's default projection may keep
+# the city: a value from a closed list, never the user's free text.
+City = Literal["Changhua", "Hualien", "Kaohsiung", "Taichung", "Tainan", "Taipei"]
 ASK_CITY = "Which city would you like the weather for?"
 STANDIN_SUMMARY = "[stand-in summary: a fixed text, not written by a model] The user asked about weather."
 COMPACTION_INTERVAL, COMPACTION_OVERLAP = 3, 1  # the values of ADK's own documentation example
 
 
-def get_weather(city: str) -> dict[str, Any]:
+def get_weather(city: City) -> dict[str, Any]:
     """Today's weather for a city in the local table.
 
     Args:
-        city: the city's name, e.g. Taipei.
+        city: the city, one of the cities in the table.
     """
     found = next((name for name in WEATHER if name.lower() == city.strip().lower()), None)
     if found is None:

@@ -38,20 +38,20 @@ from local_agent import language
 from local_agent.agent import offline_rules, text_gate
 from local_agent.agent.adk_imports import skip_missing_a2a
 from local_agent.agent.adk_tools import contract_tools
+from local_agent.agent.context_plugin import ASK_AGAIN as ASK_AGAIN
+from local_agent.agent.context_plugin import MAX_MODEL_CALLS_PER_TURN as MAX_MODEL_CALLS_PER_TURN
+from local_agent.agent.context_plugin import LocalContextPlugin as LocalContextPlugin
+from local_agent.agent.context_plugin import current_content as _current_content
 from local_agent.agent.instructions import SYSTEM_INSTRUCTION
 from local_agent.agent.pipeline import ContextPipeline, TurnState, flat_contents
 from local_agent.agent.tools import PREFERENCE_CHOICES_TEXT, PREFERENCE_TOOL, TOOL_NAMES
-from local_agent.context.errors import BudgetError, BudgetExceeded, LocalError, StoreError
+from local_agent.context.errors import LocalError, StoreError
 from local_agent.context.journal import ScopeKey
 from local_agent.context.session_budget import Measure
 from local_agent.language.utterance import Utterance
-from local_agent.plugin.bounded import (
-    BoundedContextPlugin,
-    app_written_content,
-    app_written_template,
-)
-from local_agent.plugin.bounded import request_envelope as request_envelope  # the envelope measured
-from local_agent.replies.render import BUDGET_REFUSAL, POLITE_FAILURE, render_tool_result
+from local_agent.plugin.request import app_written_content, app_written_template
+from local_agent.plugin.request import request_envelope as request_envelope  # the envelope measured
+from local_agent.replies.render import POLITE_FAILURE, render_tool_result
 from local_agent.replies.reply import Choice, CommandName, Reply
 
 log = logging.getLogger("local_agent.router")
@@ -60,8 +60,6 @@ APP_NAME = "local"
 TURN_KEY = "local_turn_id"
 ADK_USER = "local-turn"  # every per-turn ADK session belongs to this one throwaway user
 MODEL_UNAVAILABLE = "MODEL_UNAVAILABLE"
-MAX_MODEL_CALLS_PER_TURN = 1
-ASK_AGAIN = "我沒聽清楚要查哪裡，請問是哪個鄉鎮？想找吃的還是活動？"
 
 
 @dataclass
@@ -75,10 +73,6 @@ class TurnOutcome:
     projection: str | None = None  # the projected turn's label, when the journal was written
     command: CommandName | None = None
     gate_code: str | None = None  # the text gate's refusal code, when a model-written text was refused
-
-
-def _content(role: str, texts: tuple[str, ...]) -> types.Content:
-    return types.Content(role=role, parts=[types.Part(text=t) for t in texts])
 
 
 # The plugin's cache of app-written templates (projections, markers, summary lines).
@@ -99,14 +93,6 @@ def to_genai_contents(
             _current_content(contents[-1]["role"], tuple(p["text"] for p in contents[-1]["parts"]), current)
         )
     return out
-
-
-def _current_content(role: str, texts: tuple[str, ...], current: types.Content | None) -> types.Content:
-    """ADK's own content for the new message when it carries exactly ``texts``, else a fresh one."""
-    same = (
-        current is not None and current.role == role and tuple(p.text for p in current.parts or ()) == texts
-    )
-    return current if same and current is not None else _content(role, texts)
 
 
 class PreferenceDesk(Protocol):
@@ -210,63 +196,6 @@ class _Invocations:
             except StoreError as exc:
                 return reply_content((await router._failure(state, exc.code)).reply)
         return reply_content(reply)
-
-
-class LocalContextPlugin(BoundedContextPlugin):
-    """``BoundedContextPlugin`` configured with LOCAL's window: the journal's ``ContextWindow``
-    (``SafeTurn`` projections, the ``ContextSummary`` goal + area) read in ``pipeline.begin`` under the
-    person's preference revision and written back in ``pipeline.finish``; the measure and budget are
-    the router's. Before the plugin's bounding step it answers a second model call of a turn with a
-    fixed question, and sets the rules sent to exactly the rules measured. It runs as the agent's
-    ``before_model_callback`` (so ``adk run`` / ``web`` / ``eval`` on ``standalone_agent`` have it too)."""
-
-    def __init__(self, router: AdkRouter) -> None:
-        super().__init__(name="local_context", measure=router.measure)
-        self.router = router
-        self.budget = router.pipeline.budget
-
-    async def prepare(
-        self, callback_context: CallbackContext, window: Any, current: Any, envelope: dict[str, Any]
-    ) -> Any:
-        """The pipeline's prepare: the result is kept on the turn (snapshots, tools, the replay)."""
-        state = self.router._state(callback_context)
-        return await self.router.pipeline.prepare(state, envelope, self.router.measure)
-
-    async def before_model_callback(
-        self, *, callback_context: CallbackContext, llm_request: LlmRequest
-    ) -> LlmResponse | None:
-        router = self.router
-        state = router._state(callback_context)
-        state.model_calls += 1
-        if state.model_calls > MAX_MODEL_CALLS_PER_TURN:
-            # A proposal that never reached TurnTools (an unknown tool name) makes ADK ask
-            # the model again; the budgeted contents would hide ADK's error and the model would
-            # repeat itself. One model call per turn: answer with a fixed question instead.
-            state.gave_up = True
-            state.app_text = ASK_AGAIN
-            router._refused(state, "GATE_SECOND_CALL")
-            return _text_response(ASK_AGAIN)
-        # The rules sent are exactly the rules measured: this replaces the identity line ADK appends.
-        # A provider (``dated_instruction``: the rules + today's line) is read for this request.
-        instruction = router.instruction
-        llm_request.config.system_instruction = (
-            instruction(callback_context) if callable(instruction) else instruction
-        )
-        last = llm_request.contents[-1] if llm_request.contents else None
-        tail = [_current_content("user", (state.current,), last)]
-        try:
-            await self.bound_request(
-                callback_context, llm_request, state.snapshot.window, state.current, tail
-            )
-        except BudgetError as exc:
-            state.error_code = exc.code
-            state.app_text = BUDGET_REFUSAL if isinstance(exc, BudgetExceeded) else POLITE_FAILURE
-            return _text_response(state.app_text)
-        return None
-
-
-def _text_response(text: str) -> LlmResponse:
-    return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]), turn_complete=True)
 
 
 class AdkRouter:

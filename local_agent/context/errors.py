@@ -75,6 +75,6 @@ class StoreError(LocalError):
 
     code = "STORE_UNAVAILABLE"
 
-    def __init__(self, *, operation: str, backend: str) -> None:
-        self.operation, self.backend = operation, backend
-        super().__init__(f"{backend} failed during {operation}")
+    def __init__(self, *, operation: str, backend: str, detail: str = "") -> None:
+        self.operation, self.backend, self.detail = operation, backend, detail
+        super().__init__(f"{backend} failed during {operation}" + (f" ({detail})" if detail else ""))

@@ -96,3 +96,26 @@ class ExchangeWindow:
         if not isinstance(summary, str):
             raise ValueError("summary must be a text")
         return cls(tuple(turns), summary, summarize)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionWindow:
+    """One conversation's window as a journal record holds it (``JournalRecord.exchanges``): its
+    projections, its summary and when it was last written (its sliding TTL runs from there)."""
+
+    turns: tuple[str, ...]
+    summary: str
+    updated_at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turns": list(self.turns), "summary": self.summary, "updated_at": self.updated_at}
+
+    @classmethod
+    def from_dict(cls, data: object) -> SessionWindow:
+        if not isinstance(data, Mapping):
+            raise ValueError("a session window is {turns: [text], summary: text, updated_at: number}")
+        window = ExchangeWindow.from_dict(data)
+        updated_at = data.get("updated_at")
+        if isinstance(updated_at, bool) or not isinstance(updated_at, (int, float)):
+            raise ValueError("a session window's updated_at is a number")
+        return cls(window.turns, window.summary, float(updated_at))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, get_args
 
 from .errors import ScopeError, StaleContextError
+from .exchanges import SessionWindow
 from .projection import SafeTurn
 from .window import DEFAULT_MAX_TURNS, EMPTY_WINDOW, ContextWindow
 
@@ -87,13 +88,16 @@ def _offer_or_empty(value: object) -> str:
 class JournalRecord:
     """The window of a scope under one preference revision. ``offer`` is the signed token of a
     consent prompt still waiting for this person's answer (``turns/consent.py``; no user words):
-    the next turn that writes the window drops it."""
+    the next turn that writes the window drops it. ``exchanges`` are the windows of an agent that
+    is not LOCAL (the ADK plugin: one record per person, one window per conversation, keyed by a
+    hash of its session id); LOCAL's own records leave it empty."""
 
     window: ContextWindow
     preference_revision: int
     updated_at: float
     version: int = 0
     offer: str = ""
+    exchanges: tuple[tuple[str, SessionWindow], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -104,6 +108,8 @@ class JournalRecord:
         }
         if self.offer:
             data["offer"] = self.offer
+        if self.exchanges:
+            data["exchanges"] = {key: window.to_dict() for key, window in self.exchanges}
         return data
 
     @classmethod
@@ -114,7 +120,28 @@ class JournalRecord:
             float(data["updated_at"]),
             int(data.get("version", 0)),
             _offer_or_empty(data.get("offer", "")),
+            _exchanges(data.get("exchanges")),
         )
+
+
+def _exchanges(value: object) -> tuple[tuple[str, SessionWindow], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ValueError("a record's exchanges are {session key: window}")
+    return tuple((str(key), SessionWindow.from_dict(window)) for key, window in sorted(value.items()))
+
+
+def window_status(
+    stored_revision: int, updated_at: float, revision: int, now: float, ttl: float
+) -> JournalStatus:
+    """The one gate on every stored window (LOCAL's and the plugin's): written at another
+    preference revision → ``revision_mismatch``; older than the sliding TTL → ``expired``."""
+    if stored_revision != revision:
+        return "revision_mismatch"
+    if now - updated_at > ttl:
+        return "expired"
+    return "fresh"
 
 
 Mutation = Callable[[JournalRecord | None], JournalRecord | None]
@@ -134,9 +161,10 @@ class JournalStorage(Protocol):
 class MemoryJournalStorage:
     """In-process storage for tests and the demo's comparisons. Thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, ttl_seconds: float = TTL_SECONDS) -> None:
         self._rows: dict[str, JournalRecord] = {}
         self._lock = threading.Lock()
+        self.ttl = ttl_seconds
 
     def load(self, scope_id: str) -> JournalRecord | None:
         with self._lock:
@@ -154,6 +182,14 @@ class MemoryJournalStorage:
     def delete(self, scope_id: str) -> None:
         with self._lock:
             self._rows.pop(scope_id, None)
+
+    def purge_expired(self, now: float) -> dict[str, int]:
+        """Delete the records past the sliding TTL (never readable again); their count."""
+        with self._lock:
+            stale = [key for key, record in self._rows.items() if now - record.updated_at > self.ttl]
+            for key in stale:
+                del self._rows[key]
+        return {"journal": len(stale)}
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -186,11 +222,8 @@ class ContextJournal:
     ) -> tuple[ContextWindow, JournalStatus]:
         if record is None:
             return EMPTY_WINDOW, "empty"
-        if record.preference_revision != revision:
-            return EMPTY_WINDOW, "revision_mismatch"
-        if now - record.updated_at > self.ttl:
-            return EMPTY_WINDOW, "expired"
-        return record.window, "fresh"
+        status = window_status(record.preference_revision, record.updated_at, revision, now, self.ttl)
+        return (record.window if status == "fresh" else EMPTY_WINDOW), status
 
     def read(self, scope: ScopeKey, current_revision: int) -> JournalSnapshot:
         now = self.clock()

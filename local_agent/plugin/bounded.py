@@ -1,226 +1,180 @@
 """``BoundedContextPlugin``: LOCAL's bounded context layer for any ADK agent.
 
-On every model request, whatever the session service holds, the plugin replaces the contents
-ADK assembled with: the summary of older exchanges, at most ``max_exchanges`` earlier exchanges
-as their app-written projections, and the current turn as it is (the user's message, then this
-turn's function calls and responses, whole). It measures the whole request (system instruction +
-tool declarations + contents, canonical UTF-8 JSON) with ``SessionBudget.prepare`` from the
-stdlib core: over the budget, whole exchanges go oldest first, then the summary; when the current
-turn, the rules and the tools alone do not fit, the model is not called and the request is
-answered with an ``LlmResponse`` whose ``error_code`` is ``CURRENT_AND_RULES_EXCEED_INPUT_BUDGET``.
+On every model request, whatever the session service holds, the plugin replaces what comes
+before the current turn with: the summary of older exchanges and at most ``max_exchanges``
+earlier exchanges as their app-written projections. The current turn is found from the
+invocation (``request.current_start``) and kept whole: the person's message, then everything of
+this turn (function calls and responses, other agents' "For context" contents, transfers,
+workflow-agent steps, ``AgentTool`` calls). The whole request (system instruction + tool
+declarations + contents, canonical UTF-8 JSON) is measured with ``SessionBudget.prepare`` of the
+stdlib core: over the budget, whole exchanges go oldest first, then the summary, then this turn's
+tool responses are cut to their share (``cut.py``); only when the message, the rules and the tools
+alone do not fit is the model not called (an ``LlmResponse`` with ``error_code =
+CURRENT_AND_RULES_EXCEED_INPUT_BUDGET``).
+
+ADK runs plugins' ``before_model_callback`` in registration order, then the agent's own
+``before_model_callback``\\ s. So that a later callback cannot push a request past the budget, the
+plugin appends its final check (``final_check``) to each agent's own callbacks the first time it
+sees the agent (``final_word=False`` leaves agents alone; an app may then call ``final_check``
+last in its own callback). A request that grew past the budget is bounded again, with one warning.
 
 After the run (``after_run_callback``) the invocation's events are read as one
-``FinishedExchange`` and projected by ``project`` (default: tool names and arguments); only that
-text is kept, in ``store`` (memory or SQLite), under the revision ``revision(user_id)`` gave when
-the turn began. A window written at another revision is never read.
+``FinishedExchange`` and projected by ``project``; only that text is kept, in the journal's
+storage port (``JournalStorage``: memory, a SQLite path, or LOCAL's SQLite and Firestore
+adapters), under the revision ``revision(user_id)`` gave when the turn began, with a sliding TTL.
+An ``AgentTool`` child run reads and writes no window. ``forget(user_id)`` deletes a person's
+windows; ``purge()`` removes expired ones.
 """
 
 from __future__ import annotations
 
-import functools
+import contextvars
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+import time
 from pathlib import Path
 from typing import Any
 
+from google.adk.agents import LlmAgent
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.agent_tool import AgentTool
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from local_agent.context.errors import BudgetExceeded, LocalError, StoreError
+from local_agent.context.exchange_journal import ExchangeJournal, ExchangeRead
 from local_agent.context.exchanges import ExchangeWindow, Summarize, latest_projection
-from local_agent.context.session_budget import BudgetResult, ByteMeasure, Measure, SessionBudget, W
-from local_agent.plugin.exchange import (
-    FinishedExchange,
-    Project,
-    checked_projection,
-    default_projection,
-    exchange_from_events,
+from local_agent.context.journal import TTL_SECONDS, Clock
+from local_agent.context.session_budget import (
+    BudgetResult,
+    ByteMeasure,
+    Measure,
+    SessionBudget,
+    measure_request,
 )
-from local_agent.plugin.store import StoredWindow, WindowStore, open_store, window_key
+from local_agent.plugin.bounding import bound_request, envelope_with, fit_responses
+from local_agent.plugin.config import (
+    DEFAULT_BUDGET_BYTES,
+    DEFAULT_MAX_EXCHANGES,
+    DEFAULT_MAX_PROJECTION_CHARS,
+    PLUGIN_NAME,
+    PluginConfigError,
+    Revision,
+    callable_or_none,
+    guarded_summary,
+    open_storage,
+    person_key,
+    positive_int,
+    session_key,
+    warn,
+)
+from local_agent.plugin.exchange import Project, checked_projection, default_projection, exchange_from_events
+from local_agent.plugin.request import (
+    content_dict,
+    current_start,
+    enum_arguments,
+    resume_anchor,
+    static_prefix,
+)
+from local_agent.plugin.turn import Turn
 
 log = logging.getLogger("local_agent.plugin")
 
-PLUGIN_NAME = "bounded_context"
-DEFAULT_BUDGET_BYTES = 16384
-DEFAULT_MAX_EXCHANGES = 2
-DEFAULT_MAX_PROJECTION_CHARS = 400
 STALE_REVISION = "STALE_CONTEXT_SNAPSHOT"  # the revision moved during the turn: nothing written
 STORE_ROW_INVALID = "STORE_ROW_INVALID"  # a stored row that is not a window: read as no window
-# Codes logged when ``summarize`` fails; the summary is then empty (the exchanges are kept).
-SUMMARY_FAILED = "SUMMARY_FAILED"
 REVISION_FAILED = "REVISION_FAILED"  # ``revision`` raised or gave no int: no window read or written
-SUMMARY_NOT_TEXT = "SUMMARY_NOT_TEXT"
-SUMMARY_TOO_LONG = "SUMMARY_TOO_LONG"
-Revision = Callable[[str], int]
-
-
-class PluginConfigError(LocalError, ValueError):
-    """A constructor argument that cannot work; raised before the plugin exists."""
-
-    code = "INVALID_PLUGIN_CONFIG"
+TOOL_RESPONSE_CUT = "TOOL_RESPONSE_CUT"  # this turn's tool responses were cut to fit the budget
+REQUEST_GREW_AFTER_PLUGIN = "REQUEST_GREW_AFTER_PLUGIN"  # a later callback pushed it over: bounded again
+# The invocation whose AgentTool is running: a run that begins under it is that tool's child run.
+_AGENT_TOOL_PARENT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "bounded_context_agent_tool_parent", default=None
+)
 
 
 def _no_revision(user_id: str) -> int:
     return 0
 
 
-def guarded_summary(summarize: Summarize, max_chars: int) -> Summarize:
-    """``summarize`` that never raises into ADK: a failure, a non-text or a text longer than
-    ``max_chars`` gives an empty summary, its code logged (never the text)."""
-
-    def run(summary: str, evicted: str) -> str:
-        try:
-            out: object = summarize(summary, evicted)
-        except Exception:  # a user's callable: it may raise anything
-            return _no_summary(SUMMARY_FAILED)
-        if not isinstance(out, str):
-            return _no_summary(SUMMARY_NOT_TEXT)
-        return out if len(out) <= max_chars else _no_summary(SUMMARY_TOO_LONG)
-
-    return run
-
-
-def _no_summary(code: str) -> str:
-    log.warning("summary dropped", extra={"code": code})
-    return ""
-
-
-def _positive_int(name: str, value: object, *, minimum: int) -> int:
-    if type(value) is not int or value < minimum:
-        raise PluginConfigError(f"{name} must be an int >= {minimum}")
-    return value
-
-
-def declaration_dict(declaration: types.FunctionDeclaration) -> dict[str, Any]:
-    """A function declaration as the canonical dict the budget measures (``parameters`` is the JSON
-    Schema, whichever field ADK filled)."""
-    dumped = declaration.model_dump(mode="json", exclude_none=True)
-    if "parameters_json_schema" in dumped:
-        dumped["parameters"] = dumped.pop("parameters_json_schema")
-    return dumped
-
-
-def _instruction_text(instruction: object) -> str:
-    """The system instruction as one text, whichever form ADK holds it in (a text, a ``Content``,
-    a ``Part``, or a list of texts and parts)."""
-    if isinstance(instruction, str):
-        return instruction
-    if isinstance(instruction, types.Content):
-        return "".join(p.text or "" for p in instruction.parts or [])
-    if isinstance(instruction, types.Part):
-        return instruction.text or ""
-    if isinstance(instruction, list):
-        return "".join(_instruction_text(item) for item in instruction)
-    return ""
-
-
-def request_envelope(llm_request: LlmRequest) -> dict[str, Any]:
-    """System instruction and function declarations exactly as ADK will send them."""
-    config = llm_request.config
-    tools = [
-        declaration_dict(decl)
-        for tool in ((config.tools or []) if config else [])
-        for decl in (getattr(tool, "function_declarations", None) or [])
-    ]
-    return {
-        "system_instruction": _instruction_text(config.system_instruction if config else None),
-        "tools": tools,
-    }
-
-
-def content_dict(content: types.Content) -> dict[str, Any]:
-    """A content as the canonical dict the budget measures (function calls and responses as JSON)."""
-    parts = [p.model_dump(mode="json", exclude_none=True) for p in content.parts or []]
-    return {"role": content.role or "user", "parts": parts}
-
-
-def current_start(contents: list[types.Content]) -> int:
-    """Where the current turn begins: the last user content that is the person's message (text or
-    other data), not a function response. 0 when there is none (all of it is the current turn)."""
-    for i in range(len(contents) - 1, -1, -1):
-        content = contents[i]
-        parts = content.parts or []
-        if content.role == "user" and parts and not any(p.function_response for p in parts):
-            return i
-    return 0
-
-
-@functools.lru_cache(maxsize=1024)
-def app_written_template(role: str, texts: tuple[str, ...]) -> types.Content:
-    """A validated template for app-written context (projections, markers, summary lines): a
-    bounded set of texts that repeat from turn to turn, never the current message."""
-    return types.Content(role=role, parts=[types.Part(text=t) for t in texts])
-
-
-def app_written_content(content: Mapping[str, Any]) -> types.Content:
-    """An app-written content as genai ``Content``: a shallow copy of its cached template (its own
-    ``Content`` and ``Part`` objects, about a tenth of the cost of validating new ones)."""
-    template = app_written_template(content["role"], tuple(p["text"] for p in content["parts"]))
-    return template.model_copy(update={"parts": [p.model_copy() for p in template.parts or []]})
-
-
-@dataclass
-class _Turn:
-    key: str
-    revision: int | None  # None: the revision could not be read, nothing is read or written
-    window: ExchangeWindow
-    refused: bool = False
-
-
 class BoundedContextPlugin(BasePlugin):
     """Bounds every model request of an ADK app; see the module docstring and ``docs/plugin.md``.
 
-    ``project``: one ``FinishedExchange`` → a short app-written text, or ``None`` to drop it.
-    ``store``: a SQLite path, ``None`` (in memory) or a ``WindowStore``. ``revision``: ``user_id`` →
-    int; a window written at another revision is never read. ``summarize``: (summary, evicted
-    projection) → summary (default: the newest evicted projection). ``measure``: the whole-request
-    measure (default: canonical UTF-8 bytes; a ``BytesBoundMeasure`` counts tokens only above the
-    byte bound, and ``budget_bytes`` is then a limit in its unit).
+    ``budget_bytes`` (positional or keyword): the limit of the whole request. ``project``: one
+    ``FinishedExchange`` → a short app-written text, or ``None`` to keep nothing (default: no free
+    text, ``default_projection``). ``store``: ``None`` (in memory), a SQLite path, or any
+    ``JournalStorage``. ``revision``: ``user_id`` → int; a window written at another revision is
+    never read. ``summarize``: (summary, evicted projection) → summary. ``measure``: the
+    whole-request measure (default canonical UTF-8 bytes). ``ttl_seconds``: a window unwritten for
+    this long reads as empty (sliding). ``final_word``: install the final budget check on agents.
     """
 
     def __init__(
         self,
-        *,
         budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        *,
         max_exchanges: int = DEFAULT_MAX_EXCHANGES,
         project: Project | None = None,
-        store: str | Path | WindowStore | None = None,
+        store: str | Path | Any = None,
         revision: Revision | None = None,
         summarize: Summarize | None = None,
         measure: Measure | None = None,
         max_projection_chars: int = DEFAULT_MAX_PROJECTION_CHARS,
+        ttl_seconds: float = TTL_SECONDS,
+        clock: Clock = time.time,
+        final_word: bool = True,
         name: str = PLUGIN_NAME,
     ) -> None:
         super().__init__(name=name)
-        limit = _positive_int("budget_bytes", budget_bytes, minimum=1)
-        self.max_exchanges = _positive_int("max_exchanges", max_exchanges, minimum=0)
-        self.max_projection_chars = _positive_int("max_projection_chars", max_projection_chars, minimum=1)
+        limit = positive_int("budget_bytes", budget_bytes, minimum=1)
+        self.max_exchanges = positive_int("max_exchanges", max_exchanges, minimum=0)
+        self.max_projection_chars = positive_int("max_projection_chars", max_projection_chars, minimum=1)
         for label, fn in (("project", project), ("revision", revision), ("summarize", summarize)):
-            if fn is not None and not callable(fn):
-                raise PluginConfigError(f"{label} must be callable or None")
+            callable_or_none(label, fn)
+        if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, (int, float)) or ttl_seconds <= 0:
+            raise PluginConfigError(f"ttl_seconds must be a number > 0, got {ttl_seconds!r}")
         self.measure: Measure = measure if measure is not None else ByteMeasure()
         self.budget = SessionBudget(limit=limit, unit=self.measure.unit, max_turns=self.max_exchanges)
         self.project: Project = project or default_projection
         self.revision: Revision = revision or _no_revision
         self.summarize: Summarize = guarded_summary(summarize or latest_projection, self.max_projection_chars)
-        self.store: WindowStore = open_store(store)
-        self._turns: dict[str, _Turn] = {}
+        self.store = open_storage(store, ttl_seconds=float(ttl_seconds))
+        self.journal = ExchangeJournal(
+            self.store, clock=clock, ttl_seconds=float(ttl_seconds), summarize=self.summarize
+        )
+        self.final_word = final_word
+        self._turns: dict[str, Turn] = {}
+        self._warned_growth = False
 
-    # -- reading and writing windows ---------------------------------------------------------
-    def _read(self, key: str, revision: int) -> ExchangeWindow:
+    # -- windows: read at the start, deleted on request, purged after their TTL ---------------
+    def forget(self, user_id: str) -> None:
+        """Delete every window of ``user_id`` (every app and session of this store), e.g. when the
+        person asks to be forgotten. Raises ``StoreError`` when the store fails."""
+        self.journal.forget(person_key(self.name, user_id))
+
+    def purge(self, now: float | None = None) -> int:
+        """Delete the windows past their TTL; how many records went. The store must have
+        ``purge_expired(now)`` (the plugin's memory and SQLite stores and LOCAL's SQLite store do; a
+        Firestore TTL policy on ``expire_at`` does it there)."""
+        purge = getattr(self.store, "purge_expired", None)
+        if not callable(purge):
+            raise PluginConfigError(f"the store {type(self.store).__name__} has no purge_expired(now)")
+        counts = purge(self.journal.clock() if now is None else now)
+        return int(counts.get("journal", 0)) if isinstance(counts, dict) else 0
+
+    def _read(self, person: str, session: str, revision: int) -> ExchangeRead:
         try:
-            stored = self.store.load(key)
-        except (StoreError, ValueError) as exc:  # unreadable: this turn goes without earlier exchanges
-            log.warning("window not read", extra={"code": getattr(exc, "code", STORE_ROW_INVALID)})
-            return ExchangeWindow(summarize=self.summarize)
-        if stored is None or stored.revision != revision:
-            return ExchangeWindow(summarize=self.summarize)
-        return ExchangeWindow(stored.turns, stored.summary, self.summarize)
+            return self.journal.read(person, session, revision)
+        except (
+            StoreError,
+            ValueError,
+            KeyError,
+            TypeError,
+        ) as exc:  # unreadable: this turn goes without earlier exchanges
+            warn("window not read", getattr(exc, "code", STORE_ROW_INVALID))
+            return ExchangeRead(ExchangeWindow(summarize=self.summarize), revision, "empty")
 
     def _revision(self, user_id: str) -> int | None:
         """``revision(user_id)``, or None (logged) when it raises or gives no int."""
@@ -229,96 +183,165 @@ class BoundedContextPlugin(BasePlugin):
         except Exception:  # a user's callable: it may raise anything
             value = None
         if type(value) is not int:
-            log.warning("revision unknown", extra={"code": REVISION_FAILED})
+            warn("revision unknown", REVISION_FAILED)
             return None
         return value
 
-    def _begin(self, session_app: str, user_id: str, session_id: str, invocation_id: str) -> _Turn:
-        key = window_key(session_app, user_id, session_id)
-        revision = self._revision(user_id)
-        window = (
-            self._read(key, revision) if revision is not None else ExchangeWindow(summarize=self.summarize)
+    def _begin(self, context: InvocationContext) -> Turn:
+        session = context.session
+        person, conversation = (
+            person_key(self.name, session.user_id),
+            session_key(session.app_name, session.id),
         )
-        turn = _Turn(key, revision, window)
-        self._turns[invocation_id] = turn
+        child = _AGENT_TOOL_PARENT.get() is not None
+        revision = None if child else self._revision(session.user_id)
+        read = self._read(person, conversation, revision) if revision is not None else None
+        turn = Turn(person, conversation, read, child=child, resumed=resume_anchor(context))
+        self._turns[context.invocation_id] = turn
         return turn
 
+    def _turn(self, callback_context: CallbackContext) -> Turn:
+        turn = self._turns.get(callback_context.invocation_id)
+        # A runner that skipped before_run (never ADK's Runner): read now.
+        return turn if turn is not None else self._begin(callback_context._invocation_context)
+
     async def before_run_callback(self, *, invocation_context: InvocationContext) -> types.Content | None:
-        session = invocation_context.session
-        self._begin(session.app_name, session.user_id, session.id, invocation_context.invocation_id)
+        self._begin(invocation_context)
         return None
 
-    # -- the budget gate ---------------------------------------------------------------------
+    # -- AgentTool child runs: marked while the tool runs ---------------------------------------
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        if isinstance(tool, AgentTool):
+            _AGENT_TOOL_PARENT.set(tool_context.invocation_id)
+        return None
+
+    async def after_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext, result: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        if isinstance(tool, AgentTool):
+            _AGENT_TOOL_PARENT.set(None)
+        return None
+
+    async def on_tool_error_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext, error: Exception
+    ) -> dict[str, Any] | None:
+        if isinstance(tool, AgentTool):
+            _AGENT_TOOL_PARENT.set(None)
+        return None
+
+    # -- the budget gate -----------------------------------------------------------------------
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        turn = self._turns.get(callback_context.invocation_id)
-        if turn is None:  # a runner that skipped before_run (never in ADK's Runner): read now
-            session = callback_context.session
-            turn = self._begin(session.app_name, session.user_id, session.id, callback_context.invocation_id)
-        contents = list(llm_request.contents or [])
-        tail = contents[current_start(contents) :]
+        turn = self._turn(callback_context)
+        turn.enums.update(enum_arguments(llm_request))
+        if self.final_word:
+            self._install_final_check(callback_context._invocation_context.agent)
+        return await self._gate(turn, callback_context, llm_request)
+
+    async def _gate(
+        self, turn: Turn, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
         try:
-            await self.bound_request(
-                callback_context, llm_request, turn.window, [content_dict(c) for c in tail], tail
-            )
+            await self.bound(turn, callback_context.user_content, llm_request)
         except BudgetExceeded as exc:
             turn.refused = True
-            log.warning("model request refused", extra={"code": exc.code})
+            warn("model request refused", exc.code, str(exc))
             return LlmResponse(error_code=exc.code, error_message=str(exc), turn_complete=True)
         return None
 
-    async def prepare(
-        self, callback_context: CallbackContext, window: W, current: Any, envelope: dict[str, Any]
-    ) -> BudgetResult[W]:
-        """Measure and trim: ``SessionBudget.prepare`` of the stdlib core. A subclass may keep its
-        own record of the result (LOCAL's router keeps it on the turn)."""
+    async def _prepare(
+        self, window: ExchangeWindow, current: Any, envelope: dict[str, Any]
+    ) -> BudgetResult[ExchangeWindow]:
         return await self.budget.prepare(window, current, envelope, self.measure)
 
-    async def bound_request(
-        self,
-        callback_context: CallbackContext,
-        llm_request: LlmRequest,
-        window: W,
-        current: Any,
-        tail: Sequence[types.Content],
-    ) -> BudgetResult[W]:
-        """The one bounding step: measure system instruction + tools + ``window`` rendered with
-        ``current``, trim it, and put the result in ``llm_request``: the app-written contents first,
-        then ``tail`` (the current turn's own contents, as ``current`` renders them) untouched.
-        Raises ``BudgetError`` (``BudgetExceeded``: nothing left to drop) without touching the request."""
-        result = await self.prepare(callback_context, window, current, request_envelope(llm_request))
-        earlier = result.contents[: len(result.contents) - len(tail)]
-        llm_request.contents = [app_written_content(c) for c in earlier] + list(tail)
-        return result
+    async def bound(
+        self, turn: Turn, user_content: types.Content | None, llm_request: LlmRequest
+    ) -> BudgetResult[ExchangeWindow]:
+        """Replace what precedes the current turn with the window, trimmed to the budget; cut this
+        turn's tool responses to their share when that is not enough. Raises ``BudgetExceeded``."""
+        contents = list(llm_request.contents or [])
+        k = static_prefix(llm_request)
+        prefix, rest = contents[:k], contents[k:]
+        tail = rest[current_start(rest, turn.resumed or user_content) :]
+        window = turn.read.window if turn.read is not None else ExchangeWindow(summarize=self.summarize)
+        try:
+            return await bound_request(
+                llm_request, window, [content_dict(c) for c in tail], tail, self._prepare, prefix=prefix
+            )
+        except BudgetExceeded:
+            fitted = fit_responses(llm_request, tail, self.budget.limit, prefix)
+            if fitted is None:
+                raise
+        cut, count = fitted
+        warn("tool responses cut to fit the budget", TOOL_RESPONSE_CUT, f"{count} cut")
+        return await bound_request(
+            llm_request, window, [content_dict(c) for c in cut], cut, self._prepare, prefix=prefix
+        )
 
-    # -- after the run: project the exchange, keep only that ---------------------------------
+    # -- the final word: the agent's own last before_model_callback ----------------------------
+    def _install_final_check(self, agent: object) -> None:
+        if not isinstance(agent, LlmAgent):
+            return
+        callbacks = agent.before_model_callback
+        listed = list(callbacks) if isinstance(callbacks, list) else ([callbacks] if callbacks else [])
+        if self.final_check not in listed:
+            agent.before_model_callback = [*listed, self.final_check]
+
+    async def final_check(
+        self, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        """The budget checked once more as the request will be sent. A request that a later
+        callback (a plugin registered after this one, the agent's own callback) grew past the
+        budget is bounded again, with a warning the first time; refused if even that cannot fit.
+        Installed on every agent by default; an app with ``final_word=False`` may call it last in
+        its own ``before_model_callback``."""
+        turn = self._turns.get(callback_context.invocation_id)
+        if turn is None or turn.refused:
+            return None
+        request = {
+            **envelope_with(llm_request, ()),
+            "contents": [content_dict(c) for c in llm_request.contents],
+        }
+        figure = await measure_request(self.measure, request)
+        if figure.count <= self.budget.limit:
+            return None
+        if not self._warned_growth:
+            self._warned_growth = True
+            detail = f"{figure.count} {self.budget.unit} after the plugin, budget {self.budget.limit}"
+            warn(
+                "a callback after the plugin grew the request past the budget; bounded again",
+                REQUEST_GREW_AFTER_PLUGIN,
+                detail,
+            )
+        return await self._gate(turn, callback_context, llm_request)
+
+    # -- after the run: project the exchange, keep only that -----------------------------------
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         turn = self._turns.pop(invocation_context.invocation_id, None)
-        if turn is None or turn.refused:
+        if turn is None or turn.refused or turn.child or turn.read is None:
             return
         session = invocation_context.session
         events = [e for e in session.events if e.invocation_id == invocation_context.invocation_id]
-        exchange = exchange_from_events(events, user_id=session.user_id, session_id=session.id)
-        self._keep(turn, exchange)
-
-    def _keep(self, turn: _Turn, exchange: FinishedExchange) -> None:
+        exchange = exchange_from_events(
+            events, user_id=session.user_id, session_id=session.id, enums=turn.enums
+        )
         text, code = checked_projection(self.project, exchange, max_chars=self.max_projection_chars)
         if code is not None:
-            log.warning("exchange dropped", extra={"code": code})
-        if text is None:
+            warn("exchange dropped", code)
+        if text is not None:
+            self._keep(turn, turn.read, exchange.user_id, text)
+
+    def _keep(self, turn: Turn, read: ExchangeRead, user_id: str, text: str) -> None:
+        if self._revision(user_id) != read.revision:
+            warn("window not written", STALE_REVISION)
             return
-        revision = turn.revision
-        if revision is None:  # unknown since the turn began (logged then): nothing to write under
-            return
-        if self._revision(exchange.user_id) != revision:
-            log.warning("window not written", extra={"code": STALE_REVISION})
-            return
-        window = turn.window.append(text, self.max_exchanges)
         try:
-            self.store.save(turn.key, StoredWindow(window.turns, window.summary, revision))
-        except StoreError as exc:
-            log.warning("window not written", extra={"code": exc.code})
+            self.journal.append(turn.person, turn.session, read, text, max_turns=self.max_exchanges)
+        except (LocalError, ValueError) as exc:  # the store failed, or a newer revision is stored
+            warn("window not written", getattr(exc, "code", STORE_ROW_INVALID))
 
     async def on_run_error_callback(self, *, invocation_context: InvocationContext, error: Exception) -> None:
         self._turns.pop(invocation_context.invocation_id, None)

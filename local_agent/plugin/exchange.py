@@ -1,9 +1,13 @@
 """One finished exchange, read from the session's events, and what may be kept of it.
 
 ``FinishedExchange`` is what a ``project`` callable is handed: the user's message, the tool calls
-with their arguments and responses, and the final text. What it returns is the only thing later
-requests see of that exchange; ``checked_projection`` refuses anything that is not a short text
-or that repeats the user's message (the exchange is then dropped, its code logged).
+with their arguments, responses and declared enums, and the final text. What it returns is the
+only thing later requests see of that exchange; ``checked_projection`` refuses anything that is
+not a short text or that repeats the user's message (the exchange is then dropped, its code logged).
+
+The default projection carries no free text: tool names, argument names, non-string values, and a
+string only where the tool's declaration gives that argument an ``enum`` (and the value is one of
+them). Any other string, wherever it sits in the arguments, becomes ``TEXT_PLACEHOLDER``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ PROJECTION_REPEATS_USER_TEXT = "PROJECTION_REPEATS_USER_TEXT"  # it contains the
 # A message this short (after stripping) may appear in a projection by chance ("yes", a city name).
 MIN_REPEAT_CHARS = 6
 NO_TOOL = "no tool was called"
-MAX_ARGUMENT_CHARS = 80  # the default projection cuts each string argument to this
+TEXT_PLACEHOLDER = "<text>"  # a string argument without a declared enum, in the default projection
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +39,7 @@ class ToolCall:
     name: str
     args: Mapping[str, Any]
     response: Mapping[str, Any] | None = None
+    enums: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # argument → declared enum
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,22 +57,33 @@ class FinishedExchange:
 Project = Callable[[FinishedExchange], "str | None"]
 
 
-def _short(value: Any) -> Any:
-    if isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
-        return value[:MAX_ARGUMENT_CHARS] + "…"
+def _no_text(value: Any) -> Any:
+    if isinstance(value, str):
+        return TEXT_PLACEHOLDER
     if isinstance(value, Mapping):
-        return {str(k): _short(v) for k, v in value.items()}
+        return {str(k): _no_text(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_short(v) for v in value]
+        return [_no_text(v) for v in value]
     return value
 
 
+def _argument(value: Any, enum: tuple[Any, ...]) -> Any:
+    if isinstance(value, str) and value in enum:
+        return value
+    return _no_text(value)
+
+
 def default_projection(exchange: FinishedExchange) -> str:
-    """The tool names and their arguments, in call order (``get_weather {"city":"Taipei"}``); never
-    the user's message, the tool responses or the model's text."""
+    """The tool names and their arguments, in call order, with no free text: a string is kept only
+    where the declaration gives its argument an enum (``get_weather {"city":"Taipei"}``), any other
+    is ``<text>`` (``add_todo {"due_days":3,"text":"<text>"}``). Never the user's message, the tool
+    responses or the model's text."""
     if not exchange.tool_calls:
         return NO_TOOL
-    return "; ".join(f"{c.name} {canonical_json(_short(dict(c.args)))}" for c in exchange.tool_calls)
+    return "; ".join(
+        f"{c.name} {canonical_json({str(k): _argument(v, c.enums.get(str(k), ())) for k, v in c.args.items()})}"
+        for c in exchange.tool_calls
+    )
 
 
 def checked_projection(
@@ -97,10 +113,15 @@ def _texts(event: Event) -> list[str]:
 
 
 def exchange_from_events(
-    events: Iterable[Event], *, user_id: str = "", session_id: str = ""
+    events: Iterable[Event],
+    *,
+    user_id: str = "",
+    session_id: str = "",
+    enums: Mapping[str, Mapping[str, tuple[Any, ...]]] | None = None,
 ) -> FinishedExchange:
     """The exchange of one invocation's events: the user's text, each function call matched with its
-    response (by id, else by name), and the agent's last text."""
+    response (by id, else by name) and the enums its declaration gave (``enums``: tool → argument →
+    values, as the requests declared them), and the agent's last text."""
     user_text, final_text = "", ""
     calls: list[tuple[str, str, Mapping[str, Any]]] = []
     responses: dict[str, Mapping[str, Any]] = {}
@@ -113,5 +134,8 @@ def exchange_from_events(
         for response in event.get_function_responses():
             responses[response.id or response.name or ""] = dict(response.response or {})
         final_text = "".join(_texts(event)) or final_text
-    tool_calls = tuple(ToolCall(name, args, responses.get(key)) for key, name, args in calls)
+    declared = enums or {}
+    tool_calls = tuple(
+        ToolCall(name, args, responses.get(key), dict(declared.get(name, {}))) for key, name, args in calls
+    )
     return FinishedExchange(user_text, tool_calls, final_text, user_id, session_id)
