@@ -630,7 +630,7 @@ def _account(admission: Admission, inbox: DurableInbox | None, released: int) ->
         "shutdown accounting",
         extra={
             "events_lost": 0,
-            "events_left_in_inbox": unfinished,
+            "events_left_in_inbox": unfinished + inbox.stats.handed_over,
             "inbox_rows_released": released,
             **counts,
         },
