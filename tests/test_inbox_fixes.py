@@ -11,14 +11,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-from helpers_app import AppHarness
-from test_inbox_resume import FAST, QUESTIONS, USER, event, health, wait_for
+import httpx
+import pytest
+from helpers_app import TOKEN, AppHarness
+from test_inbox_resume import FAST, OTHER, QUESTIONS, USER, event, health, leave_rows, wait_for
+
+from local_agent.line.client import retry_key_for
 
 from local_agent.line.inbox import DurableInbox, InboxSeal
 from local_agent.stores.sqlite import SqliteStore
 from local_agent.testing import webhooks as W
 
 SECRET = "inbox-fixes-channel-secret-0123456789"
+THIRD = "Uinbox0000000000000000000000000003"
+HI = [{"type": "text", "text": "ok"}]
 
 
 def test_a_delivery_that_fails_unreadably_gives_its_row_back_and_is_not_answered_twice(tmp_path: Path) -> None:
@@ -81,3 +87,43 @@ def test_an_event_finished_on_the_turn_loop_during_a_sweeps_claim_is_not_queued_
         turn_loop.call_soon_threadsafe(turn_loop.stop)
         thread.join(5)
         store.inner.close()
+
+
+def _as_the_dead_holder(app: AppHarness, path: str, body: dict[str, Any], **headers: str) -> None:
+    """What a killed process did before it died: its call reached LINE (and was taken)."""
+    response = httpx.post(
+        f"{app.line.base_url}{path}", json=body, headers={"Authorization": f"Bearer {TOKEN}", **headers}
+    )
+    assert response.status_code == 200
+
+
+@pytest.mark.slow
+def test_after_a_kill_the_next_owner_sends_no_second_answer_that_line_can_recognise(tmp_path: Path) -> None:
+    """Rows of events a killed process had answered (LINE took the reply or the push) but not yet
+    deleted: a young reply token refused as used, or a push's retry key answered 409, tells the
+    next owner; it sends nothing more. A row it had not answered is answered once."""
+    path = tmp_path / "local.db"
+    now = time.time()
+    replied = event(USER, QUESTIONS[0], 1, now - 5)  # token young: the next owner tries it
+    pushed = event(OTHER, QUESTIONS[1], 2, now - 120)  # token old: it pushes with the retry key
+    untouched = event(THIRD, QUESTIONS[2], 3, now - 5)
+    leave_rows(path, [replied, pushed, untouched], lapse_in=1.0)
+    with AppHarness(path, settings=FAST) as app:
+        _as_the_dead_holder(app, "/v2/bot/message/reply", {"replyToken": replied.reply_token, "messages": HI})
+        _as_the_dead_holder(
+            app,
+            "/v2/bot/message/push",
+            {"to": OTHER, "messages": HI},
+            **{"X-Line-Retry-Key": retry_key_for(pushed.event_id or "")},
+        )
+        assert wait_for(lambda: app.store.inbox_pending() == 0, timeout=15)
+        assert app.wait_idle()
+        counts = health(app)
+        assert counts["already_answered"] == 1  # the used token
+        assert counts["answered_after_restart"] == 2  # the 409 counts as delivered, the untouched once
+        shown = [r for r in app.line.requests if r.kind in ("reply", "push") and r.accepted]
+        assert len(shown) == 3  # the dead holder's two, and the untouched event's one: none twice
+        assert [r.body.get("replyToken") for r in shown if r.kind == "reply"] == [
+            replied.reply_token,
+            untouched.reply_token,
+        ]
