@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     local_event_lease_seconds: float = Field(default=15.0, alias="LOCAL_EVENT_LEASE_SECONDS", ge=1, le=600)
     # inprocess only: no = no durable inbox (an accepted event lives in memory only; a crash loses it).
     local_inbox: bool = Field(default=True, alias="LOCAL_INBOX")
+    # Set by Cloud Run on every instance: there a SQLite file lives on the container's own disk.
+    k_service: str | None = Field(default=None, alias="K_SERVICE")
+    # yes = an inbox on SQLite on Cloud Run is on purpose (its rows die with the instance).
+    local_sqlite_on_cloud_run: bool = Field(default=False, alias="LOCAL_SQLITE_ON_CLOUD_RUN")
     # OIDC on pushes (production): the audience Pub/Sub signs for and the push service account.
     local_pubsub_push_audience: str | None = Field(default=None, alias="LOCAL_PUBSUB_PUSH_AUDIENCE")
     local_pubsub_push_service_account: str | None = Field(
@@ -164,6 +168,12 @@ class Settings(BaseSettings):
             raise ValueError("LOCAL_STORE=firestore needs GOOGLE_CLOUD_PROJECT")
         if self.local_queue == "pubsub":
             self._check_pubsub()
+        sqlite_inbox = self.local_store == "sqlite" and self.local_queue == "inprocess" and self.local_inbox
+        if self.k_service and sqlite_inbox and not self.local_sqlite_on_cloud_run:
+            raise ValueError(
+                "on Cloud Run (K_SERVICE is set) the inbox on SQLite dies with the instance: set "
+                "LOCAL_STORE=firestore and GOOGLE_CLOUD_PROJECT, or LOCAL_SQLITE_ON_CLOUD_RUN=yes if on purpose"
+            )
         return self
 
     def _check_pubsub(self) -> None:

@@ -204,3 +204,73 @@ def test_a_burst_of_200_at_a_cold_start_is_all_accepted_and_each_answered_once(
         assert got == Counter({e["webhookEventId"]: 1 for e in events})
     finally:
         fresh.stop()
+
+
+def _sigterm_after_the_last_ack(
+    line: FakeLineApi, first: ServerProcess, chats: list[list[dict[str, Any]]]
+) -> tuple[Counter[str], float]:
+    """Send every chat's events (one body per chat, all chats at once), SIGTERM as soon as the last
+    is acknowledged: what LINE took before the exit, and the seconds from SIGTERM to the exit."""
+    events = [e for chat in chats for e in chat]
+    responses = asyncio.run(_post_all(first.base_url, chats))
+    assert [r.status_code for r in responses] == [200] * len(chats)
+    assert sum(r.json()["accepted"] for r in responses) == len(events)
+    rc, seconds = first.terminate(timeout=30)
+    assert rc is not None
+    return answers(line, events), seconds
+
+
+def test_sigterm_with_300_events_and_line_answering_in_1_s_then_a_restart_answers_each_exactly_once(
+    line: FakeLineApi, tmp_path: Path
+) -> None:
+    """LINE acts on each reply when it arrives and answers a second later: a stop lets the calls on
+    the wire finish (never cancels one) and hands back only what it never sent."""
+    store_env = {"LOCAL_STORE": "sqlite", "LOCAL_SQLITE_PATH": str(tmp_path / "local.db")}
+    line.answer_delay = 1.0
+    first = server("first", line, store_env, tmp_path).start().wait_ready()
+    chats = conversations(30, 10, "stop")
+    events = [e for chat in chats for e in chat]
+    try:
+        before, seconds = _sigterm_after_the_last_ack(line, first, chats)
+    finally:
+        first.stop()
+    assert seconds < 10  # within Cloud Run's grace
+    assert max(before.values(), default=1) == 1 and 0 < len(before) < len(events)
+    second = server("second", line, store_env, tmp_path).start().wait_ready()
+    try:
+        got = wait_answered(line, events)
+        assert got == Counter({e["webhookEventId"]: 1 for e in events})
+        assert in_chat_order(line, chats)
+    finally:
+        second.stop()
+
+
+@pytest.mark.firestore
+def test_sigterm_of_one_of_two_instances_on_firestore_each_event_answered_once_by_it_or_its_peer(
+    line: FakeLineApi, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    emulator = request.getfixturevalue("firestore_emulator")
+    store_env = {
+        "LOCAL_STORE": "firestore",
+        "GOOGLE_CLOUD_PROJECT": request.getfixturevalue("firestore_project"),
+        "FIRESTORE_EMULATOR_HOST": emulator.endpoint,
+    }
+    line.answer_delay = 1.0
+    a = server("a", line, store_env, tmp_path)
+    b = server("b", line, store_env, tmp_path)
+    a.start(), b.start()
+    a.wait_ready(), b.wait_ready()
+    chats = conversations(15, 3, "peer")
+    events = [e for chat in chats for e in chat]
+    try:
+        before, seconds = _sigterm_after_the_last_ack(line, a, chats)
+        assert seconds < 10
+        stopped = time.monotonic()
+        got = wait_answered(line, events, timeout=60)
+        assert got == Counter({e["webhookEventId"]: 1 for e in events})
+        assert time.monotonic() - stopped < 60 + 2 * float(LEASE) + 1
+        assert in_chat_order(line, chats)
+        assert "Traceback" not in b.stderr()
+    finally:
+        a.stop()
+        b.stop()

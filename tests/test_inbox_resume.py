@@ -19,6 +19,7 @@ from helpers_app import SECRET, AppHarness, texts_of
 from local_agent.context.errors import StoreError
 from local_agent.line.client import retry_key_for
 from local_agent.line.inbox import DurableInbox, InboxSeal, apology, too_late_text
+from local_agent.line.inbox_turn import QUOTED_APOLOGY
 from local_agent.line.processor import InboundEvent
 from local_agent.stores.ports import InboxEntry
 from local_agent.stores.sqlite import SqliteStore
@@ -195,11 +196,14 @@ def test_a_reply_line_refused_is_pushed_once_line_answers_again(tmp_path: Path) 
     with AppHarness(tmp_path / "local.db", settings=FAST) as app:
         app.app.state.inbox.retry_seconds = 0.3
         app.line.fail_next("/message/reply", 500, times=3)  # the first try and both retries
-        app.turn(W.text_event(USER, QUESTIONS[0]))
+        sent = W.text_event(USER, QUESTIONS[0])
+        app.turn(sent)
         assert app.line.replies() == []
         assert wait_for(lambda: len(app.line.pushes()) == 1)
         (push,) = app.line.pushes()
-        assert texts_of(push)[0].startswith("花壇鄉找到")
+        # pushed late: it quotes the message it answers, after a short apology
+        assert texts_of(push)[0].startswith(QUOTED_APOLOGY + "花壇鄉找到")
+        assert push.body["messages"][0]["quoteToken"] == sent["message"]["quoteToken"]
         assert wait_for(lambda: health(app)["delivered_on_retry"] == 1)
         counts = health(app)
         assert counts["failed_to_deliver"] == 1 and counts["accepted"] == 1 and counts["answered"] == 1

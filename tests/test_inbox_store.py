@@ -49,7 +49,7 @@ def test_accept_claims_each_event_once_and_a_duplicate_is_not_written_again(stor
 
 def test_answered_rows_are_deleted_and_the_event_stays_deduplicated(store: Any) -> None:
     store.inbox_accept([entry(1)], holder="p1", now=NOW, lease=LEASE)
-    store.inbox_done("event0001")
+    assert store.inbox_done("event0001", holder="p1") is True
     assert store.inbox_pending() == 0
     assert store.inbox_accept([entry(1)], holder="p1", now=NOW + 5, lease=LEASE) == [False]
     assert store.inbox_pending() == 0
@@ -112,3 +112,38 @@ def test_a_body_of_many_events_is_one_accept(store: Any) -> None:
     assert store.inbox_accept(entries, holder="p1", now=NOW, lease=LEASE) == [True] * 120
     rows = store.inbox_claim(holder="p2", now=NOW + LEASE, lease=LEASE, limit=500)
     assert [r.entry.seq for r in rows] == list(range(120))
+
+
+def test_done_deletes_only_the_holders_row(store: Any) -> None:
+    """A process whose lease lapsed (a peer took the row over) cannot delete the peer's row."""
+    store.inbox_accept([entry(1)], holder="slow", now=NOW, lease=LEASE)
+    (taken,) = store.inbox_claim(holder="peer", now=NOW + LEASE, lease=LEASE, limit=9)
+    assert store.inbox_done("event0001", holder="slow") is False
+    assert store.inbox_pending() == 1
+    assert store.inbox_done("event0001", holder="peer") is True
+    assert store.inbox_pending() == 0
+    assert store.inbox_done("event0001", holder="peer") is False  # gone: nothing to delete
+
+
+def test_a_claim_past_the_batch_takes_the_oldest_rows_whatever_their_leases(store: Any) -> None:
+    """More lapsed rows than one claim takes: the claim is the oldest by arrival, not by lease, so
+    a chat's later message is never claimed before its earlier one."""
+    total, batch = 250, 200
+    for n in range(
+        total
+    ):  # later messages' leases lapsed earlier (accepted by a process with a slower clock)
+        store.inbox_accept([entry(n, f"chat-{n % 3}")], holder="dead", now=NOW - n, lease=LEASE)
+    rows = store.inbox_claim(holder="p2", now=NOW + LEASE, lease=LEASE, limit=batch)
+    assert [r.entry.seq for r in rows] == list(range(batch))
+    rest = store.inbox_claim(holder="p2", now=NOW + LEASE, lease=LEASE, limit=batch)
+    assert [r.entry.seq for r in rest] == list(range(batch, total))
+
+
+def test_a_row_handed_back_is_nobodys_not_renewed_and_claimable_at_its_retry_time(store: Any) -> None:
+    store.inbox_accept([entry(1), entry(2)], holder="p1", now=NOW, lease=LEASE)
+    assert store.inbox_hand_back("event0001", holder="other", retry_at=NOW + 30) is False
+    assert store.inbox_hand_back("event0001", holder="p1", retry_at=NOW + 30) is True
+    assert store.inbox_renew(holder="p1", now=NOW + 20, lease=LEASE) == 1  # only event0002
+    assert store.inbox_claim(holder="p2", now=NOW + 29, lease=LEASE, limit=9) == []
+    (row,) = store.inbox_claim(holder="p2", now=NOW + 30, lease=LEASE, limit=9)
+    assert row.entry.event_id == "event0001" and row.attempts == 1

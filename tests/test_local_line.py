@@ -94,6 +94,18 @@ def test_a_request_line_shows_what_a_user_sees_and_never_a_header():
     assert request_line(request) == "POST /v2/bot/message/reply -> 200 reply: text「花壇鄉找到 4 家店家」"
     refused = RecordedRequest("/v2/bot/message/push", {}, {}, 401, {"message": "Authentication failed"})
     assert request_line(refused) == "POST /v2/bot/message/push -> 401 Authentication failed"
+    late = RecordedRequest(
+        "/v2/bot/message/push",
+        {},
+        {"to": "U1", "messages": [{"type": "text", "text": "抱歉晚回覆了：好", "quoteToken": "qtok-secret"}]},
+        status=200,
+    )
+    shown = request_line(late)
+    assert (
+        shown
+        == "POST /v2/bot/message/push -> 200 push to U1: text「抱歉晚回覆了：好」 quoting the user's message"
+    )
+    assert "qtok-secret" not in shown
 
 
 @pytest.mark.slow

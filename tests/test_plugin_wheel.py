@@ -70,7 +70,9 @@ def _staged(tmp_path: Path) -> Path:
     shutil.copytree(PACKAGE, stage / "packages" / PACKAGE.name, ignore=shutil.ignore_patterns("build"))
     for part in ("context", "plugin"):
         shutil.copytree(
-            ROOT / "local_agent" / part, stage / "local_agent" / part, ignore=shutil.ignore_patterns("__pycache__")
+            ROOT / "local_agent" / part,
+            stage / "local_agent" / part,
+            ignore=shutil.ignore_patterns("__pycache__"),
         )
     return stage / "packages" / PACKAGE.name
 
@@ -92,9 +94,15 @@ def test_the_light_wheel_holds_only_the_plugin_and_installs_beside_an_adk_alread
     names = zipfile.ZipFile(wheel).namelist()
     packages = {n.split("/")[1] for n in names if n.startswith("local_agent/")}
     assert packages == {"context", "plugin"}
-    assert not [n for n in names if not n.startswith(("local_agent/context/", "local_agent/plugin/", "local_agent_plugin-"))]
+    assert not [
+        n
+        for n in names
+        if not n.startswith(("local_agent/context/", "local_agent/plugin/", "local_agent_plugin-"))
+    ]
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
-    requires = [line.split(":", 1)[1].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    requires = [
+        line.split(":", 1)[1].strip() for line in metadata.splitlines() if line.startswith("Requires-Dist:")
+    ]
     assert requires == ["google-adk<3,>=2.9"]
 
     fresh = tmp_path / "fresh"

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from local_agent.settings import Settings
+from local_agent.settings import Settings, SettingsError, load_settings
 
 SECRET = "0123456789abcdef-real-channel-secret"
 TOKEN = "real-access-token-ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-ENV_PREFIXES = ("LINE_", "LOCAL_", "GOOGLE_", "FIRESTORE_")
+ENV_PREFIXES = ("LINE_", "LOCAL_", "GOOGLE_", "FIRESTORE_", "K_SERVICE")
 
 
 @pytest.fixture(autouse=True)
@@ -354,3 +354,26 @@ def test_a_printed_settings_object_shows_no_credential(monkeypatch):
 def test_durations_that_would_disable_a_bound_are_refused(monkeypatch, name, value):
     monkeypatch.setenv(name, value)
     assert name in str(refused(name))
+
+
+def test_on_cloud_run_an_inbox_on_sqlite_is_refused_unless_on_purpose(monkeypatch):
+    monkeypatch.setenv("K_SERVICE", "local-day15")
+    error = refused("on Cloud Run")
+    assert "LOCAL_STORE=firestore" in str(error) and "LOCAL_SQLITE_ON_CLOUD_RUN=yes" in str(error)
+    monkeypatch.setenv("LOCAL_SQLITE_ON_CLOUD_RUN", "yes")
+    assert load().local_store == "sqlite"  # said on purpose
+    monkeypatch.delenv("LOCAL_SQLITE_ON_CLOUD_RUN")
+    monkeypatch.setenv("LOCAL_INBOX", "no")
+    assert load().local_inbox is False  # no inbox: nothing to lose with the instance's disk
+    monkeypatch.delenv("LOCAL_INBOX")
+    monkeypatch.setenv("LOCAL_STORE", "firestore")
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "local-test")
+    assert load().local_store == "firestore"
+
+
+def test_the_cloud_run_refusal_is_one_line_at_start(monkeypatch):
+    monkeypatch.setenv("K_SERVICE", "local-day15")
+    with pytest.raises(SettingsError) as info:
+        load_settings(_env_file=None)
+    (line,) = [p for p in str(info.value).splitlines() if "Cloud Run" in p]
+    assert "LOCAL_STORE=firestore" in line

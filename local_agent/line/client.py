@@ -22,9 +22,10 @@ Delivery policy (``deliver``):
 Errors are :class:`LineDeliveryError` with the HTTP status and whether a later retry may help;
 their text never contains message text, tokens or user ids.
 
-Caveat: a reply that times out or answers 5xx may still have been delivered; its retry then
-finds the token used and falls back to push, so the user can see the message twice. LINE gives
-no way to tell; a duplicate is preferred to silence.
+A reply that times out or answers 5xx may still have been delivered; its retry then finds the
+token used, which says exactly that: it counts as delivered (``"already"``), never pushed again.
+During a stop (``wire.py``) no call or retry starts after the stop's last moment, and each attempt
+gets at most ``CALL_SECONDS``.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from linebot.v3.messaging import (
 )
 
 from local_agent.context.errors import LocalError
+from local_agent.line.wire import Wire
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +67,11 @@ _RETRY_KEY_NAMESPACE = uuid.UUID("7a1f3c52-9a51-4b8e-8f0e-6c0a2d1e4b37")
 T = TypeVar("T")
 
 # Why a LINE call failed (a fixed machine word, logged and tested).
-FailureReason = Literal["http", "invalid_reply_token", "monthly_limit", "timeout", "connection"]
-# How delivered messages went out.
-Delivery = Literal["reply", "push"]
+FailureReason = Literal["http", "invalid_reply_token", "monthly_limit", "timeout", "connection", "stopped"]
+# How delivered messages went out; ``already``: the reply token was found used by an earlier
+# attempt of the same answer (this process's retry, or a resumed event's killed holder), so LINE
+# showed it already and nothing more is sent.
+Delivery = Literal["reply", "push", "already"]
 
 
 class LineDeliveryError(LocalError):
@@ -80,6 +84,7 @@ class LineDeliveryError(LocalError):
         self, status: int | None, retryable: bool, *, operation: str = "", reason: FailureReason = "http"
     ) -> None:
         self.status, self.retryable, self.operation, self.reason = status, retryable, operation, reason
+        self.after_retry = False  # raised by a retry: an earlier attempt may have reached LINE
         super().__init__(
             f"{operation or 'call'} failed: status={status} reason={reason} retryable={retryable}"
         )
@@ -140,6 +145,7 @@ class LineGateway:
         max_backoff: float = DEFAULT_MAX_BACKOFF,
         reply_token_max_age: float = DEFAULT_REPLY_TOKEN_MAX_AGE,
         pool_size: int | None = None,
+        wire: Wire | None = None,
     ) -> None:
         asyncio.get_running_loop()  # raises RuntimeError outside a loop, before aiohttp warns
         if max_retries < 0:
@@ -149,6 +155,7 @@ class LineGateway:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.reply_token_max_age = reply_token_max_age
+        self.wire = wire or Wire()
         # host=None keeps the SDK's default (https://api.line.me)
         configuration = Configuration(access_token=access_token, host=host)
         if pool_size is not None:  # the SDK's default is CPU count x 5: 5 on a 1-vCPU instance
@@ -180,6 +187,10 @@ class LineGateway:
         retries = self.max_retries if retries is None else retries
         attempt = 0
         while True:
+            if not self.wire.may_start():  # a stop: no call starts after its last moment
+                error = LineDeliveryError(None, True, operation=operation, reason="stopped")
+                error.after_retry = attempt > 0
+                raise error
             try:
                 return await send()
             except ApiException as exc:
@@ -188,6 +199,7 @@ class LineGateway:
                 error = LineDeliveryError(None, True, operation=operation, reason="timeout")
             except aiohttp.ClientError:
                 error = LineDeliveryError(None, True, operation=operation, reason="connection")
+            error.after_retry = attempt > 0
             if not error.retryable:
                 log.info("LINE %s failed: %s", operation, error)
                 raise error
@@ -206,11 +218,14 @@ class LineGateway:
             )
             await asyncio.sleep(delay)
 
+    def _timeout(self) -> float:
+        return self.wire.timeout(self.timeout)
+
     # -- API -------------------------------------------------------------------------------
 
     async def reply(self, reply_token: str, messages: Sequence[Message]) -> None:
         request = ReplyMessageRequest(replyToken=reply_token, messages=list(messages))
-        await self._call("reply", lambda: self._api.reply_message(request, _request_timeout=self.timeout))
+        await self._call("reply", lambda: self._api.reply_message(request, _request_timeout=self._timeout()))
 
     async def push(self, to: str, messages: Sequence[Message], retry_key: str) -> None:
         """Push with ``X-Line-Retry-Key``; retries reuse the key, and a 409 (key already accepted)
@@ -224,7 +239,7 @@ class LineGateway:
             await self._call(
                 "push",
                 lambda: self._api.push_message(
-                    request, x_line_retry_key=retry_key, _request_timeout=self.timeout
+                    request, x_line_retry_key=retry_key, _request_timeout=self._timeout()
                 ),
             )
         except LineDeliveryError as error:
@@ -251,11 +266,18 @@ class LineGateway:
         retry_key: str,
         token_received_at: float,
         now: float | None = None,
+        *,
+        resumed: bool = False,
     ) -> Delivery:
         """Reply if the token is fresh, else (or if LINE rejects the token) push with ``retry_key``.
 
         ``token_received_at`` and ``now`` are seconds on the same clock (``now`` defaults to
-        ``time.time()``). Returns ``"reply"`` or ``"push"``: the way the messages went out.
+        ``time.time()``). Returns ``"reply"`` or ``"push"``: the way the messages went out, or
+        ``"already"`` when a fresh token is refused as used by an earlier attempt of this answer:
+        this call's own retry (the first attempt timed out or failed after LINE may have taken
+        it), or, with ``resumed`` (an event another process held and may have answered before it
+        died), any refusal of a fresh token. A push then would show the answer twice; a fresh
+        token refused for another reason (LINE expiring it early) costs that answer instead.
         """
         now = time.time() if now is None else now
         if reply_token and now - token_received_at < self.reply_token_max_age:
@@ -265,6 +287,9 @@ class LineGateway:
             except LineDeliveryError as error:
                 if error.reason != "invalid_reply_token":
                     raise
+                if error.after_retry or resumed:
+                    log.info("LINE reply token already used by an earlier attempt; not sent again")
+                    return "already"
                 log.info("LINE reply token rejected; falling back to push")
         await self.push(to, messages, retry_key)
         return "push"

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
+
+from local_agent.line.wire import Wire
 
 log = logging.getLogger("local_agent.dispatcher")
 
@@ -35,7 +38,7 @@ class Dispatcher(Protocol):
 
     async def wait_idle(self, timeout: float | None = None) -> bool: ...
 
-    async def drain(self, timeout: float = 8.0) -> bool: ...
+    async def drain(self, timeout: float = 8.0, wire: Wire | None = None) -> bool: ...
 
 
 class ScopeDispatcher:
@@ -106,14 +109,30 @@ class ScopeDispatcher:
         except TimeoutError:
             return False
 
-    async def drain(self, timeout: float = 8.0) -> bool:
-        """Stop taking work and wait for what was accepted; cancel what is left after ``timeout``."""
+    async def drain(self, timeout: float = 8.0, wire: Wire | None = None) -> bool:
+        """Stop taking work and wait for what was accepted; after ``timeout`` cancel what is left,
+        except the work on the wire (a LINE call sent: ``wire.py``), which is awaited until the
+        wire's last call has ended, and cancelled only if it is still running then."""
         self.closed = True
+        if wire is not None and wire.send_until is not None:  # no turn can send after it
+            timeout = min(timeout, max(0.0, wire.send_until - time.monotonic()))
         done = await self.wait_idle(timeout)
-        if not done:
-            unfinished = self._pending  # read before the cancelled jobs count themselves down
-            for task in list(self._workers.values()):
+        if done:
+            return True
+        unfinished = self._pending  # read before the cancelled jobs count themselves down
+        carrying = wire.on_the_wire() if wire is not None else set()
+        for task in list(self._workers.values()):
+            if task not in carrying:
                 task.cancel()
-            await asyncio.gather(*self._workers.values(), return_exceptions=True)
-            log.warning("shutdown dropped unfinished turns", extra={"turns_dropped": unfinished})
-        return done
+        until = wire.wire_until if wire is not None else None
+        rest = [t for t in self._workers.values() if t in carrying]
+        if rest and until is not None:
+            await asyncio.wait(rest, timeout=max(0.0, until - time.monotonic()))
+        for task in list(self._workers.values()):
+            task.cancel()
+        await asyncio.gather(*self._workers.values(), return_exceptions=True)
+        log.warning(
+            "shutdown cut unfinished turns",
+            extra={"turns_dropped": unfinished, "turns_on_the_wire": len(rest)},
+        )
+        return False

@@ -156,7 +156,8 @@ def _from_message(message: Any, common: _EventCommon, shared: bool) -> InboundEv
         text, mentioned = addressed_text(message)
         if shared and not mentioned:
             return None  # chatter between members: not for us
-        return InboundEvent(kind="text", text=text, **common)
+        quote = getattr(message, "quote_token", None)
+        return InboundEvent(kind="text", text=text, quote_token=quote if is_id(quote) else None, **common)
     if shared:
         return None  # a voice message, sticker or photo in a group cannot mention the bot
     # In a 1:1 chat every message gets an answer; a shared location's address is read as text.

@@ -33,7 +33,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -124,6 +124,10 @@ class InboxStats:
     delivered_on_retry: int = 0
     given_up: int = 0
     dropped: int = 0
+    handed_back: int = 0
+    handed_over: int = 0
+    already_answered: int = 0
+    taken_over: int = 0
     pending: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -147,6 +151,55 @@ class InboxItem:
     parked: tuple[Message, ...] | None = None
 
 
+class InFlight:
+    """The event ids queued or running in this process, shared by the webhook's loop (which adds
+    what it accepts) and the turn loop (which removes what it finished), behind one lock.
+
+    A sweep claims rows, then opens them: an event finished on the turn loop between the two (its
+    row claimed again because a renewal failed, then deleted by its turn) must not be queued a
+    second time. So each finish is stamped with a counter, and ``take`` refuses an id finished
+    after the sweep's ``mark``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids: set[str] = set()
+        self._finished: dict[str, int] = {}  # id -> stamp of its finish, pruned at each mark
+        self._stamp = 0
+
+    def add(self, ids: Iterable[str]) -> None:
+        with self._lock:
+            self._ids.update(ids)
+
+    def discard(self, event_id: str) -> None:
+        with self._lock:
+            if event_id in self._ids:
+                self._ids.discard(event_id)
+                self._stamp += 1
+                self._finished[event_id] = self._stamp
+
+    def mark(self) -> int:
+        """Before a claim: the stamp a later ``take`` compares with (older finishes are forgotten)."""
+        with self._lock:
+            self._finished = {i: s for i, s in self._finished.items() if s > self._stamp - 10_000}
+            return self._stamp
+
+    def take(self, event_id: str, mark: int) -> bool:
+        """Hold a claimed row's event here unless it is already queued or finished since ``mark``."""
+        with self._lock:
+            if event_id in self._ids or self._finished.get(event_id, -1) > mark:
+                return False
+            self._ids.add(event_id)
+            return True
+
+    def __contains__(self, event_id: object) -> bool:
+        with self._lock:
+            return event_id in self._ids
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._ids)
+
+
 @dataclass
 class DurableInbox:
     store: GuardedStore
@@ -156,8 +209,8 @@ class DurableInbox:
     holder: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     retry_seconds: float = RETRY_SECONDS
     stats: InboxStats = field(default_factory=InboxStats)
-    in_flight: set[str] = field(default_factory=set)  # event ids queued or running here
-    undeleted: set[str] = field(default_factory=set)  # answered here, deletion not confirmed
+    in_flight: InFlight = field(default_factory=InFlight)  # event ids queued or running here
+    undeleted: set[str] = field(default_factory=set)  # answered here, deletion not confirmed (turn loop)
     unfollowed: dict[str, float] = field(default_factory=dict)  # chat -> when it unfollowed
 
     @property
@@ -190,7 +243,7 @@ class DurableInbox:
             elif event.event_id in new_ids:
                 new_ids.discard(event.event_id)
                 accepted.append(event)
-        self.in_flight.update(e.event_id for e in accepted if e.event_id)
+        self.in_flight.add(e.event_id for e in accepted if e.event_id)
         self.stats.add(accepted=len(accepted), duplicates=len(events) - len(accepted))
         if len(accepted) < len(events):
             log.info("duplicate event dropped", extra={"events_dropped": len(events) - len(accepted)})
@@ -198,14 +251,38 @@ class DurableInbox:
 
     # -- the turn's side ---------------------------------------------------------------------
     async def done(self, event: InboundEvent) -> None:
-        """Delete the answered event's row (a failed delete is retried by the next sweep)."""
+        """Delete the answered event's row (a failed delete is retried by the next sweep). A row
+        another process took over meanwhile (this one's lease lapsed) is left to it, logged."""
         if not event.event_id:
             return
         try:
-            await asyncio.to_thread(self.store.inbox_done, event.event_id)
+            mine = await asyncio.to_thread(self.store.inbox_done, event.event_id, holder=self.holder)
         except StoreError as exc:
             self.undeleted.add(event.event_id)
             log.warning("inbox row not deleted yet", extra={"code": exc.code})
+        else:
+            if not mine:
+                self.stats.add(taken_over=1)
+                log.warning(
+                    "answered row was taken over by another process", extra={"code": "INBOX_TAKEN_OVER"}
+                )
+        self.in_flight.discard(event.event_id)
+
+    async def hand_back(self, event: InboundEvent) -> None:
+        """A turn that failed without sending anything (not a LINE refusal): its row is nobody's
+        again, for a sweep to try after ``retry_seconds`` (at most ``MAX_ATTEMPTS`` claims)."""
+        if not event.event_id:
+            return
+        try:
+            await asyncio.to_thread(
+                self.store.inbox_hand_back,
+                event.event_id,
+                holder=self.holder,
+                retry_at=self.clock() + self.retry_seconds,
+            )
+        except StoreError as exc:
+            log.warning("failed row not handed back; its lease lapses", extra={"code": exc.code})
+        self.stats.add(handed_back=1)
         self.in_flight.discard(event.event_id)
 
     async def park(self, event: InboundEvent, messages: Sequence[Message]) -> bool:
@@ -228,8 +305,11 @@ class DurableInbox:
         self.in_flight.discard(event.event_id)
         return parked
 
-    def left(self, event: InboundEvent) -> None:
-        """The event was not finished here (shutdown): its row stays for the next start."""
+    def left(self, event: InboundEvent, *, handed_over: bool = False) -> None:
+        """The event was not finished here (shutdown): its row stays for the next owner (released
+        at exit). ``handed_over``: counted as such (a stop that did not answer it)."""
+        if handed_over:
+            self.stats.add(handed_over=1)
         if event.event_id:
             self.in_flight.discard(event.event_id)
 
@@ -258,8 +338,9 @@ class DurableInbox:
         now = self.clock()
         await asyncio.to_thread(self.store.inbox_renew, holder=self.holder, now=now, lease=self.lease)
         for event_id in list(self.undeleted):
-            await asyncio.to_thread(self.store.inbox_done, event_id)
+            await asyncio.to_thread(self.store.inbox_done, event_id, holder=self.holder)
             self.undeleted.discard(event_id)
+        mark = self.in_flight.mark()
         rows = await asyncio.to_thread(
             self.store.inbox_claim,
             holder=self.holder,
@@ -267,13 +348,13 @@ class DurableInbox:
             lease=self.lease,
             limit=min(room, CLAIM_BATCH),
         )
-        items = [item for row in rows if (item := await self._open(row)) is not None]
+        items = [item for row in rows if (item := await self._open(row, mark)) is not None]
         self.stats.pending = await asyncio.to_thread(self.store.inbox_pending)
         return items
 
-    async def _open(self, row: InboxRow) -> InboxItem | None:
+    async def _open(self, row: InboxRow, mark: int) -> InboxItem | None:
         event_id = row.entry.event_id
-        if event_id in self.in_flight:  # already queued here (its renewal failed meanwhile)
+        if not self.in_flight.take(event_id, mark):  # queued here, or finished since the claim began
             return None
         try:
             event = decode_event(self.seal.open(event_id, row.entry.sealed))
@@ -288,7 +369,6 @@ class DurableInbox:
             log.error("inbox row given up after repeated attempts", extra={"attempts": row.attempts})
             await self._drop(event_id, given_up=1)
             return None
-        self.in_flight.add(event_id)
         return InboxItem(event, resumed=True, parked=parked)
 
     def _parked(self, event_id: str, reply: bytes) -> tuple[Message, ...]:
@@ -301,9 +381,10 @@ class DurableInbox:
     async def _drop(self, event_id: str, **counts: int) -> None:
         self.stats.add(**counts)
         try:
-            await asyncio.to_thread(self.store.inbox_done, event_id)
+            await asyncio.to_thread(self.store.inbox_done, event_id, holder=self.holder)
         except StoreError:
             self.undeleted.add(event_id)
+        self.in_flight.discard(event_id)
 
     def release(self) -> int:
         """At shutdown (blocking, bounded by the store's deadline): hand this process's unfinished

@@ -32,6 +32,7 @@ from local_agent.replies.reply import Reply
 log = logging.getLogger("local_agent.inbox")
 
 MAX_MESSAGES = 5  # LINE takes at most five messages per reply or push
+QUOTED_APOLOGY = "抱歉晚回覆了："  # the opening of a late answer that quotes the message it answers
 
 
 class PushPacer:
@@ -49,15 +50,18 @@ class PushPacer:
             await asyncio.sleep(slot - now)
 
 
-def with_apology(messages: Sequence[Message], received_at: float) -> list[Message]:
-    """The messages opened by the apology naming the time of the message they answer."""
-    opening = apology(received_at)
+def with_apology(messages: Sequence[Message], received_at: float, quote: str | None = None) -> list[Message]:
+    """The messages opened by a short apology. With the ``quoteToken`` LINE gave the message they
+    answer, the first text quotes it (LINE shows that message above the answer) and the apology
+    is 「抱歉晚回覆了：」; without one the apology names the message's time instead."""
+    opening = QUOTED_APOLOGY if quote else apology(received_at)
+    quoted = {"quoteToken": quote} if quote else {}
     first = messages[0] if messages else None
     if isinstance(first, TextMessage):
-        opened = TextMessage.from_dict({**first.to_dict(), "text": opening + first.text})
+        opened = TextMessage.from_dict({**first.to_dict(), "text": opening + first.text, **quoted})
         return [opened, *messages[1:]]
     if len(messages) < MAX_MESSAGES:
-        return [TextMessage(text=opening.rstrip("："), quickReply=None), *messages]
+        return [TextMessage.from_dict({"type": "text", "text": opening.rstrip("："), **quoted}), *messages]
     return list(messages)
 
 
@@ -74,12 +78,18 @@ class InboxTurn:
             self.inbox.stats.add(dropped=1)
             await self.inbox.done(event)
             return
+        if self.processor.gateway.wire.stopping:  # a stop starts no turn: the row goes to the next owner
+            self.inbox.left(event, handed_over=True)
+            return
         started = time.perf_counter()
         try:
             messages, code, failure = await self._answer(item)
             await self._deliver(item, messages, code, started)
-        except asyncio.CancelledError:  # the drain's deadline: the row stays for the next start
-            self.inbox.left(event)
+        except asyncio.CancelledError:  # the drain's deadline, nothing on the wire: the row stays
+            self.inbox.left(event, handed_over=True)
+            raise
+        except Exception:  # not a LINE refusal (a bug): retried later, not renewed until a restart
+            await self.inbox.hand_back(event)
             raise
         if failure is not None:
             raise failure  # the dispatcher logs and counts it (the apology went out)
@@ -127,29 +137,37 @@ class InboxTurn:
         late = self._age(event) >= self.processor.gateway.reply_token_max_age
         if late:
             await self.pacer.wait()
-        try:
-            how = await self.processor.send(
-                event, with_apology(messages, event.received_at) if late else messages
+        sent = messages
+        if late or item.resumed:  # a late, resumed or handed-over answer quotes what it answers
+            sent = with_apology(messages, event.received_at, event.quote_token)
+        with self.processor.gateway.wire.carry():  # the call and the row's deletion: one step
+            try:
+                how = await self.processor.send(event, sent, resumed=item.resumed)
+            except LineDeliveryError as exc:
+                await self._undelivered(event, messages, exc, retry=item.parked is not None)
+                return
+            self.inbox.stats.add(
+                answered=int(how != "already"),
+                already_answered=int(how == "already"),
+                answered_after_restart=int(item.resumed and item.parked is None and how != "already"),
+                delivered_on_retry=int(item.parked is not None),
             )
-        except LineDeliveryError as exc:
-            await self._undelivered(event, messages, exc, retry=item.parked is not None)
-            return
-        await self.processor.record(
-            event, "late" if late or how == "push" else "reply", retry=item.parked is not None
-        )
+            await self.inbox.done(event)
+            await self.processor.record(
+                event, "late" if late or how == "push" else "reply", retry=item.parked is not None
+            )
         if how is not None:
             log_turn_done(event, how, code, started)
-        self.inbox.stats.add(
-            answered=1,
-            answered_after_restart=int(item.resumed and item.parked is None),
-            delivered_on_retry=int(item.parked is not None),
-        )
-        await self.inbox.done(event)
 
     async def _undelivered(
         self, event: InboundEvent, messages: list[Message], exc: LineDeliveryError, *, retry: bool = False
     ) -> None:
-        """LINE did not take the reply: keep it for a later push while that can still help."""
+        """LINE did not take the reply: keep it for a later push while that can still help. During
+        a stop the row goes to the next owner as it is (it decides by the reply token, which an
+        attempt that may have reached LINE has used)."""
+        if exc.reason == "stopped" or (exc.retryable and self.processor.gateway.wire.stopping):
+            self.inbox.left(event, handed_over=True)
+            return
         self.inbox.stats.add(failed_to_deliver=1)
         if exc.retryable and self._age(event) < AGE_LIMIT_SECONDS and await self.inbox.park(event, messages):
             log.warning(

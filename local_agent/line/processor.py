@@ -69,6 +69,7 @@ class InboundEvent:
     received_at: float
     text: str = ""
     data: str = ""
+    quote_token: str | None = None  # a text message's ``quoteToken``: a late answer quotes it
 
     @property
     def anonymous(self) -> bool:
@@ -192,15 +193,25 @@ class EventProcessor:
         if self.usage is not None:
             await self.usage.delivered(event, delivery, retry=retry)
 
-    async def send(self, event: InboundEvent, messages: Sequence[Message]) -> Delivery | None:
+    async def send(
+        self, event: InboundEvent, messages: Sequence[Message], *, resumed: bool = False
+    ) -> Delivery | None:
         """Reply, or push with the event's retry key once the token expired; None when there was
-        nothing to send. ``LineDeliveryError`` when LINE did not take it."""
+        nothing to send. ``LineDeliveryError`` when LINE did not take it. The task is on the wire
+        meanwhile (``wire.py``: a stop's drain does not cancel it); ``resumed``: see
+        ``LineGateway.deliver``."""
         if not messages or event.kind == "unfollow":  # whoever unfollowed (or blocked) hears nothing
             return None
         retry_key = retry_key_for(event.event_id) if event.event_id else new_retry_key()
-        return await self.gateway.deliver(
-            event.reply_token, event.reply_to, messages, retry_key, token_received_at=event.received_at
-        )
+        with self.gateway.wire.carry():
+            return await self.gateway.deliver(
+                event.reply_token,
+                event.reply_to,
+                messages,
+                retry_key,
+                token_received_at=event.received_at,
+                resumed=resumed,
+            )
 
 
 def log_turn_done(event: InboundEvent, how: Delivery, code: str | None, started: float) -> None:

@@ -63,6 +63,7 @@ def encode_event(event: InboundEvent) -> bytes:
             "received_at": event.received_at,
             "text": event.text,
             "data": event.data,
+            "quote_token": event.quote_token,
         }
     ).encode("utf-8")
 
@@ -79,6 +80,7 @@ def _fields_ok(body: dict[str, Any]) -> bool:
         and is_id(body.get("reply_to"))
         and _optional_id(body.get("event_id"))
         and _optional_id(body.get("reply_token"))
+        and _optional_id(body.get("quote_token"))
         and isinstance(received, int | float)
         and not isinstance(received, bool)
         and math.isfinite(received)
@@ -110,6 +112,7 @@ def decode_event(data: bytes) -> InboundEvent | None:
         received_at=float(body["received_at"]),
         text=body["text"],
         data=body["data"],
+        quote_token=body.get("quote_token"),
     )
 
 

@@ -20,6 +20,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from local_agent.line.dispatcher import Job, ScopeDispatcher
+from local_agent.line.wire import Wire
 
 T = TypeVar("T")
 
@@ -96,11 +97,11 @@ class ThreadedDispatcher:
     async def wait_idle(self, timeout: float | None = None) -> bool:
         return await self.turn_loop.call(self.inner.wait_idle(timeout))
 
-    async def drain(self, timeout: float = 8.0) -> bool:
+    async def drain(self, timeout: float = 8.0, wire: Wire | None = None) -> bool:
         # Refuse new work at once; the drain itself runs after every submission already queued
         # on the turn loop (call_soon_threadsafe is FIFO), so nothing accepted is dropped.
         self.closed = True
-        return await self.turn_loop.call(self.inner.drain(timeout))
+        return await self.turn_loop.call(self.inner.drain(timeout, wire))
 
     # Plain reads of the turn loop's counters.
     @property

@@ -67,6 +67,7 @@ from local_agent.line.push import LeasedTurn, PushAuth, PushEndpoint, PushResult
 from local_agent.line.queue import PubsubPublisher, QueueStats, use_emulator_host
 from local_agent.line.shutdown import ShutdownClock
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
+from local_agent.line.wire import Wire
 from local_agent.logs import configure_logging
 from local_agent.settings import Settings, load_settings
 from local_agent.stores.guarded import GuardedStore
@@ -334,12 +335,13 @@ async def _publish(
     return JSONResponse({"status": "ok", "accepted": len(events)})
 
 
-async def _open_turn_side(settings: Settings) -> tuple[LineGateway, ScopeDispatcher]:
+async def _open_turn_side(settings: Settings, wire: Wire) -> tuple[LineGateway, ScopeDispatcher]:
     # Built on the loop that will use them: the LINE client must live in its loop.
     gateway = await LineGateway.open(
         settings.line_channel_access_token,
         settings.line_api_host,
         pool_size=pool_size_for(settings.local_max_concurrent_turns),
+        wire=wire,
     )
     return gateway, ScopeDispatcher(
         max_concurrent=settings.local_max_concurrent_turns, max_pending=settings.local_max_pending_turns
@@ -360,19 +362,21 @@ class _TurnSide:
         self.previous_interval = previous_interval
 
     @classmethod
-    async def open(cls, settings: Settings) -> _TurnSide:
+    async def open(cls, settings: Settings, wire: Wire) -> _TurnSide:
         previous_interval = sys.getswitchinterval()
         if not settings.local_turn_thread:
-            return cls(*await _open_turn_side(settings), None, previous_interval)
+            return cls(*await _open_turn_side(settings, wire), None, previous_interval)
         turn_loop = TurnLoop(io_threads=settings.local_max_concurrent_turns + IO_THREADS_HEADROOM).start()
         sys.setswitchinterval(SWITCH_INTERVAL)
-        gateway, inner = await turn_loop.call(_open_turn_side(settings))
+        gateway, inner = await turn_loop.call(_open_turn_side(settings, wire))
         return cls(gateway, ThreadedDispatcher(turn_loop, inner), turn_loop, previous_interval)
 
     async def close(self, drain_seconds: float) -> None:
-        """Finish the accepted turns (cancel what is left after ``drain_seconds``), then close the
-        LINE client (on its own loop)."""
-        await self.dispatcher.drain(drain_seconds)
+        """Finish the accepted turns; after ``drain_seconds`` cancel what is left except the LINE
+        calls on the wire, which end by the wire's last moment (``wire.py``); then close the LINE
+        client (on its own loop)."""
+        self.gateway.wire.stop(drain_seconds)  # a lifespan exit without SIGTERM stops here
+        await self.dispatcher.drain(drain_seconds, self.gateway.wire)
         if self.turn_loop is None:
             await self.gateway.close()
             return
@@ -424,10 +428,13 @@ class _Lifespan:
         durable = settings.local_queue == "inprocess" and settings.local_inbox
         admission = _admission(settings, durable)
         endpoint: PushEndpoint | None = app.state.push_endpoint
-        shutdown = ShutdownClock(partial(_refuse_new_work, admission, endpoint))
+        wire = Wire()
+        shutdown = ShutdownClock(
+            partial(_refuse_new_work, admission, endpoint, wire, settings.local_drain_seconds)
+        )
         shutdown.install()
         app.state.admission, app.state.shutdown = admission, shutdown
-        side = await _TurnSide.open(settings)
+        side = await _TurnSide.open(settings, wire)
         app.state.wiring, app.state.gateway, app.state.dispatcher = wiring, side.gateway, side.dispatcher
         app.state.processor = EventProcessor(
             service=wiring.service,
@@ -496,9 +503,13 @@ def _open_inbox(app: FastAPI, settings: Settings, wiring: Wiring, clock: Callabl
     return inbox
 
 
-def _refuse_new_work(admission: Admission, endpoint: PushEndpoint | None) -> None:
-    """At SIGTERM (in a signal handler): no more events accepted, no more pushes started."""
+def _refuse_new_work(
+    admission: Admission, endpoint: PushEndpoint | None, wire: Wire, drain_seconds: float
+) -> None:
+    """At SIGTERM (in a signal handler): no more events accepted, no more pushes or turns started,
+    and no LINE call starts after ``drain_seconds`` (``wire.py``)."""
     admission.close()
+    wire.stop(drain_seconds)
     if endpoint is not None:
         endpoint.close()
 
@@ -621,7 +632,7 @@ def _account(admission: Admission, inbox: DurableInbox | None, released: int) ->
         "shutdown accounting",
         extra={
             "events_lost": 0,
-            "events_left_in_inbox": unfinished,
+            "events_left_in_inbox": unfinished + inbox.stats.handed_over,
             "inbox_rows_released": released,
             **counts,
         },

@@ -203,7 +203,13 @@ class _FirestoreInbox:
         if limit <= 0:
             return []
         field = self._firestore.FieldFilter
-        query = self._col("inbox").where(filter=field("lease_until", "<=", now)).limit(limit)
+        query = (
+            self._col("inbox")
+            .where(filter=field("lease_until", "<=", now))
+            .order_by("received_at")
+            .order_by("seq")
+            .limit(limit)
+        )
         with self._guard("inbox.claim"):
             refs = [doc.reference for doc in query.stream(**self._deadline)]
         if not refs:
@@ -268,9 +274,31 @@ class _FirestoreInbox:
         parked: bool = self._transaction("inbox.park", body)
         return parked
 
-    def inbox_done(self, event_id: str) -> None:
-        with self._guard("inbox.done"):
-            self._col("inbox").document(_doc_id(event_id)).delete(**self._deadline)
+    def inbox_done(self, event_id: str, *, holder: str) -> bool:
+        ref = self._col("inbox").document(_doc_id(event_id))
+
+        def body(tx: Any) -> bool:
+            snap = ref.get(transaction=tx, **self._deadline)
+            if not snap.exists or snap.get("holder") != holder:
+                return False
+            tx.delete(ref)
+            return True
+
+        deleted: bool = self._transaction("inbox.done", body)
+        return deleted
+
+    def inbox_hand_back(self, event_id: str, *, holder: str, retry_at: float) -> bool:
+        ref = self._col("inbox").document(_doc_id(event_id))
+
+        def body(tx: Any) -> bool:
+            snap = ref.get(transaction=tx, **self._deadline)
+            if not snap.exists or snap.get("holder") != holder:
+                return False
+            tx.update(ref, {"holder": "", "lease_until": retry_at})
+            return True
+
+        handed: bool = self._transaction("inbox.hand_back", body)
+        return handed
 
     def inbox_release(self, *, holder: str) -> int:
         query = self._col("inbox").where(filter=self._firestore.FieldFilter("holder", "==", holder))

@@ -478,8 +478,14 @@ class GuardedStore:
             lambda: self.inner.inbox_park(event_id, holder=holder, reply=reply, retry_at=retry_at),
         )
 
-    def inbox_done(self, event_id: str) -> None:
-        self.call("inbox.done", lambda: self.inner.inbox_done(event_id))
+    def inbox_done(self, event_id: str, *, holder: str) -> bool:
+        return self.call("inbox.done", lambda: self.inner.inbox_done(event_id, holder=holder))
+
+    def inbox_hand_back(self, event_id: str, *, holder: str, retry_at: float) -> bool:
+        return self.call(
+            "inbox.hand_back",
+            lambda: self.inner.inbox_hand_back(event_id, holder=holder, retry_at=retry_at),
+        )
 
     def inbox_release(self, *, holder: str) -> int:
         return self.call("inbox.release", lambda: self.inner.inbox_release(holder=holder))

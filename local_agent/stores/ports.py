@@ -276,8 +276,14 @@ class InboxStore(Protocol):
         """Keep the sealed ``reply`` of a turn LINE did not take, claimable again at ``retry_at``."""
         ...
 
-    def inbox_done(self, event_id: str) -> None:
-        """Delete the row: the event is answered (or given up)."""
+    def inbox_done(self, event_id: str, *, holder: str) -> bool:
+        """Delete the row while ``holder`` holds it: the event is answered (or given up). False when
+        the row is gone or another process took it over (its lease had lapsed)."""
+        ...
+
+    def inbox_hand_back(self, event_id: str, *, holder: str, retry_at: float) -> bool:
+        """Give one of ``holder``'s rows up (its turn failed before anything was sent): nobody's,
+        not renewed, claimable again at ``retry_at``. False when it is not ``holder``'s."""
         ...
 
     def inbox_release(self, *, holder: str) -> int:

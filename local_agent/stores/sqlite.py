@@ -593,9 +593,20 @@ class SqliteStore:
             ).rowcount
         return bool(changed)
 
-    def inbox_done(self, event_id: str) -> None:
+    def inbox_done(self, event_id: str, *, holder: str) -> bool:
         with self._tx("inbox.done", single=True) as db:
-            db.execute("DELETE FROM inbox WHERE event_id = ?", (event_id,))
+            deleted = db.execute(
+                "DELETE FROM inbox WHERE event_id = ? AND holder = ?", (event_id, holder)
+            ).rowcount
+        return bool(deleted)
+
+    def inbox_hand_back(self, event_id: str, *, holder: str, retry_at: float) -> bool:
+        with self._tx("inbox.hand_back", single=True) as db:
+            changed = db.execute(
+                "UPDATE inbox SET holder = '', lease_until = ? WHERE event_id = ? AND holder = ?",
+                (retry_at, event_id, holder),
+            ).rowcount
+        return bool(changed)
 
     def inbox_release(self, *, holder: str) -> int:
         with self._tx("inbox.release", single=True) as db:

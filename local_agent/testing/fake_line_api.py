@@ -30,6 +30,8 @@ Every request is recorded (``requests``), whatever its answer; ``replies()``, ``
         api.fail_next("/message/reply", 500)          # next reply answers 500
         api.delay_next("/message/push", 1.0)          # next push waits 1 s (client timeout)
         api.expire_reply_token("tok-1")
+        api.garble_next("/message/reply", {"sentMessages": "?"})  # acts, then answers unreadably
+        api.answer_delay = 1.0                        # every reply/push acts at once, answers 1 s later
         assert api.wait_for_count(1, "push", timeout=2)
 
 As a command, for a local LINE beside a running service (``LINE_API_HOST=http://127.0.0.1:P``)::
@@ -37,8 +39,9 @@ As a command, for a local LINE beside a running service (``LINE_API_HOST=http://
     python -m local_agent.testing.fake_line_api --port P
 
 serves it on that port until Ctrl-C and prints one line per request it receives: the method, path and
-status it answered, and what a user would see (the texts, the cards' titles); never a header, so never
-the channel token. A port in use: a clear message and exit 1.
+status it answered, and what a user would see (the texts, the cards' titles, whether a text quotes the
+user's message, as a late answer does); never a header, so never the channel token, and never the
+quote token. A port in use: a clear message and exit 1.
 """
 
 from __future__ import annotations
@@ -353,6 +356,8 @@ class FakeLineApi(LoopbackServer):
         self._requests: list[RecordedRequest] = []
         self._faults: list[_Fault] = []
         self._delays: list[_Fault] = []
+        self._garbles: list[_Fault] = []
+        self.answer_delay = 0.0  # seconds a reply or push waits, after it took effect, for its answer
         self._used_tokens: set[str] = set()
         self._expired_tokens: set[str] = set()
         self._retry_keys: dict[str, tuple[str, list[dict]]] = {}
@@ -445,6 +450,12 @@ class FakeLineApi(LoopbackServer):
         with self._cond:
             self._delays.append(_Fault(path_suffix, times, seconds=seconds))
 
+    def garble_next(self, path_suffix: str, body: dict, times: int = 1) -> None:
+        """Act on the next ``times`` matching requests as usual, then answer 200 with ``body``
+        instead of the real answer (a success the client cannot read)."""
+        with self._cond:
+            self._garbles.append(_Fault(path_suffix, times, status=200, body=body))
+
     def expire_reply_token(self, token: str) -> None:
         with self._cond:
             self._expired_tokens.add(token)
@@ -500,9 +511,14 @@ class FakeLineApi(LoopbackServer):
             with self._cond:
                 return self._answer(request, *self._richmenu(request))
         with self._cond:  # the token or retry-key check, its state change and its record are one step
-            return self._answer(
-                request, *(self._reply(request) if request.kind == "reply" else self._push(request))
-            )
+            status, payload, *extra = self._reply(request) if request.kind == "reply" else self._push(request)
+            garble = self._take(self._garbles, request.path) if status == 200 else None
+            answer = self._answer(request, status, payload, *extra)
+        if self.answer_delay:  # as LINE: the request took effect on arrival; its answer comes later
+            time.sleep(self.answer_delay)
+        if garble is not None:
+            return 200, dict(garble.body or {}), {}
+        return answer
 
     def _answer(
         self, request: _Incoming, status: int, payload: dict | bytes, extra: dict | None = None
@@ -678,7 +694,8 @@ def _message_line(message: object) -> str:
     if not isinstance(message, dict):
         return "?"
     if message.get("type") == "text":
-        return f"text「{_shown(message.get('text', ''))}」"
+        quoted = " quoting the user's message" if message.get("quoteToken") else ""
+        return f"text「{_shown(message.get('text', ''))}」{quoted}"
     if message.get("type") == "flex":
         contents = message.get("contents") or {}
         bubbles = contents.get("contents") if contents.get("type") == "carousel" else [contents]

@@ -92,7 +92,8 @@ def text_event(
     """A text message event. ``mention=True`` sends ``@LOCAL <text>`` with a self mention; a dict
     is sent as ``message.mention`` as it is (for bad ranges)."""
     event = _base("message", source(user, group, room), event_id)
-    message: dict[str, Any] = {"type": "text", "id": str(next(_counter) + 10_000), "quoteToken": "q"}
+    message_id = str(next(_counter) + 10_000)
+    message: dict[str, Any] = {"type": "text", "id": message_id, "quoteToken": f"quote{message_id}"}
     if mention is True:
         text, message["mention"] = mention_self(text)
     elif isinstance(mention, dict):
