@@ -60,6 +60,7 @@ def test_a_message_round_trips_and_holds_only_the_parsed_event() -> None:
         "reply_to",
         "event_id",
         "reply_token",
+        "quote_token",
         "received_at",
         "text",
         "data",
