@@ -144,7 +144,7 @@ def test_a_delete_request_answered_with_a_false_deletion_gets_the_forget_confirm
     app.say("記住我吃素")  # a command: the consent prompt, no model
     app.tap(app.app.outcomes[-1].reply.choices[0].data)  # 同意
     assert app.app.store.get(USER).consent == "granted"
-    seen = app.say("吃素那件事就算了吧")  # no delete verb: the commands leave it to the model
+    seen = app.say("飲食那些就隨便了")  # the readers leave it to the model, which claims a deletion
     assert seen.status == 200
     assert seen.texts == [FORGET_QUESTION] and claim not in seen.texts
     assert [label for label, _ in seen.buttons] == ["確定忘記", "不用"]
@@ -158,7 +158,7 @@ def test_a_delete_request_answered_with_a_false_deletion_gets_the_forget_confirm
     assert (state.consent, state.dietary_type, state.revision) == ("forgotten", None, 2)
     assert len(app.fake.generate_requests) == 1
     app.stop()
-    assert scan(app.stored_bytes(), ["吃素那件事就算了吧", claim]) == []
+    assert scan(app.stored_bytes(), ["飲食那些就隨便了", claim]) == []
 
 
 INVENTED = [
@@ -194,8 +194,12 @@ def test_a_claim_to_remember_becomes_the_consent_prompt_for_the_diet_the_user_na
     assert [label for label, _ in seen.buttons] == ["同意", "不同意"]
     assert app.app.store.get(USER).consent == "none"
     assert seen.outcome.gate_code == "GATE_ACTION_CLAIM" and seen.outcome.command == "consent_prompt"
-    # No diet named: the question which one, no button.
-    unnamed = app.say("把我的習慣記下來")
+    # No diet named: the question which one, no button — from the readers for a plain request to
+    # remember, from the gate for the model's claim on a sentence the readers passed to it.
+    asked = app.say("把我的習慣記下來")
+    assert asked.texts == [WHICH_DIET_TEXT] and asked.buttons == [] and asked.outcome.command == "which_diet"
+    assert asked.outcome.model_requests == []
+    unnamed = app.say("我的習慣")
     assert unnamed.texts == [WHICH_DIET_TEXT] and unnamed.buttons == []
     assert app.codes() == ["GATE_ACTION_CLAIM", "GATE_ACTION_CLAIM"]
     state = app.app.store.get(USER)
@@ -208,7 +212,7 @@ def test_a_claim_to_remember_becomes_the_consent_prompt_for_the_diet_the_user_na
 
 def test_remember_proposed_for_a_diet_the_user_never_named_offers_nothing_of_it(gemini) -> None:
     app = gemini([preference("remember", dietary_type="vegan"), preference("remember", dietary_type="vegan")])
-    seen = app.say("幫我記一下我的飲食習慣")
+    seen = app.say("我的習慣")
     assert seen.texts == [WHICH_DIET_TEXT] and seen.buttons == []
     assert seen.outcome.error_code == "DIET_NOT_NAMED"
     # The user named 素 (vegetarian); the model's 全素 is not what is offered.
@@ -312,10 +316,10 @@ def test_unknown_tools_and_malformed_or_unknown_arguments_get_a_tested_answer(ge
     )
     unknown = app.say("幫我訂阿璋肉圓四個人")
     assert unknown.texts == ["我沒聽清楚要查哪裡，請問是哪個鄉鎮？想找吃的還是活動？"]
-    for text in ("記", "全部不要了", "偏好", "記住我的習慣"):
+    for text in ("記", "全部都隨便", "偏好", "我的習慣"):  # sentences the readers pass to the model
         seen = app.say(text)
-        assert seen.status == 200 and seen.buttons == []
-        expected = WHICH_DIET_TEXT if text == "記住我的習慣" else PREFERENCE_CHOICES_TEXT
+        assert seen.status == 200 and seen.buttons == [] and len(seen.outcome.model_requests) == 1, text
+        expected = WHICH_DIET_TEXT if text == "我的習慣" else PREFERENCE_CHOICES_TEXT
         assert seen.texts == [expected], text
     malformed = app.say("飲食那些就隨便了")  # forget with junk beside it: still only the confirmation
     assert malformed.texts == [FORGET_QUESTION]

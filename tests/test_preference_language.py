@@ -18,6 +18,7 @@ from local_agent.replies.render import (
     BUDGET_REFUSAL,
     HELP_TEXT,
     IN_PRIVATE_ONLY,
+    SMALL_TALK_TEXTS,
     THANKS_TEXT,
     UNREADABLE_TEXT,
 )
@@ -256,10 +257,18 @@ def test_a_diet_said_now_wins_and_a_lasting_change_is_offered_as_a_forget(app):
     assert applied(app) == "consented_memory"  # only that turn
 
 
+def test_a_plea_to_drop_the_diet_asks_to_forget_it_by_name(app):
+    grant(app)
+    out = say(app, "吃素那件事就算了吧")  # no delete verb: read as a delete, and asked about
+    assert first_text(app.line.replies()[-1]) == forget_question_text("素食") and "確定忘記" in buttons(app)
+    assert out.model_requests == [] and out.command == "forget_confirm"
+    assert app.store.get(U1).consent == "granted"  # nothing happens before the tap
+
+
 def test_a_lasting_change_alone_asks_to_forget(app):
     grant(app)
     say(app, "我現在沒有吃素了")
-    assert FORGET_QUESTION in first_text(app.line.replies()[-1]) and "確定忘記" in buttons(app)
+    assert first_text(app.line.replies()[-1]) == forget_question_text("素食") and "確定忘記" in buttons(app)
 
 
 # -- the township survives a preference change ---------------------------------------------------------------
@@ -310,8 +319,8 @@ def test_thanks_get_a_short_answer_and_nothing_is_stored(app, text):
 
 
 def test_the_parking_sentence_only_answers_parking(app):
-    say(app, "我孫子下禮拜天要回來看我")
-    assert first_text(app.line.replies()[-1]) == UNKNOWN_TEXT
+    say(app, "我孫子下禮拜天要回來看我")  # news of the day: small talk, a short answer and no search
+    assert first_text(app.line.replies()[-1]) == SMALL_TALK_TEXTS["chat"]
     say(app, "花壇附近哪裡可以停車")
     assert first_text(app.line.replies()[-1]) == CAPABILITIES
 

@@ -62,6 +62,7 @@ Intent = Literal[
     "unsupported",
     "unknown",
     "preference_question",
+    "which_diet",
     "small_talk",
 ]
 ForgetMatch = Literal["forget", "forget_confirm", "forget_declined"]

@@ -50,6 +50,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "stop_again": "no more of it (不要再, 別再): with what is kept, a stop",
     "negation_of_delete": "a negation that only negates a delete verb (不會, 不想, 不打算)",
     "aspect": "marks a claim that something was done (了, 已經, 幫您)",
+    "clause_close": "closes what was said before it (了, 囉): in typed speech, what follows is apart",
     "third_person": "someone other than the speaker and the bot (他, 我媽, 朋友)",
     "kin": "a named person, by kin or name (我媽, 阿嬤, 阮牽手): also a third person; the diet is theirs",
     "exclusion": "apart from (除了, 除開, 以外): what follows is left out, not deleted",

@@ -155,7 +155,8 @@ def _classifier_touches(
     """The classifier reads the kept preference touched where the rules read something else: never an
     act on the classifier alone. A delete or stop becomes the 確定忘記 / 不用 question; what is kept is
     shown when the classifier is sure (it changes nothing) and the rules read no search; a remember
-    gets the consent prompt for the diet named (itself a question) or else the three-way question; a consent word stays the rules' reading
+    gets the consent prompt for the diet named (itself a question), else the question which diet when
+    the classifier is sure, else the three-way question; a consent word stays the rules' reading
     (the typed answer is checked against the prompt's token, and a grant needs the rules' yes)."""
     searching = reading.intent in ("search", "unsupported")
     if best in ("delete", "stop") and (sure >= HIGH or not searching):
@@ -168,6 +169,8 @@ def _classifier_touches(
         return Decision(
             "ask", Reading("remember", diet=diet), "other", (*why, "classifier alone: consent prompt")
         )
+    if best == "remember" and not searching and sure >= HIGH:
+        return Decision("ask", Reading("which_diet"), "other", (*why, "classifier alone: which diet"))
     if best == "remember" and not searching:
         return Decision(
             "ask", Reading("preference_question"), "other", (*why, "classifier alone: the three-way question")

@@ -85,6 +85,35 @@ RULES: tuple[Rule, ...] = (
         matches=("不要忘記喔", "不要刪除我的偏好喔", "別把我吃素的資料刪掉", "你不要忘了我吃素"),
         not_matches=("刪除我的偏好", "忘記我吃素", "不用了，刪掉吧"),
     ),
+    # A negation closed by 了 before the delete verb negates what came before it, not the delete
+    # (speech typed without punctuation): the last negation before the delete verb decides, unless
+    # a 了 closes it too.
+    Rule(
+        "delete_after_two_closes",
+        ("clause_close", "negation", "clause_close", "delete_verb|undo_phrase"),
+        "delete",
+        97,
+        matches=("我改吃葷了不用再記素食了請把偏好刪掉",),
+        not_matches=("我不吃素了不要刪掉喔", "我改吃葷了不過不要把偏好刪掉"),
+        needs=_KEPT,
+    ),
+    Rule(
+        "negated_delete_after_a_close",
+        ("clause_close", "negation", "delete_verb|undo_phrase"),
+        "keep",
+        96,
+        matches=("我不吃素了不要刪掉喔", "不用再問了別把我的偏好刪除"),
+        not_matches=("我沒有吃素了幫我刪除偏好", "不要刪除我的偏好喔"),
+    ),
+    Rule(
+        "delete_after_a_closed_negation",
+        ("negation", "clause_close", "delete_verb|undo_phrase"),
+        "delete",
+        95,
+        matches=("我沒有吃素了幫我刪除偏好", "不用再記了把我的飲食設定刪掉"),
+        not_matches=("我不吃素了不要刪掉喔", "別把我吃素的資料刪掉", "不要刪除了我的偏好"),
+        needs=_KEPT,
+    ),
     Rule(
         "someone_forgot",
         ("third_person", "forget_verb"),

@@ -77,6 +77,7 @@ SMALL_TALK_TEXTS: dict[str, str] = {
         "也可以在您同意後記住飲食偏好。"
     ),
     "visited": "謝謝您分享！想再找其他店家或活動，跟我說鄉鎮就可以。",
+    "chat": "謝謝您跟我聊這些。我可以幫您找彰化縣各鄉鎮的店家和活動，例如「花壇有什麼好吃的？」",
 }
 # The question when a sentence touches the kept preference but what it asks is unclear.
 PREFERENCE_QUESTION = "要我記住、刪除，還是看看記了什麼？"

@@ -35,6 +35,7 @@ CommandName = Literal[
     "thanks",
     "small_talk",
     "preference_question",
+    "which_diet",
     "unreadable",
     "picker",
     "nav_refused",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from local_agent import language
+from local_agent.agent.tools import WHICH_DIET_TEXT
 from local_agent.context.errors import StaleContextError, StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
 from local_agent.language import diets
@@ -66,6 +67,7 @@ TextCommand = Literal[
     "thanks",
     "unreadable",
     "preference_question",
+    "which_diet",
     "small_talk",
 ]
 # Commands answered by fixed text: no store is touched (help and greeting: the help text, which
@@ -73,8 +75,10 @@ TextCommand = Literal[
 STATIC: dict[str, tuple[str, CommandName]] = {
     "thanks": (THANKS_TEXT, "thanks"),
     "unreadable": (UNREADABLE_TEXT, "unreadable"),
+    "which_diet": (WHICH_DIET_TEXT, "which_diet"),
 }
 _BY_INTENT: dict[str, TextCommand] = {
+    "which_diet": "which_diet",
     "forget": "forget",
     "forget_confirm": "forget_confirm",
     "forget_declined": "forget_declined",
