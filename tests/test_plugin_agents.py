@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncGenerator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -453,3 +454,9 @@ def test_a_tool_heavy_agent_over_30_turns_sends_far_less_than_adks_ways_and_stay
     assert f["plugin_over_filter"] <= 0.5 and f["plugin_over_default"] <= 0.1 and f["flat"] <= 1.05
     assert f["cuts"]["plugin"] == 0 < f["cuts"]["plugin_default_budget"]  # cut, not refused
     assert f["other_codes"] == []
+    root = Path(__file__).resolve().parents[1]
+    for doc in ("bench/README.md", "docs/plugin.md"):  # the figures the docs state are this run's
+        text = (root / doc).read_text(encoding="utf-8")
+        stated = [f"{f['total'][w]:,}" for w in plugin_tools.WAYS]
+        stated += [f"{f['plugin_over_filter']:.3f}", f"{f['plugin_over_default']:.3f}", f"{f['flat']:.3f}"]
+        assert [s for s in stated if s not in text] == [], doc
