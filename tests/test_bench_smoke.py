@@ -1,7 +1,7 @@
 """Smoke test of the benchmarks: each runs with --quick in its own subprocess and must exit 0,
 write its CSV and end its output with its KEY line. No timing assertions: the machine is shared.
 
-The three run concurrently so the whole test stays short (under a minute on a quiet machine); the
+The four run concurrently so the whole test stays short (under a minute on a quiet machine); the
 per-process timeout only bounds a hang.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHMARKS = ("context_growth", "turn_overhead", "webhook_load")
+BENCHMARKS = ("context_growth", "turn_overhead", "webhook_load", "plugin_tools")
 HANG_LIMIT_S = 300
 
 

@@ -156,7 +156,14 @@ def test_the_docs_and_what_users_see_lean_on_nothing_outside_the_repository() ->
     assert found == []
 
 
-BENCHMARKS = ("context_growth", "turn_overhead", "webhook_load", "conversations", "listings_load")
+BENCHMARKS = (
+    "context_growth",
+    "plugin_tools",
+    "turn_overhead",
+    "webhook_load",
+    "conversations",
+    "listings_load",
+)
 HISTORY = re.compile(
     r"\bissues? \d|this wave|the branch|first run|[Ss]econd pass|[Tt]hird pass"
     r"|\b[Tt]un(?:ed|ing)\b|\b[Ss]eed\b|lab notes?|[Oo]n a quieter host|as before the"

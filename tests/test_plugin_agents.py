@@ -12,10 +12,11 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncGenerator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
-from google.adk.agents import LlmAgent, SequentialAgent
+from google.adk.agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from google.adk.apps import App
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
@@ -163,6 +164,20 @@ def sequential_app(plugins: list[BasePlugin]) -> App_:
     )
 
 
+def parallel_app(plugins: list[BasePlugin]) -> App_:
+    left_model = Recording(respond=lambda r: _text("Branch one: the parcel is found."))
+    right_model = Recording(respond=lambda r: _text("Branch two: the refund is checked."))
+    left = LlmAgent(name="parcels", model=left_model, instruction="Find the parcel.")
+    right = LlmAgent(name="refunds", model=right_model, instruction="Check the refund.")
+    return App_(ParallelAgent(name="both", sub_agents=[left, right]), [left_model, right_model], plugins)
+
+
+def loop_app(plugins: list[BasePlugin]) -> App_:
+    model = Recording(respond=lambda r: _text(f"Pass {len(r.contents)}: still looking."))
+    looking = LlmAgent(name="looker", model=model, instruction="Look once more.")
+    return App_(LoopAgent(name="again", sub_agents=[looking], max_iterations=2), [model], plugins)
+
+
 def lookup(order: int) -> dict[str, Any]:
     """Look an order up.
 
@@ -192,7 +207,7 @@ def agent_tool_app(plugins: list[BasePlugin]) -> App_:
 
 
 # -- the current turn, found from the invocation ----------------------------------------------
-@pytest.mark.parametrize("build", [transfer_app, sequential_app, agent_tool_app])
+@pytest.mark.parametrize("build", [transfer_app, sequential_app, parallel_app, loop_app, agent_tool_app])
 def test_every_agent_sees_the_persons_message_and_the_same_tools_run_as_without_the_plugin(build):
     plugin = BoundedContextPlugin(16384)
     app = build([plugin])
@@ -210,6 +225,19 @@ def test_every_agent_sees_the_persons_message_and_the_same_tools_run_as_without_
                 assert MESSAGES[k] in dumped and not [t for t in MESSAGES[:k] if t in dumped]
     for requests in app.turns:
         assert all(ByteMeasure().sync(r) <= 16384 for r in requests)
+
+
+def test_a_loops_second_pass_sees_its_first_pass_of_this_turn_and_nothing_of_earlier_turns():
+    app = loop_app([BoundedContextPlugin(16384)])
+    app.run(MESSAGES[:3])
+    for requests in app.turns:
+        first, second = requests
+        said = [
+            p["text"] for c in second["contents"] if c["role"] == "model" for p in c["parts"] if "text" in p
+        ]
+        assert [t for t in said if t.startswith("Pass ")] == [
+            "Pass " + str(len(first["contents"])) + ": still looking."
+        ]
 
 
 def test_a_sub_agent_after_a_transfer_sees_the_message_and_its_image():
@@ -383,3 +411,52 @@ def test_forget_deletes_a_persons_windows_and_they_expire_after_the_ttl(tmp_path
     assert _window_of(app) == []  # expired: read as empty
     clock.now += 901
     assert plugin.purge() == 1 and len(plugin.store) == 0
+
+
+def _windows_in_locals_store(store: Any) -> None:
+    """The plugin on one of LOCAL's store adapters (the journal port): windows written and read
+    back, the person forgotten, and nothing of the person's words in the store."""
+    from local_agent.plugin.config import person_key
+
+    plugin = BoundedContextPlugin(16384, store=store)
+    app = agent_tool_app([plugin])
+    app.run(MESSAGES[:3])
+    assert len(_window_of(app)) == 2
+    record = plugin.store.load(person_key(plugin.name, USER))
+    assert record is not None and not [t for t in MESSAGES if t in json.dumps(record.to_dict())]
+    plugin.forget(USER)
+    app.run(MESSAGES[3:4])
+    assert _window_of(app) == []
+
+
+def test_the_windows_live_in_locals_sqlite_store(tmp_path):
+    from local_agent.stores.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "local.sqlite3")
+    try:
+        _windows_in_locals_store(store)
+    finally:
+        store.close()
+
+
+def test_the_windows_live_in_locals_firestore_store(firestore_store):
+    _windows_in_locals_store(firestore_store)
+
+
+@pytest.mark.slow
+def test_a_tool_heavy_agent_over_30_turns_sends_far_less_than_adks_ways_and_stays_flat():
+    from bench import plugin_tools
+
+    runs = plugin_tools.run_all(30)
+    f = plugin_tools.figures(runs)
+    assert 5.0 <= f["result_kb"][0] and f["result_kb"][1] <= 20.0  # the tool results are 5-20 KB
+    assert f["same_tools"] and runs["compaction"]["summarizer_calls"] == 30 // 3
+    assert f["plugin_over_filter"] <= 0.5 and f["plugin_over_default"] <= 0.1 and f["flat"] <= 1.05
+    assert f["cuts"]["plugin"] == 0 < f["cuts"]["plugin_default_budget"]  # cut, not refused
+    assert f["other_codes"] == []
+    root = Path(__file__).resolve().parents[1]
+    for doc in ("bench/README.md", "docs/plugin.md"):  # the figures the docs state are this run's
+        text = (root / doc).read_text(encoding="utf-8")
+        stated = [f"{f['total'][w]:,}" for w in plugin_tools.WAYS]
+        stated += [f"{f['plugin_over_filter']:.3f}", f"{f['plugin_over_default']:.3f}", f"{f['flat']:.3f}"]
+        assert [s for s in stated if s not in text] == [], doc

@@ -100,13 +100,14 @@ class CountingSummarizer(BaseLlm):
     """Stand-in for ADK compaction's summarizer model: counts its calls, answers a fixed text."""
 
     model: str = "scripted-summarizer"
+    summary: str = STANDIN_SUMMARY
     sent: list[dict[str, Any]] = Field(default_factory=list)
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         self.sent.append(canonical(llm_request))
-        content = types.Content(role="model", parts=[types.Part(text=STANDIN_SUMMARY)])
+        content = types.Content(role="model", parts=[types.Part(text=self.summary)])
         yield LlmResponse(content=content, turn_complete=True)
 
 

@@ -1,7 +1,7 @@
 """ExchangeJournal: the windows of an agent that is not LOCAL, in the journal's storage port.
 
-One ``JournalRecord`` per person (its scope id a hash of app and user id) holds that person's
-conversations, each an ``ExchangeWindow`` of projections under a hash of its session id. The gate
+One ``JournalRecord`` per person (its scope id a hash of the plugin's name and the user id) holds that person's
+conversations, each an ``ExchangeWindow`` of projections under a hash of app and session id. The gate
 is the journal's own (``window_status``): a window written at another revision is never read, one
 older than the sliding TTL (900 s by default; every write refreshes it) reads as empty, and every
 write drops the person's expired conversations. ``forget`` deletes the person's record, so all of
