@@ -527,6 +527,8 @@ def consent_answer(b: str) -> Intent | None:
     rest = b
     for latin, core in words.CONSENT_SAME.items():
         rest = rest.replace(latin, core)
+    for phrase in lexicon.words_of("agree_phrase"):
+        rest = rest.replace(phrase, "好")  # 「就這樣」, 「這樣就好」: a yes in a phrase
     for word in words.CONSENT_COURTESIES:
         rest = rest.replace(word, "")
     rest = rest.strip(words.TRAILING_PARTICLES + "!?")

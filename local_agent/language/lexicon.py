@@ -43,6 +43,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "question": "a question marker (嗎, 呢, 什麼, 是否, 有沒有)",
     "a_not_a": "an A-not-A question on a verb (記不記得, 刪不刪): asks, negates nothing",
     "not_a_verb": "a word with a verb's character that is no verb (日記, 登記, 留意, 存錢)",
+    "agree_phrase": "agrees in a phrase, read as 好 in a short answer (就這樣, 這樣就好)",
     "hesitation": "the speaker has not decided (再想想, 考慮一下, 不確定)",
     "keep_as_is": "leave it as it is (不用改, 照原本): with what is kept, nothing changes",
     "bare_stop": "stop remembering, said alone (不記了, 不用記)",
