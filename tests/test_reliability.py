@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import os
 import signal
 import sqlite3
@@ -317,8 +318,12 @@ def test_sigterm_during_in_flight_turns_finishes_or_drops_cleanly(
     assert "Traceback" not in stderr and "Traceback" not in stdout
     assert "JOB_FAILED" not in stdout
     dropped = len(turns) - len(answered)
-    if dropped:
-        assert "shutdown dropped unfinished turns" in stdout
+    accounting = [json.loads(line) for line in stdout.splitlines() if '"shutdown accounting"' in line]
+    assert len(accounting) == 1, "one accounting line at every stop"
+    # With the inbox (the default) nothing accepted is lost: what was not answered stays for the
+    # next start (tests/test_inbox_processes.py answers it there), and the line counts it exactly.
+    assert accounting[0]["events_lost"] == 0
+    assert accounting[0]["events_left_in_inbox"] == dropped
     with capsys.disabled():
         print(
             f"\n[reliability] SIGTERM after {accepted} acks ({pending} pending): exit {rc} in {seconds:.2f} s; "

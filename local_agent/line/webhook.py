@@ -67,7 +67,7 @@ from local_agent.line.push import LeasedTurn, PushAuth, PushEndpoint, PushResult
 from local_agent.line.queue import PubsubPublisher, QueueStats, use_emulator_host
 from local_agent.line.shutdown import ShutdownClock
 from local_agent.line.turn_loop import SWITCH_INTERVAL, ThreadedDispatcher, TurnLoop
-from local_agent.line.wire import Wire
+from local_agent.line.wire import CALL_SECONDS, Wire
 from local_agent.logs import configure_logging
 from local_agent.settings import Settings, load_settings
 from local_agent.stores.guarded import GuardedStore
@@ -481,9 +481,14 @@ class _Lifespan:
 
 
 def _admission(settings: Settings, durable: bool) -> Admission:
+    """Without the inbox the backlog is what the stop can still answer: a turn may start its LINE
+    call only until ``CALL_SECONDS`` before the drain's end (``wire.py``), so that is its window."""
+    window = (
+        settings.local_drain_seconds if durable else max(0.0, settings.local_drain_seconds - CALL_SECONDS)
+    )
     return Admission(
         concurrency=settings.local_max_concurrent_turns,
-        drain_seconds=settings.local_drain_seconds,
+        drain_seconds=window,
         ceiling=settings.local_max_pending_turns,
         per_scope_ceiling=settings.local_max_pending_per_scope,
         turn_estimate=settings.local_turn_estimate_seconds,
