@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from functools import lru_cache
 from types import ModuleType
 
 from local_agent.language.date_base import (
@@ -48,9 +49,17 @@ def _lunar_year(calendar: ModuleType, today: date) -> int:
     return int(calendar.fromSolar(today.year, today.month, today.day).getLunarYear())
 
 
+@lru_cache(maxsize=2048)
+def _from_lunar(calendar: ModuleType, lunar_year: int, month: int, dom: int) -> date:
+    """A lunar day's solar date (the calendar's conversion takes about 1.6 ms; the days asked
+    about are few — festivals, month starts — so each is converted once per process)."""
+    return _solar(calendar.fromLunar(lunar_year, month, dom))
+
+
+@lru_cache(maxsize=512)
 def _lunar_month_days(calendar: ModuleType, lunar_year: int, month: int) -> int:
     """29 or 30 (read from the 30th day's solar date: the calendar's own month length is slow)."""
-    thirtieth = _solar(calendar.fromLunar(lunar_year, month, 1)) + timedelta(days=29)
+    thirtieth = _from_lunar(calendar, lunar_year, month, 1) + timedelta(days=29)
     return (
         30 if calendar.fromSolar(thirtieth.year, thirtieth.month, thirtieth.day).getLunarDay() == 30 else 29
     )
@@ -70,7 +79,7 @@ def _next_lunar(
             return DateReading("out_of_range", festival=True)
         if dom > 29 and dom > _lunar_month_days(calendar, lunar_year, month):
             return INVALID  # 農曆二月三十 in a month of 29 days
-        anchor = _solar(calendar.fromLunar(lunar_year, month, dom))
+        anchor = _from_lunar(calendar, lunar_year, month, dom)
         start, end = anchor - timedelta(days=shift[0]), anchor + timedelta(days=shift[1])
         if year is not None or end >= today:
             return span_of(start, end, today, festival=True)
@@ -145,7 +154,7 @@ def _lunar_month(month: int, today: date, year: int | None) -> DateReading:
         return calendar
     first = year if year is not None else _lunar_year(calendar, today)
     for lunar_year in (first, first + 1):
-        start = _solar(calendar.fromLunar(lunar_year, month, 1))
+        start = _from_lunar(calendar, lunar_year, month, 1)
         end = start + timedelta(days=_lunar_month_days(calendar, lunar_year, month) - 1)
         if year is not None or end >= today:
             return span_of(start, end, today, festival=True)
