@@ -466,12 +466,23 @@ class _Lifespan:
             await asyncio.gather(*tasks, return_exceptions=True)
             await side.close(shutdown.remaining(settings.local_drain_seconds))
             _stop_queue(app.state.publisher, leased)
-            shutdown.uninstall()
-            released = inbox.release() if inbox is not None else 0
-            _account(admission, inbox, released)
-            self._close_store(wiring.store)
-            gc.unfreeze()  # last: the drain above still runs without full collections
-            log.info("service stopped", extra={"turns_completed": side.dispatcher.completed})
+            self._finish(shutdown, admission, inbox, wiring.store, side.dispatcher.completed)
+
+    def _finish(
+        self,
+        shutdown: ShutdownClock,
+        admission: Admission,
+        inbox: DurableInbox | None,
+        store: GuardedStore,
+        completed: int,
+    ) -> None:
+        """After the drain: hand back the inbox's unfinished rows, account, close the store."""
+        shutdown.uninstall()
+        released = inbox.release() if inbox is not None else 0
+        _account(admission, inbox, released)
+        self._close_store(store)
+        gc.unfreeze()  # last: the drain above still runs without full collections
+        log.info("service stopped", extra={"turns_completed": completed})
 
     def _close_store(self, store: GuardedStore) -> None:
         if self.store is None:  # a store passed in belongs to the caller
