@@ -33,4 +33,4 @@ EXPOSE 8080
 # Shutdown fits Cloud Run's 10 s: connections between requests close at SIGTERM, slow ones end by
 # the header (5 s) and body (LOCAL_BODY_TIMEOUT_SECONDS) deadlines or at the 6 s graceful limit,
 # while accepted turns drain until LOCAL_DRAIN_SECONDS (6 s) after SIGTERM.
-CMD ["sh", "-c", "exec uvicorn examples.day15.main:app --host 0.0.0.0 --port ${PORT} --http local_agent.line.http_deadlines:DeadlineH11Protocol --timeout-graceful-shutdown 6"]
+CMD ["sh", "-c", "exec uvicorn examples.day15.main:app --host 0.0.0.0 --port ${PORT} --http local_agent.server.http_deadlines:DeadlineH11Protocol --timeout-graceful-shutdown 6"]

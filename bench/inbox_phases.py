@@ -269,8 +269,8 @@ def kill_pubsub(fake: Any, work: Path, n: int, drain: float) -> Outcome:
 def inbox_cost(work: Path, rounds: int = 200) -> list[list[Any]]:
     """Median milliseconds of one body's inbox write and one row's deletion (SQLite, and the
     Firestore emulator when it starts), beside one offline turn in this process."""
-    from local_agent.line.inbox import DurableInbox, InboxSeal
-    from local_agent.line.processor import InboundEvent
+    from local_agent.line.inbound import InboundEvent
+    from local_agent.server.inbox import DurableInbox, InboxSeal
     from local_agent.stores.sqlite import SqliteStore
     from local_agent.testing import webhooks as W
 

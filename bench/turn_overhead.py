@@ -250,7 +250,7 @@ def measure_webhook(
     """(turn ms: send -> reply recorded at the fake, ack ms: send -> 200) for sequential turns."""
     import httpx
 
-    from local_agent.line.webhook import create_app
+    from local_agent.server.app import create_app
     from local_agent.testing.webhooks import signed, text_event
 
     turn_ms: list[float] = []

@@ -125,8 +125,8 @@ def serve_app(port: int, line_url: str, db_path: str) -> int:
     import uvicorn
 
     from bench._common import bench_settings
-    from local_agent.line.http_deadlines import DeadlineH11Protocol
-    from local_agent.line.webhook import create_app
+    from local_agent.server.app import create_app
+    from local_agent.server.http_deadlines import DeadlineH11Protocol
 
     app = create_app(bench_settings(line_url, db_path), configure_logs=False)
     uvicorn.run(  # the production server settings (Dockerfile CMD)

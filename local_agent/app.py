@@ -14,9 +14,9 @@ from typing import Any
 
 def __getattr__(name: str) -> Any:
     if name == "app":
-        from local_agent.line.webhook import create_app
         from local_agent.listings.loader import listings_from
         from local_agent.listings.problems import ListingsError, exit_on_listings_error
+        from local_agent.server.app import create_app
         from local_agent.settings import SettingsError, exit_on_settings_error, load_settings
 
         try:

@@ -87,8 +87,8 @@ class Settings(BaseSettings):
     local_turn_thread: bool = Field(default=True, alias="LOCAL_TURN_THREAD")
 
     # Where an accepted event waits for its turn: in this process (one instance; each accepted event
-    # is a row of the store's durable inbox until answered, line/inbox.py) or on Pub/Sub (many
-    # instances, durable, ordered per chat). See line/queue.py.
+    # is a row of the store's durable inbox until answered, server/inbox.py) or on Pub/Sub (many
+    # instances, durable, ordered per chat). See server/queue.py.
     local_queue: Literal["inprocess", "pubsub"] = Field(default="inprocess", alias="LOCAL_QUEUE")
     local_pubsub_topic: str = Field(default="local-events", alias="LOCAL_PUBSUB_TOPIC", pattern=_PUBSUB_NAME)
     local_pubsub_subscription: str = Field(

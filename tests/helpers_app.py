@@ -42,8 +42,9 @@ from multiproc import FRESH_CONNECTIONS
 from starlette.exceptions import StarletteDeprecationWarning
 
 from local_agent.agent.adk_router import TurnOutcome
-from local_agent.line.webhook import InboundEvent, create_app
+from local_agent.line.inbound import InboundEvent
 from local_agent.logs import configure_logging
+from local_agent.server.app import create_app
 from local_agent.settings import Settings
 from local_agent.testing import webhooks as W
 from local_agent.testing.fake_line_api import FakeLineApi, RecordedRequest

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from local_agent.line.admission import Admission
+from local_agent.server.admission import Admission
 
 
 class Clock:

@@ -36,7 +36,7 @@ def test_export_copies_only_the_whitelist_and_every_hash_verifies(tmp_path):
         "Dockerfile",
         "requirements.lock",
         "examples/day15/main.py",
-        "local_agent/line/webhook.py",
+        "local_agent/server/app.py",
     } <= paths
     assert not any(p.startswith(("tests/", "bench/", "local_agent/testing/", ".git")) for p in paths)
     assert bc.verify(out) == []
@@ -270,7 +270,7 @@ def test_out_that_is_not_an_earlier_export_is_never_deleted(tmp_path):
 def test_the_fakes_do_not_ship_in_the_image(tmp_path):
     paths = {e["path"] for e in bc.export(tmp_path / "ctx")["files"]}
     assert not any(p.startswith("local_agent/testing/") for p in paths)
-    assert "local_agent/line/webhook.py" in paths
+    assert "local_agent/server/app.py" in paths
 
 
 def test_the_export_carries_the_listings_snapshot_and_it_loads_from_there(tmp_path):

@@ -8,8 +8,8 @@ import pytest
 from helpers_app import UvicornHarness
 
 from local_agent.context.errors import StoreError
-from local_agent.line.admission import Admission
-from local_agent.line.health import health_report
+from local_agent.server.admission import Admission
+from local_agent.server.health import health_report
 from local_agent.stores.guarded import UNAVAILABLE_AFTER, GuardedStore, StoreHealth, StorePool
 
 

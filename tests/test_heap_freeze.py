@@ -9,7 +9,7 @@ from typing import Any
 
 from helpers_app import AppHarness
 
-from local_agent.line.webhook import freeze_startup_heap
+from local_agent.server.lifespan import freeze_startup_heap
 from local_agent.testing import webhooks as W
 
 

@@ -17,7 +17,7 @@ from helpers_app import TOKEN, AppHarness
 from test_inbox_resume import FAST, OTHER, QUESTIONS, USER, event, health, leave_rows, wait_for
 
 from local_agent.line.client import retry_key_for
-from local_agent.line.inbox import DurableInbox, InboxSeal
+from local_agent.server.inbox import DurableInbox, InboxSeal
 from local_agent.stores.sqlite import SqliteStore
 from local_agent.testing import webhooks as W
 

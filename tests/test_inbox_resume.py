@@ -18,9 +18,9 @@ from helpers_app import SECRET, AppHarness, texts_of
 
 from local_agent.context.errors import StoreError
 from local_agent.line.client import retry_key_for
-from local_agent.line.inbox import DurableInbox, InboxSeal, apology, too_late_text
-from local_agent.line.inbox_turn import QUOTED_APOLOGY
-from local_agent.line.processor import InboundEvent
+from local_agent.line.inbound import InboundEvent
+from local_agent.server.inbox import DurableInbox, InboxSeal, apology, too_late_text
+from local_agent.server.inbox_turn import QUOTED_APOLOGY
 from local_agent.stores.ports import InboxEntry
 from local_agent.stores.sqlite import SqliteStore
 from local_agent.testing import webhooks as W

@@ -11,9 +11,9 @@ from datetime import datetime
 import pytest
 from linebot.v3.messaging import FlexBubble, FlexMessage, TextMessage
 
-from local_agent.line.inbox import InboxSeal, InboxUnreadable, apology, too_late_text
-from local_agent.line.inbox_turn import PushPacer, with_apology
 from local_agent.listings.dates import TAIPEI
+from local_agent.server.inbox import InboxSeal, InboxUnreadable, apology, too_late_text
+from local_agent.server.inbox_turn import PushPacer, with_apology
 
 SECRET = "channel-secret-0123456789abcdef"
 

@@ -16,8 +16,9 @@ from helpers_app import TOKEN, HangingModel, make_settings
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.line.client import LineGateway
-from local_agent.line.processor import EventProcessor, InboundEvent
+from local_agent.line.inbound import InboundEvent
 from local_agent.replies.render import POLITE_FAILURE
+from local_agent.server.processor import EventProcessor
 from local_agent.testing import webhooks as W
 from local_agent.testing.fake_line_api import FakeLineApi
 from local_agent.wiring import Wiring, build_service

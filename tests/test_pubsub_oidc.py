@@ -22,8 +22,8 @@ from cryptography.x509.oid import NameOID
 from google.auth import crypt, jwt
 from helpers_app import AppHarness
 
-from local_agent.line.processor import InboundEvent
-from local_agent.line.queue import encode_event
+from local_agent.line.inbound import InboundEvent
+from local_agent.server.queue import encode_event
 from local_agent.testing import webhooks as W
 from local_agent.testing.loopback import LoopbackServer
 from local_agent.testing.pubsub import push_envelope

@@ -15,8 +15,8 @@ from helpers_app import AppHarness, first_text
 from pydantic import ValidationError
 
 from local_agent.context.journal import ScopeKey
-from local_agent.line.processor import InboundEvent
-from local_agent.line.queue import decode_event, encode_event, ordering_key
+from local_agent.line.inbound import InboundEvent
+from local_agent.server.queue import decode_event, encode_event, ordering_key
 from local_agent.testing import webhooks as W
 from local_agent.testing.pubsub import push_envelope
 

@@ -7,7 +7,7 @@ import signal
 import time
 from types import FrameType
 
-from local_agent.line.shutdown import ShutdownClock
+from local_agent.server.shutdown import ShutdownClock
 
 
 def test_sigterm_runs_our_hook_then_the_previous_handler_and_uninstall_restores_it() -> None:
@@ -51,7 +51,7 @@ def test_startup_warns_when_drain_plus_store_deadline_cannot_fit_cloud_runs_grac
 
     from helpers_app import AppHarness, make_settings
 
-    from local_agent.line.webhook import warn_if_exit_outlasts_grace
+    from local_agent.server.lifespan import warn_if_exit_outlasts_grace
 
     def settings(**env: str):
         return make_settings("http://127.0.0.1:9", tmp_path / "s.sqlite3", **env)

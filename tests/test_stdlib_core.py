@@ -57,8 +57,9 @@ WING_RANK = {
     "turns": 7,
     "wiring": 8,
     "line": 9,
-    "app": 10,
-    "testing": 11,
+    "server": 10,
+    "app": 11,
+    "testing": 12,
 }
 
 
@@ -95,7 +96,7 @@ def _wing(module: str) -> str:
 
 def test_no_import_runs_upward_between_wings():
     """context <- fingerprint/logs/settings <- stores/listings <- language <- replies <- plugin <- agent <- turns
-    <- wiring <- line."""
+    <- wiring <- line <- server <- app <- testing."""
     upward = []
     for path in sorted((ROOT / "local_agent").rglob("*.py")):
         rel = path.relative_to(ROOT / "local_agent").with_suffix("")

@@ -18,7 +18,7 @@ from helpers_app import SECRET, AppHarness, first_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from local_agent.line.webhook import MAX_BODY_BYTES
+from local_agent.line.webhook_body import MAX_BODY_BYTES
 from local_agent.replies.render import (
     BUDGET_REFUSAL,
     HELP_TEXT,

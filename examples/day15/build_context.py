@@ -47,7 +47,7 @@ EXCLUDED_PACKAGES: tuple[str, ...] = ("local_agent/testing",)
 REQUIRED_IN_PACKAGES: tuple[str, ...] = (
     "local_agent/__init__.py",
     "local_agent/context/__init__.py",
-    "local_agent/line/webhook.py",
+    "local_agent/server/app.py",
     "local_agent/agent/adk_router.py",
     "local_agent/app.py",
     "local_agent/listings/data/places.csv",

@@ -454,8 +454,8 @@ class ReplayDriver:
     async def start(self, budget_bytes: int | None = None, env: dict[str, str] | None = None) -> ReplayDriver:
         import httpx
 
-        from local_agent.line.webhook import create_app
         from local_agent.listings.loader import listings_from
+        from local_agent.server.app import create_app
         from local_agent.testing.fake_line_api import FakeLineApi
 
         warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]")

@@ -32,7 +32,7 @@ from linebot.v3.webhooks import (
 
 from local_agent.context.errors import ScopeError
 from local_agent.context.journal import ScopeKey
-from local_agent.line.processor import ANONYMOUS_USER, MEDIA_KINDS, SHARED_SOURCES, InboundEvent, MediaKind
+from local_agent.line.inbound import ANONYMOUS_USER, MEDIA_KINDS, SHARED_SOURCES, InboundEvent, MediaKind
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 

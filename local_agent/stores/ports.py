@@ -224,7 +224,7 @@ INBOX_TTL_SECONDS = 86400.0
 class InboxEntry:
     """One accepted webhook event as the inbox keeps it until it is answered (``LOCAL_QUEUE=inprocess``).
 
-    ``sealed`` is the event encrypted by the LINE edge (``line/inbox.py``): the store never sees
+    ``sealed`` is the event encrypted by the LINE edge (``server/inbox.py``): the store never sees
     the message text. ``chat`` and ``received_at``/``seq`` give the order per chat."""
 
     event_id: str

@@ -20,15 +20,14 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING
 
 from linebot.v3.messaging import Message
 
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.context.errors import StoreError
-from local_agent.context.journal import ScopeKey
 from local_agent.line.client import Delivery, LineDeliveryError, LineGateway, new_retry_key, retry_key_for
+from local_agent.line.inbound import InboundEvent
 from local_agent.line.messages import to_line_messages
 from local_agent.replies.render import POLITE_FAILURE
 from local_agent.replies.reply import Reply
@@ -43,42 +42,6 @@ log = logging.getLogger("local_agent.webhook")
 
 TURN_TIMEOUT_SECONDS = 60.0  # a turn still running after this is abandoned with an apology
 INTERNAL_ERROR = "INTERNAL_ERROR"
-
-
-# The webhook events LOCAL acts on (everything else is acknowledged and ignored); ``line/events.py``
-# makes them from the SDK's events.
-EventKind = Literal["text", "postback", "follow", "unfollow", "join", "media"]
-# A non-text message in a 1:1 chat (``media`` events carry it in ``data``).
-MediaKind = Literal["audio", "sticker", "image", "video", "file", "location"]
-MEDIA_KINDS: tuple[MediaKind, ...] = get_args(MediaKind)
-# The user id of a group/room scope whose event carried no ``userId``. LINE user ids are
-# ``U`` + 32 hex digits, so this can never be a person's id.
-ANONYMOUS_USER = "-"
-SHARED_SOURCES = ("group", "room")
-
-
-@dataclass(frozen=True)
-class InboundEvent:
-    """What the dispatcher needs of one webhook event (no SDK types past this point)."""
-
-    kind: EventKind
-    scope: ScopeKey
-    reply_to: str  # user, group or room id to push to
-    event_id: str | None
-    reply_token: str | None
-    received_at: float
-    text: str = ""
-    data: str = ""
-    quote_token: str | None = None  # a text message's ``quoteToken``: a late answer quotes it
-
-    @property
-    def anonymous(self) -> bool:
-        return self.scope.user_id == ANONYMOUS_USER
-
-    @property
-    def shared(self) -> bool:
-        """A group or room: other people read the replies."""
-        return self.scope.source_type in SHARED_SOURCES
 
 
 Observer = Callable[[InboundEvent, TurnOutcome], None]
@@ -227,14 +190,4 @@ def log_turn_done(event: InboundEvent, how: Delivery, code: str | None, started:
     )
 
 
-__all__ = [
-    "ANONYMOUS_USER",
-    "INTERNAL_ERROR",
-    "TURN_TIMEOUT_SECONDS",
-    "EventKind",
-    "MEDIA_KINDS",
-    "MediaKind",
-    "EventProcessor",
-    "InboundEvent",
-    "Observer",
-]
+__all__ = ["INTERNAL_ERROR", "TURN_TIMEOUT_SECONDS", "EventProcessor", "Observer", "log_turn_done"]

@@ -1,6 +1,6 @@
 """A deadline on request headers for uvicorn's h11 server (uvicorn itself has none).
 
-Start uvicorn with ``--http local_agent.line.http_deadlines:DeadlineH11Protocol`` (the Dockerfile
+Start uvicorn with ``--http local_agent.server.http_deadlines:DeadlineH11Protocol`` (the Dockerfile
 does). A connection that has not delivered a complete request head within
 ``HEADER_TIMEOUT_SECONDS`` — after it opened, or after the previous response on a kept-alive
 connection — gets ``408 Request Timeout`` and is closed, so a slow or silent client cannot hold a

@@ -16,8 +16,16 @@ import asyncio
 import logging
 from typing import Any
 
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
 from local_agent.context.errors import StoreError
-from local_agent.line.admission import Admission
+from local_agent.server.admission import Admission
+from local_agent.server.dispatcher import Dispatcher
+from local_agent.server.inbox import DurableInbox
+from local_agent.server.pubsub_push import PushEndpoint
+from local_agent.server.queue import QueueStats
+from local_agent.settings import Settings
 from local_agent.stores.guarded import GuardedStore
 
 log = logging.getLogger("local_agent.health")
@@ -58,3 +66,38 @@ def health_report(
     status = "stopping" if stopping else state
     code = 503 if status in ("unavailable", "stopping") else 200
     return code, {"status": status, "store": store_report, "turns": admission.report(), **info}
+
+
+async def healthz(request: Request) -> JSONResponse:
+    """ok / degraded (200), unavailable / stopping / starting (503); see ``health.py``."""
+    state = request.app.state
+    settings: Settings = state.settings
+    wiring, shutdown = getattr(state, "wiring", None), getattr(state, "shutdown", None)
+    dispatcher: Dispatcher | None = getattr(state, "dispatcher", None)
+    code, body = health_report(
+        wiring.store if wiring is not None else None,
+        getattr(state, "admission", None),
+        stopping=shutdown is not None and shutdown.signalled_at is not None,
+        pending=dispatcher.pending if dispatcher else 0,
+        backend=settings.local_store,
+        model=settings.local_model,
+        queue=queue_report(settings, state.queue_stats, state.push_endpoint, getattr(state, "inbox", None)),
+    )
+    return JSONResponse(body, status_code=code)
+
+
+def queue_report(
+    settings: Settings, stats: QueueStats, endpoint: PushEndpoint | None, inbox: DurableInbox | None = None
+) -> dict[str, Any]:
+    """The queue's side of ``/healthz``: its mode, and in pubsub mode what was published and
+    pushed, the redeliveries seen and the pushes being worked on here now."""
+    in_flight = endpoint.in_flight if endpoint is not None else 0
+    report: dict[str, Any] = {"mode": settings.local_queue, **stats.report(), "in_flight": in_flight}
+    if inbox is not None:
+        report["inbox"] = inbox.report()
+    return report
+
+
+async def livez() -> JSONResponse:
+    """200 while the process serves HTTP (Cloud Run startup and liveness probes)."""
+    return JSONResponse({"status": "alive"})

@@ -41,10 +41,12 @@ from fastapi.responses import JSONResponse
 
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.context.errors import StoreError
-from local_agent.line.processor import INTERNAL_ERROR, EventProcessor, InboundEvent
-from local_agent.line.queue import QueueStats, decode_event
+from local_agent.line.inbound import InboundEvent
+from local_agent.line.webhook_body import Refused
 from local_agent.replies.render import POLITE_FAILURE
 from local_agent.replies.reply import Reply
+from local_agent.server.processor import INTERNAL_ERROR, EventProcessor
+from local_agent.server.queue import QueueStats, decode_event
 from local_agent.settings import Settings
 from local_agent.stores.guarded import GuardedStore
 
@@ -69,15 +71,6 @@ STATUS: dict[PushResult, int] = {
 }
 
 
-class PushRefused(Exception):
-    def __init__(self, status: int, error: str) -> None:
-        super().__init__(error)
-        self.status, self.error = status, error
-
-    def response(self) -> JSONResponse:
-        return JSONResponse({"error": self.error}, status_code=self.status)
-
-
 # -- authentication ------------------------------------------------------------------------------
 
 
@@ -91,7 +84,7 @@ class _Certs:
         self._fetched = -CERTS_TTL_SECONDS
 
     def get(self) -> dict[str, str]:
-        """The certificates; ``PushRefused(503)`` when they cannot be had (Pub/Sub retries)."""
+        """The certificates; ``Refused(503)`` when they cannot be had (Pub/Sub retries)."""
         with self._lock:
             if time.monotonic() - self._fetched >= CERTS_TTL_SECONDS:
                 self._certs = self._fetch()
@@ -109,7 +102,7 @@ class _Certs:
             certs = None
         if not isinstance(certs, dict) or not all(isinstance(v, str) for v in certs.values()):
             log.warning("signing certificates unavailable", extra={"code": "OIDC_CERTS_UNAVAILABLE"})
-            raise PushRefused(503, "signing certificates unavailable")
+            raise Refused(503, "signing certificates unavailable")
         return certs
 
 
@@ -126,7 +119,7 @@ class PushAuth:
         self.emulator_token = token if settings.pubsub_emulator_host and token else None
 
     async def check(self, request: Request) -> None:
-        """Returns when the push is authentic; raises ``PushRefused`` (401/403) otherwise."""
+        """Returns when the push is authentic; raises ``Refused`` (401/403) otherwise."""
         header = request.headers.get("authorization", "")
         if header.startswith("Bearer ") and self.audience and self.email:
             await asyncio.to_thread(self.verify_oidc, header[len("Bearer ") :].strip())
@@ -135,8 +128,8 @@ class PushAuth:
         if self.emulator_token is not None and given is not None:
             if hmac.compare_digest(given.encode("utf-8"), self.emulator_token.encode("utf-8")):
                 return
-            raise PushRefused(403, "invalid push token")
-        raise PushRefused(401, "push not authenticated")
+            raise Refused(403, "invalid push token")
+        raise Refused(401, "push not authenticated")
 
     def verify_oidc(self, token: str) -> dict[str, Any]:
         """The token's claims, once signature, expiry, audience, issuer and signer are checked."""
@@ -154,11 +147,11 @@ class PushAuth:
                 )
             )
         except (ValueError, auth_exceptions.GoogleAuthError):
-            raise PushRefused(403, "invalid push token") from None
+            raise Refused(403, "invalid push token") from None
         if claims.get("iss") not in GOOGLE_ISSUERS:
-            raise PushRefused(403, "invalid push token")
+            raise Refused(403, "invalid push token")
         if claims.get("email") != self.email or claims.get("email_verified") is not True:
-            raise PushRefused(403, "push from another service account")
+            raise Refused(403, "push from another service account")
         return claims
 
 
@@ -166,24 +159,24 @@ class PushAuth:
 
 
 async def read_envelope(request: Request) -> tuple[str, bytes]:
-    """(message id, message data) of a push envelope; ``PushRefused(400)`` when it is not one."""
+    """(message id, message data) of a push envelope; ``Refused(400)`` when it is not one."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_PUSH_BYTES:
-        raise PushRefused(413, "body too large")
+        raise Refused(413, "body too large")
     raw = await request.body()
     if len(raw) > MAX_PUSH_BYTES:
-        raise PushRefused(413, "body too large")
+        raise Refused(413, "body too large")
     try:
         envelope = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise PushRefused(400, "not a push envelope") from None
+        raise Refused(400, "not a push envelope") from None
     message = envelope.get("message") if isinstance(envelope, dict) else None
     if not isinstance(message, dict):
-        raise PushRefused(400, "not a push envelope")
+        raise Refused(400, "not a push envelope")
     message_id = message.get("messageId") or message.get("message_id")
     data = message.get("data", "")
     if not isinstance(message_id, str) or not message_id or not isinstance(data, str):
-        raise PushRefused(400, "not a push envelope")
+        raise Refused(400, "not a push envelope")
     try:
         return message_id[:200], base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
@@ -362,7 +355,7 @@ class PushEndpoint:
     async def push(self, request: Request) -> JSONResponse:
         try:
             if self.closed or self.worker is None or self.run_on_turns is None:
-                raise PushRefused(503, "not serving")
+                raise Refused(503, "not serving")
             await self.auth.check(request)
             message_id, data = await read_envelope(request)
             self.stats.saw(message_id)
@@ -372,9 +365,9 @@ class PushEndpoint:
                 log.error("pushed message is not an event; dropped", extra={"code": "MESSAGE_DROPPED"})
                 return JSONResponse({"status": "dropped"})
             if self.in_flight >= self.max_in_flight:
-                raise PushRefused(503, "busy")
+                raise Refused(503, "busy")
             return await self._run(event)
-        except PushRefused as refusal:
+        except Refused as refusal:
             return refusal.response()
 
     async def _run(self, event: InboundEvent) -> JSONResponse:
@@ -392,4 +385,4 @@ class PushEndpoint:
         return JSONResponse({"status": result}, status_code=STATUS[result])
 
 
-__all__ = ["LeasedTurn", "PushAuth", "PushEndpoint", "PushRefused", "PushResult", "read_envelope"]
+__all__ = ["LeasedTurn", "PushAuth", "PushEndpoint", "Refused", "PushResult", "read_envelope"]

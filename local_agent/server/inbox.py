@@ -44,9 +44,9 @@ from linebot.v3.messaging import Message
 
 from local_agent.context.errors import StoreError
 from local_agent.fingerprint import derive_key
-from local_agent.line.processor import InboundEvent
-from local_agent.line.queue import decode_event, encode_event
+from local_agent.line.inbound import InboundEvent
 from local_agent.listings.dates import TAIPEI
+from local_agent.server.queue import decode_event, encode_event
 from local_agent.stores.guarded import GuardedStore
 from local_agent.stores.ports import InboxEntry, InboxRow
 

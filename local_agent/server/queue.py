@@ -7,7 +7,7 @@
 * ``pubsub``: ``/callback`` publishes one message per event to ``LOCAL_PUBSUB_TOPIC`` with the
   chat's id as ordering key and answers 200 only once every publish is confirmed, within
   ``LOCAL_PUBSUB_PUBLISH_DEADLINE_SECONDS`` (else 503: LINE redelivers the body). Pub/Sub then
-  pushes each message, in order per chat, to ``POST /pubsub/push`` (``line/push.py``) on any
+  pushes each message, in order per chat, to ``POST /pubsub/push`` (``pubsub_push.py``) on any
   instance, and redelivers it until an instance answers 2xx.
 
 The turn itself does not know which queue brought it: both end in ``EventProcessor``.
@@ -34,7 +34,7 @@ from local_agent.context.canonical import canonical_json
 from local_agent.context.errors import ScopeError
 from local_agent.context.journal import ScopeKey
 from local_agent.line.events import is_id
-from local_agent.line.processor import EventKind, InboundEvent
+from local_agent.line.inbound import EventKind, InboundEvent
 
 log = logging.getLogger("local_agent.queue")
 

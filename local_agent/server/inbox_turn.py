@@ -1,6 +1,6 @@
 """One inbox item from its turn to its deleted row (``LOCAL_QUEUE=inprocess``): the turn, the reply
 (opened by the apology when it goes out late), then the row deleted, or its reply parked for a
-push once LINE answers again. See ``line/inbox.py`` for the inbox itself.
+push once LINE answers again. See ``inbox.py`` for the inbox itself.
 """
 
 from __future__ import annotations
@@ -16,7 +16,11 @@ from linebot.v3.messaging import Message, TextMessage
 
 from local_agent.agent.adk_router import TurnOutcome
 from local_agent.line.client import LineDeliveryError
-from local_agent.line.inbox import (
+from local_agent.line.inbound import InboundEvent
+from local_agent.line.messages import to_line_messages
+from local_agent.replies.render import POLITE_FAILURE
+from local_agent.replies.reply import Reply
+from local_agent.server.inbox import (
     AGE_LIMIT_SECONDS,
     RESUME_PUSHES_PER_SECOND,
     TOO_LATE,
@@ -24,10 +28,7 @@ from local_agent.line.inbox import (
     InboxItem,
     apology,
 )
-from local_agent.line.messages import to_line_messages
-from local_agent.line.processor import INTERNAL_ERROR, EventProcessor, InboundEvent, log_turn_done
-from local_agent.replies.render import POLITE_FAILURE
-from local_agent.replies.reply import Reply
+from local_agent.server.processor import INTERNAL_ERROR, EventProcessor, log_turn_done
 
 log = logging.getLogger("local_agent.inbox")
 

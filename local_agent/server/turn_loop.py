@@ -19,8 +19,8 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from local_agent.line.dispatcher import Job, ScopeDispatcher
 from local_agent.line.wire import Wire
+from local_agent.server.dispatcher import Job, ScopeDispatcher
 
 T = TypeVar("T")
 
