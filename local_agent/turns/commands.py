@@ -241,13 +241,23 @@ class Commands:
         if kind == "diet_change":
             return self.diet_change(scope)
         if kind == "forget_confirm":
-            asked = forget_question_text(self._kept_label(scope)) if said.text.strip() else FORGET_QUESTION
-            return self.forget_question(asked, scope=scope)  # (no text: the desk's, for a model proposal)
+            return self.unclear_forget(scope, said)
         if kind == "preference_question":
             return self.preference_question(said)
         if kind == "forget":
             return self.forget(scope)
         return None
+
+    def unclear_forget(self, scope: ScopeKey, said: Utterance) -> CommandResult:
+        """An unclear delete request: the 確定忘記 / 不用 question naming the kept diet, or, with
+        nothing kept, that nothing is (a question there would be one 「嗯」 from a needless write).
+        No text: the desk's question for a model's proposal."""
+        if not said.text.strip():
+            return self.forget_question(FORGET_QUESTION, scope=scope)
+        kept = self._kept_label(scope)
+        if kept is None:
+            return CommandResult(Reply(texts=(NOTHING_TO_FORGET,)), "kept")
+        return self.forget_question(forget_question_text(kept), scope=scope)
 
     def forget_question(self, text: str = FORGET_QUESTION, *, scope: ScopeKey | None = None) -> CommandResult:
         """The 確定忘記 / 不用 question, asked before an unclear delete request acts. In the 1:1
