@@ -101,10 +101,22 @@ def label_of(reading: Reading, goal: str | None, kinds: frozenset[str]) -> str:
 
 
 def decide(
-    reading: Reading, goal: str | None, kinds: frozenset[str], scores: Scores | None, diet: str | None = None
+    reading: Reading,
+    goal: str | None,
+    kinds: frozenset[str],
+    scores: Scores | None,
+    diet: str | None = None,
+    *,
+    named_search: bool = True,
+    classes: frozenset[str] = frozenset(),
 ) -> Decision:
     """The outcome for the rules' ``reading`` (``kinds``: its clauses' rule readings; ``diet``: the
-    rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring)."""
+    rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring).
+    ``named_search``: the sentence names a place or asks for a search in words other than a diet;
+    without it a rules' search is weak, and a sure classifier's harmless reading (what is kept,
+    small talk) stands instead. ``classes``: the lexicon classes of its words; a remember verb
+    among them with a diet named and a sure remember from the classifier is a remember request
+    the rules missed (a question, the consent prompt, never a grant)."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
@@ -113,14 +125,24 @@ def decide(
     why = (*why, f"classifier:{best}:{sure:.2f}")
     if reading.intent in _ASKS:
         return Decision("ask", reading, ruled, (*why, "rules ask"))
+    if (
+        best == "remember"
+        and ruled not in PREFERENCE_LABELS  # 「你記得我吃素嗎」: the rules' what-is-kept question stands
+        and sure >= HIGH
+        and diet
+        and "remember_verb" in classes
+    ):
+        asked = Reading("remember", diet=diet)
+        return Decision("ask", asked, ruled, (*why, "a remember verb and a sure classifier: consent prompt"))
     if ruled == best:
         outcome: Outcome = "pass" if ruled == "other" else "act"
         return Decision(outcome, reading, ruled, (*why, "agree"))
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why)
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
-        return _classifier_touches(reading, best, sure, why, diet)
-    if ruled == "other" and best.startswith("smalltalk_") and sure >= HIGH:
+        return _classifier_touches(reading, best, sure, why, diet, weak=not named_search)
+    weak = ruled == "other" or (reading.intent == "search" and not named_search)
+    if weak and best.startswith("smalltalk_") and sure >= HIGH:
         talk = best.removeprefix("smalltalk_")
         intent: Intent = talk if talk in ("thanks", "greeting") else "small_talk"  # type: ignore[assignment]
         talked = Reading(intent, talk=None if intent != "small_talk" else talk)
@@ -150,7 +172,7 @@ def _rules_touch(
 
 
 def _classifier_touches(
-    reading: Reading, best: str, sure: float, why: tuple[str, ...], diet: str | None
+    reading: Reading, best: str, sure: float, why: tuple[str, ...], diet: str | None, *, weak: bool = False
 ) -> Decision:
     """The classifier reads the kept preference touched where the rules read something else: never an
     act on the classifier alone. A delete or stop becomes the 確定忘記 / 不用 question; what is kept is
@@ -158,20 +180,23 @@ def _classifier_touches(
     gets the consent prompt for the diet named (itself a question), else the question which diet when
     the classifier is sure, else the three-way question; a consent word stays the rules' reading
     (the typed answer is checked against the prompt's token, and a grant needs the rules' yes)."""
-    searching = reading.intent in ("search", "unsupported")
-    if best in ("delete", "stop") and (sure >= HIGH or not searching):
+    # A search read from a diet word alone (``weak``) gives way only to a sure what-is-kept (it
+    # changes nothing), never to a remember (「我吃素」 states a diet, it asks nothing to be kept).
+    asked_search = reading.intent in ("search", "unsupported")
+    searching = reading.intent == "unsupported" or (reading.intent == "search" and not weak)
+    if best in ("delete", "stop") and (sure >= HIGH or not asked_search):
         return Decision("ask", Reading("forget_confirm"), "other", (*why, "classifier alone: ask"))
     if best == "show_kept" and sure >= HIGH and not searching:
         return Decision(
             "act", Reading("show_kept"), "other", (*why, "classifier alone: show, nothing changes")
         )
-    if best == "remember" and not searching and diet:
+    if best == "remember" and not asked_search and diet:
         return Decision(
             "ask", Reading("remember", diet=diet), "other", (*why, "classifier alone: consent prompt")
         )
-    if best == "remember" and not searching and sure >= HIGH:
+    if best == "remember" and not asked_search and sure >= HIGH:
         return Decision("ask", Reading("which_diet"), "other", (*why, "classifier alone: which diet"))
-    if best == "remember" and not searching:
+    if best == "remember" and not asked_search:
         return Decision(
             "ask", Reading("preference_question"), "other", (*why, "classifier alone: the three-way question")
         )

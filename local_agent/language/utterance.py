@@ -174,7 +174,14 @@ def read(text: str, now: float | date | None = None, context: Context | None = N
     scores = policy.classify(form, classes)
     diet = _diet(form, kinds, found)
     named = diet.code if diet.code and rememberable(diet.code) else None
-    decision = policy.decide(said, goal, kinds, scores, named)
+    places = read_places(form)
+    also_searches = intents.searches_besides(form)
+    # A search read from a diet word alone, with no place named, is a weak reading: a sure
+    # classifier may read it as what is kept or as small talk (policy.decide's ``named_search``).
+    named_search = also_searches or places.kind != "none"
+    decision = policy.decide(
+        said, goal, kinds, scores, named, named_search=named_search, classes=frozenset(classes)
+    )
     today = _today(now)
     bare = intents.bare(form)
     return Utterance(
@@ -187,10 +194,10 @@ def read(text: str, now: float | date | None = None, context: Context | None = N
         decision=decision,
         scores=scores,
         diet=diet,
-        places=read_places(form),
+        places=places,
         dates=read_dates(form, today) if today is not None and form else DateReading(),
         goal=goal,
-        also_searches=intents.searches_besides(form),
+        also_searches=also_searches,
         consent=intents.consent_answer(bare) if form else None,
         consent_only=bare in words.CONSENT_ONLY,
         thanked=intents.thanked(form),

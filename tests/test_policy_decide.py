@@ -1,0 +1,74 @@
+"""``policy.decide`` weighed directly, with the classifier's scores given: how a weak search (a diet
+word alone, no place named), a remember verb the rules did not read as a request, and the privacy
+floors combine. The live classifier is scored elsewhere (``tests/test_intent_classifier.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pytest
+
+from local_agent.language.intents import Reading
+from local_agent.language.policy import decide
+
+SEARCH = Reading("search")
+
+
+@dataclass(frozen=True)
+class Given:
+    best: str
+    confidence: float
+
+    @property
+    def scores(self) -> Mapping[str, float]:
+        return {self.best: self.confidence}
+
+
+def test_a_weak_search_gives_way_to_a_sure_what_is_kept_and_a_named_search_does_not() -> None:
+    sure = Given("show_kept", 0.97)
+    weak = decide(SEARCH, "places", frozenset(), sure, named_search=False)
+    assert (weak.outcome, weak.reading.intent) == ("act", "show_kept")
+    named = decide(SEARCH, "places", frozenset(), sure, named_search=True)
+    assert (named.outcome, named.reading.intent) == ("pass", "search")
+    unsure = decide(SEARCH, "places", frozenset(), Given("show_kept", 0.6), named_search=False)
+    assert unsure.reading.intent == "search"
+
+
+def test_a_weak_search_gives_way_to_sure_small_talk() -> None:
+    talk = decide(SEARCH, "places", frozenset(), Given("smalltalk_health", 0.9), named_search=False)
+    assert (talk.outcome, talk.reading.intent, talk.reading.talk) == ("pass", "small_talk", "health")
+    kept = decide(SEARCH, "places", frozenset(), Given("smalltalk_health", 0.9), named_search=True)
+    assert kept.reading.intent == "search"
+
+
+def test_a_diet_stated_alone_is_never_a_remember_on_the_classifier_alone() -> None:
+    stated = decide(SEARCH, "places", frozenset(), Given("remember", 0.95), "vegan", named_search=False)
+    assert stated.reading.intent == "search"  # no remember verb: nothing offered to keep
+
+
+@pytest.mark.parametrize("ruled", [SEARCH, Reading("unknown")])
+def test_a_remember_verb_a_diet_and_a_sure_classifier_ask_with_the_consent_prompt(ruled: Reading) -> None:
+    verb = frozenset({"remember_verb", "diet"})
+    asked = decide(ruled, "places", frozenset(), Given("remember", 0.9), "vegan", classes=verb)
+    assert (asked.outcome, asked.reading.intent, asked.reading.diet) == ("ask", "remember", "vegan")
+    unsure = decide(ruled, "places", frozenset(), Given("remember", 0.6), "vegan", classes=verb)
+    if ruled.intent == "search":  # a search the rules read stands against a middling remember
+        assert (unsure.outcome, unsure.reading.intent) == ("pass", "search")
+    else:  # nothing read by the rules: the prompt, a question, as before
+        assert (unsure.outcome, unsure.reading.intent) == ("ask", "remember")
+    no_diet = decide(ruled, "places", frozenset(), Given("remember", 0.9), None, classes=verb)
+    assert no_diet.reading.diet is None
+
+
+def test_the_rules_what_is_kept_question_stands_against_a_sure_remember() -> None:
+    verb = frozenset({"remember_verb", "diet", "question"})
+    shown = decide(Reading("show_kept"), None, frozenset(), Given("remember", 0.95), "vegan", classes=verb)
+    assert shown.reading.intent == "show_kept"
+
+
+def test_a_weak_search_never_turns_a_middling_delete_into_a_question() -> None:
+    middling = decide(SEARCH, "places", frozenset(), Given("delete", 0.5), named_search=False)
+    assert (middling.outcome, middling.reading.intent) == ("pass", "search")
+    sure = decide(SEARCH, "places", frozenset(), Given("delete", 0.9), named_search=False)
+    assert (sure.outcome, sure.reading.intent) == ("ask", "forget_confirm")  # never a forget
