@@ -72,3 +72,12 @@ def test_a_weak_search_never_turns_a_middling_delete_into_a_question() -> None:
     assert (middling.outcome, middling.reading.intent) == ("pass", "search")
     sure = decide(SEARCH, "places", frozenset(), Given("delete", 0.9), named_search=False)
     assert (sure.outcome, sure.reading.intent) == ("ask", "forget_confirm")  # never a forget
+
+
+def test_a_lasting_word_without_a_remember_verb_gives_way_to_a_sure_search() -> None:
+    remember = Reading("remember", diet="vegetarian")
+    searched = decide(remember, "places", frozenset(), Given("search_places", 0.95), "vegetarian")
+    assert (searched.outcome, searched.reading.intent) == ("pass", "search")
+    verb = frozenset({"remember_verb"})
+    kept = decide(remember, "places", frozenset(), Given("search_places", 0.95), "vegetarian", classes=verb)
+    assert kept.reading.intent == "remember"  # a remember verb: the rules' remember stands

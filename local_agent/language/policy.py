@@ -137,6 +137,10 @@ def decide(
     if ruled == best:
         outcome: Outcome = "pass" if ruled == "other" else "act"
         return Decision(outcome, reading, ruled, (*why, "agree"))
+    if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
+        # 「…的素食都幫我找一下」: a lasting word (都, 以後) beside a diet, no remember verb, and a sure
+        # search: the search, with the diet said for this search only
+        return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why)
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
