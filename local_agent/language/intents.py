@@ -454,8 +454,21 @@ def also_searches(text: str) -> bool:
 
 
 def searches_besides(t: str) -> bool:
-    """:func:`also_searches` on reading-form ``t``."""
-    return goal_of(_without_diet(t)) in ("places", "events")
+    """:func:`also_searches` on reading-form ``t``: a search word besides the diet's, or a clause that
+    asks to find something in a township and is no preference command (「幫我找員林的素食，以後都要
+    記得我吃素」)."""
+    if goal_of(_without_diet(t)) in ("places", "events"):
+        return True
+    if not find_townships(t):
+        return False
+    return any(
+        any(w in clause for w in words.FIND_VERBS)
+        and find_townships(clause)
+        and match_forget(clause) is None
+        and _about_keeping(clause) is None
+        for clause in CLAUSES.split(t)
+        if clause
+    )
 
 
 _RAW_CLAUSES = re.compile(r"[，,。.！!？?；;\s]+")

@@ -928,6 +928,8 @@ EVENT_WORDS: tuple[str, ...] = (
 )
 # Besides the search words, these make a clause ask about the place it names (「溪湖有什麼」).
 ASKING_PLACE: tuple[str, ...] = ("有什麼", "有啥", "有沒有", "哪裡", "推薦", "有嗎")
+# Verbs that ask to find something (with a township named, a search): 「幫我找員林的素食」.
+FIND_VERBS: tuple[str, ...] = ("找", "查", "推薦", "介紹", "揣")
 # Words that ask for a search in a sentence without a question (「幫我找」, 「想吃」): no remark.
 SEARCH_ASKS: tuple[str, ...] = ("幫我", "找", "推薦", "介紹", "想吃", "想去", "要吃", "要去", "帶我")
 # A follow-up asks the last question again about something new: 「員林呢」, 「那台中呢」, 「換鹿港」.
@@ -978,17 +980,20 @@ BUS_COMPANIES: tuple[str, ...] = (
 # Asking for results not shown yet, after a search (「再找一家」「還有嗎」「換一家」): the search runs
 # again with more=true and lists only what this conversation has not been shown.
 MORE_WORDS: tuple[str, ...] = (
-    "再找一家",
-    "再找一間",
-    "再找別家",
-    "再來一家",
-    "換一家",
-    "換一間",
-    "換別家",
+    # one more shop: 再 + a verb of finding or giving (or 換) + which one + its counter, in any of
+    # their words (「再找別間」, 「再給我一間別的」, 「換另一家」)
+    *(
+        f"{lead}{which}{counter}"
+        for lead in ("再找", "再給我", "再推薦", "再介紹", "再來", "換")
+        for which in ("一", "別", "另一", "另外一")
+        for counter in ("家", "間")
+    ),
     "下一家",
+    "下一間",
     "還有嗎",
     "還有別的",
     "還有別家",
+    "還有別間",
     "還有其他",
     "別的呢",
     "其他的呢",
