@@ -700,6 +700,15 @@ def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | Non
     return None
 
 
+_DELETE_READINGS = ("forget", "forget_confirm", "forget_declined")
+
+
+def _another_shop(t: str) -> bool:
+    """A delete said of the shop just shown, with another asked for (「這家不要 刪掉 換一家」): one
+    more result, the kept preference neither named nor touched."""
+    return any(w in t for w in words.MORE_WORDS) and not has_object(t)
+
+
 # Small talk a search's words can carry: a comment on a place, a remark on health, a complaint.
 _REMARKS = ("visited", "health", "complaint")
 
@@ -726,6 +735,8 @@ def by_policy(
     remember; nothing is deleted on a sentence that did not ask."""
     read_clauses = rules.read_clauses(t) if read_clauses is None else read_clauses
     kinds = frozenset(c.rule.reading for c in read_clauses if c.rule is not None)
+    if legacy.intent in _DELETE_READINGS and _another_shop(t):
+        return Reading("search")  # 「這家不要 刪掉 換一家」: the shop shown goes, not the kept diet
     if legacy.intent == "forget":
         return _delete_outcome(t, kinds)
     if "exclusion" in kinds and legacy.intent == "forget_confirm":
