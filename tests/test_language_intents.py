@@ -389,3 +389,26 @@ def test_a_space_between_clauses_separates_them_and_one_inside_a_word_is_dropped
     assert reading_form("忘 記 我 的 偏 好") == "忘記我的偏好"
     assert reading_form("不想讓 你記得吃素的事情") == "不想讓你記得吃素的事情"
     assert reading_form("素食偏好 ❌") == "素食偏好取消"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "talk"),
+    [
+        ("不好意思，麻煩你把我吃全素的設定刪除好嗎", "forget", None),  # a plea put as a question
+        ("可以刪除我的偏好嗎", "forget_confirm", None),  # a question whether: asked
+        ("可以麻煩你教我怎麼刪除偏好嗎", "forget_confirm", None),  # a how-to: never deleted
+        ("我不是要取消偏好喔，二林有素食的店嗎", "search", None),  # not meant: the search
+        ("我吃鍋邊素，你記一下好不好", "remember", None),  # a polite question asking it kept
+        ("阮阿公食菜 共伊記落來好無", "remember", None),
+        ("我吃素你有記起來嗎", "show_kept", None),  # asks what was done
+        ("我吃全素的資料你們會留多久", "show_kept", None),
+        ("醫生說我膽固醇高，油的要少吃", "small_talk", "health"),
+        ("上星期去溪湖那間羊肉店服務很差，不會再去", "small_talk", "visited"),
+        ("上星期去溪湖吃羊肉，鹿港有什麼好吃的", "search", None),
+        ("這家不要 刪掉 換一間", "search", None),  # the shop shown, another asked for
+        ("刪掉我的偏好 換一家", "forget", None),
+    ],
+)
+def test_kinds_read_by_their_words(text, intent, talk):
+    said = intents.read(text)
+    assert (said.intent, said.talk) == (intent, talk)

@@ -236,11 +236,27 @@ def match_forget(t: str) -> ForgetMatch | None:
 
 def _requested(t: str, clause: str, verb: str) -> bool:
     """The delete's clause asks someone to do it (「請直接幫我刪除」, 「你把那個刪掉」, or ends with the
-    verb: 「…我不是說過不用了嗎 刪掉」, 「吃素那個取消」), not a question."""
-    if is_question(clause) or any(w in t for w in words.SUPPOSING):
+    verb: 「…我不是說過不用了嗎 刪掉」, 「吃素那個取消」), not a question; a plea put as a question
+    (「可以麻煩幫我把蛋奶素刪除嗎」) asks it too."""
+    if any(w in t for w in words.SUPPOSING):
         return False
+    if is_question(clause):
+        return _pleaded(clause, verb)
     ending = bare(clause).removesuffix("光光").removesuffix("掉").removesuffix("一下")
     return ending.endswith(verb.removesuffix("掉")) or any(w in clause for w in words.ASKING_SOMEONE)
+
+
+def _pleaded(clause: str, verb: str) -> bool:
+    """A delete asked as a plea (麻煩, 拜託) someone does for the speaker, ending with the verb and a
+    polite question (「可以麻煩幫我把之前記的蛋奶素刪除嗎」): a request put kindly, not a question
+    whether it can be done (「怎麼刪除」, 「可以刪除嗎」 stay asked)."""
+    if not any(p in clause for p in words.PLEAS) or any(w in clause for w in words.HOW_TO):
+        return False
+    ending = bare(clause).rstrip("?")
+    for question in words.REQUEST_QUESTIONS:
+        ending = ending.removesuffix(question)
+    ending = ending.removesuffix("光光").removesuffix("掉").removesuffix("一下")
+    return ending != bare(clause).rstrip("?") and ending.endswith(verb.removesuffix("掉"))
 
 
 def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
@@ -302,8 +318,9 @@ def asks_what_is_kept(t: str) -> bool:
             continue  # 「我記得…」: the speaker remembers
         # 「你幫我記的是哪一種素」, 「你有幫我記吃素嗎」 ask what was done
         done = tail.startswith(("的", "了")) or head.endswith(words.ASKED_DONE)
-        if not done and (head.endswith(words.POLITE_ASKING) or any(p in head for p in words.REQUEST_LEADS)):
-            continue  # 「能不能記得我吃全素」, 「幫我記一下我吃素好嗎」 ask to remember
+        polite = head.endswith(words.POLITE_ASKING) or any(p in head for p in words.REQUEST_LEADS)
+        if not done and (polite or _asked_to_do(tail)):
+            continue  # 「能不能記得我吃全素」, 「幫我記一下我吃素好嗎」, 「我吃素 記一下好嗎」 ask to remember
         if _about_kept(head, tail):
             return True
     return _asks_about_my_data(t) if not hits else False
@@ -346,7 +363,17 @@ _REMEMBER_TAIL_STARTS = (
     "嘿",
     "著",
     "耶",
+    "嗎",  # after a polite asking word only: 「可以幫忙記起來嗎」
 )
+
+
+def _asked_to_do(tail: str) -> bool:
+    """What follows a verb is only a polite question asking it done (「記一下好嗎」, 「記起來好不好」,
+    「存起來可以嗎」): a request put as a question, not a question about what was done."""
+    rest = tail.rstrip("?" + words.TRAILING_PARTICLES)
+    for done in ("一下", "起來", "下來", "著", "住"):
+        rest = rest.removeprefix(done)
+    return rest in words.REQUEST_QUESTIONS and rest != "嗎"
 
 
 def asks_to_remember(t: str) -> bool:
@@ -361,8 +388,8 @@ def asks_to_remember(t: str) -> bool:
         head, tail = t[:at], t[at + len(verb) :]
         if _ends_negated(head):
             return False
-        if asking and not head.endswith(words.POLITE_ASKING):
-            continue  # 「記得那家素食店在哪嗎」; but 「能不能記得我吃全素」 asks
+        if asking and not (head.endswith(words.POLITE_ASKING) or _asked_to_do(tail)):
+            continue  # 「記得那家素食店在哪嗎」; but 「能不能記得我吃全素」, 「記一下好嗎」 ask
         if head.endswith("我") and not head.endswith(("幫我", "給我", "把我", "將我")):
             continue
         tail = tail.lstrip(":：,").removeprefix("飲食").removeprefix("偏好").removeprefix("為").lstrip(":：,")
@@ -427,8 +454,21 @@ def also_searches(text: str) -> bool:
 
 
 def searches_besides(t: str) -> bool:
-    """:func:`also_searches` on reading-form ``t``."""
-    return goal_of(_without_diet(t)) in ("places", "events")
+    """:func:`also_searches` on reading-form ``t``: a search word besides the diet's, or a clause that
+    asks to find something in a township and is no preference command (「幫我找員林的素食，以後都要
+    記得我吃素」)."""
+    if goal_of(_without_diet(t)) in ("places", "events"):
+        return True
+    if not find_townships(t):
+        return False
+    return any(
+        any(w in clause for w in words.FIND_VERBS)
+        and find_townships(clause)
+        and match_forget(clause) is None
+        and _about_keeping(clause) is None
+        for clause in CLAUSES.split(t)
+        if clause
+    )
 
 
 _RAW_CLAUSES = re.compile(r"[，,。.！!？?；;\s]+")
@@ -652,12 +692,37 @@ def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | Non
         return None
     if legacy.intent == "unknown":
         return Reading("small_talk", talk=talk)
-    if legacy.intent == "search" and "visited" in kinds and not is_question(t):
-        if not any(w in t for w in words.ASKING_PLACE) and not find_townships(t):
-            return Reading("small_talk", talk="visited")  # 「謝謝，很好吃」: a comment, no new search
+    remark = next((k for k in _REMARKS if k in kinds), None)
+    if legacy.intent == "search" and remark is not None and _only_a_remark(t):
+        return Reading("small_talk", talk=remark)  # 「謝謝，很好吃」: a comment, no new search
     if legacy.intent == "thanks" and "goodbye" in kinds and not any(w in t.lower() for w in words.GRATITUDE):
         return Reading("small_talk", talk="goodbye")
     return None
+
+
+_DELETE_READINGS = ("forget", "forget_confirm", "forget_declined")
+
+
+def _another_shop(t: str) -> bool:
+    """A delete said of the shop just shown, with another asked for (「這家不要 刪掉 換一家」): one
+    more result, the kept preference neither named nor touched."""
+    return any(w in t for w in words.MORE_WORDS) and not has_object(t)
+
+
+# Small talk a search's words can carry: a comment on a place, a remark on health, a complaint.
+_REMARKS = ("visited", "health", "complaint")
+
+
+def _only_a_remark(t: str) -> bool:
+    """A remark read as a search only for its food words (「醫生說我血糖太高 甜的要少吃」, 「那間肉圓店
+    老闆有夠兇 下次不去了」): no question, no asking or search word, and a township only beside a
+    past visit (「上禮拜去員林那間火鍋 服務有夠差」; 「鹿港很好吃的肉圓」 asks for one)."""
+    if is_question(t) or any(w in t for w in (*words.ASKING_PLACE, *words.SEARCH_ASKS)):
+        return False
+    if not find_townships(t):
+        return True
+    found = lexicon.tokens(t)
+    return any("past_marker" in k.classes or ("visited" in k.classes and "去" in k.word) for k in found)
 
 
 def by_policy(
@@ -670,6 +735,8 @@ def by_policy(
     remember; nothing is deleted on a sentence that did not ask."""
     read_clauses = rules.read_clauses(t) if read_clauses is None else read_clauses
     kinds = frozenset(c.rule.reading for c in read_clauses if c.rule is not None)
+    if legacy.intent in _DELETE_READINGS and _another_shop(t):
+        return Reading("search")  # 「這家不要 刪掉 換一家」: the shop shown goes, not the kept diet
     if legacy.intent == "forget":
         return _delete_outcome(t, kinds)
     if "exclusion" in kinds and legacy.intent == "forget_confirm":

@@ -104,6 +104,10 @@ TAIWANESE: tuple[tuple[str, str], ...] = (
     ("食晝", "午餐"),
     ("暗頓", "晚餐"),
     ("啥貨", "什麼"),
+    ("毋食", "不吃"),
+    ("毋呷", "不吃"),
+    ("共伊", "幫他"),
+    ("記落來", "記下來"),
 )
 # A sentence ending so (after its particles) asks a question the Taiwanese way: 「有素食無」.
 TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = ("無", "袂", "未")
@@ -244,9 +248,14 @@ POLITE_ASKING: tuple[str, ...] = (
     "麻煩你",
     "麻煩",
     "拜託",
+    "幫忙",
 )
 # Anywhere before a remembering verb, these make it a request (「請你幫我記一下我吃素好嗎」).
-REQUEST_LEADS: tuple[str, ...] = ("幫我", "請你", "請您", "麻煩", "拜託")
+REQUEST_LEADS: tuple[str, ...] = ("幫我", "請你", "請您", "麻煩", "拜託", "幫忙")
+# A plea: with one, a delete put as a polite question is a request (「可以麻煩幫我刪除嗎」).
+PLEAS: tuple[str, ...] = ("麻煩", "拜託")
+# A polite question that asks someone to do what was just said: 「記一下好嗎」, 「刪除嗎」.
+REQUEST_QUESTIONS: tuple[str, ...] = ("好不好", "好嗎", "可以嗎", "行嗎", "好否", "好麼", "嗎")
 # In a delete's clause, these ask someone to do it (「請直接幫我刪除」, 「你把那個刪掉」).
 ASKING_SOMEONE: tuple[str, ...] = ("請", "幫我", "麻煩", "給我", "你", "直接", "拜託", "吧", "啦")
 # A delete said after these is supposed, not asked for: confirmed first.
@@ -356,6 +365,12 @@ KEPT_PHRASES: tuple[str, ...] = (
     "跟你講我吃",
     "跟你說過我是",
     "跟你講過我是",
+    # how long it is kept: 「我的資料你們會保存多久」 (what is kept says, with how to delete it)
+    "保存多久",
+    "保留多久",
+    "存多久",
+    "留多久",
+    "記多久",
 )
 # 「查我的偏好」, 「目前的設定」, 「你有我的資料嗎」: a kept thing asked about with nothing but these.
 KEPT_TOPICS: tuple[str, ...] = (
@@ -863,6 +878,11 @@ PLACE_WORDS: tuple[str, ...] = (
     "營業",
     "有開",
     "開門",
+    # hunger asks for food: 「肚子好餓 有什麼推薦的」
+    "肚子餓",
+    "好餓",
+    "很餓",
+    "餓了",
 )
 EVENT_WORDS: tuple[str, ...] = (
     "活動",
@@ -908,6 +928,10 @@ EVENT_WORDS: tuple[str, ...] = (
 )
 # Besides the search words, these make a clause ask about the place it names (「溪湖有什麼」).
 ASKING_PLACE: tuple[str, ...] = ("有什麼", "有啥", "有沒有", "哪裡", "推薦", "有嗎")
+# Verbs that ask to find something (with a township named, a search): 「幫我找員林的素食」.
+FIND_VERBS: tuple[str, ...] = ("找", "查", "推薦", "介紹", "揣")
+# Words that ask for a search in a sentence without a question (「幫我找」, 「想吃」): no remark.
+SEARCH_ASKS: tuple[str, ...] = ("幫我", "找", "推薦", "介紹", "想吃", "想去", "要吃", "要去", "帶我")
 # A follow-up asks the last question again about something new: 「員林呢」, 「那台中呢」, 「換鹿港」.
 FOLLOW_UP_ENDINGS: tuple[str, ...] = ("呢", "咧", "勒", "哩")
 FOLLOW_UP_STARTS: tuple[str, ...] = ("那", "阿那", "啊那", "換", "改")
@@ -956,17 +980,20 @@ BUS_COMPANIES: tuple[str, ...] = (
 # Asking for results not shown yet, after a search (「再找一家」「還有嗎」「換一家」): the search runs
 # again with more=true and lists only what this conversation has not been shown.
 MORE_WORDS: tuple[str, ...] = (
-    "再找一家",
-    "再找一間",
-    "再找別家",
-    "再來一家",
-    "換一家",
-    "換一間",
-    "換別家",
+    # one more shop: 再 + a verb of finding or giving (or 換) + which one + its counter, in any of
+    # their words (「再找別間」, 「再給我一間別的」, 「換另一家」)
+    *(
+        f"{lead}{which}{counter}"
+        for lead in ("再找", "再給我", "再推薦", "再介紹", "再來", "換")
+        for which in ("一", "別", "另一", "另外一")
+        for counter in ("家", "間")
+    ),
     "下一家",
+    "下一間",
     "還有嗎",
     "還有別的",
     "還有別家",
+    "還有別間",
     "還有其他",
     "別的呢",
     "其他的呢",
