@@ -997,11 +997,4 @@ MORE_WORDS: tuple[str, ...] = (
     "還有其他",
     "別的呢",
     "其他的呢",
-    # the grammar of one more shop: 再 + a verb of giving or finding + which one + its counter
-    *(
-        f"再{verb}{which}{counter}"
-        for verb in ("找", "給我", "推薦", "介紹", "來")
-        for which in ("一", "別", "另一", "另外一")
-        for counter in ("家", "間")
-    ),
 )
