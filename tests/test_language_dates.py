@@ -362,9 +362,19 @@ def test_easter_is_the_western_date():
     assert [easter(y) for y in (2013, 2026, 2027)] == [date(2013, 3, 31), date(2026, 4, 5), date(2027, 3, 28)]
 
 
-def test_a_past_day_for_an_event_search_is_answered_not_searched():
-    day = "「11/30（一）」"
-    assert propose("昨天鹿港有什麼活動") == {"text": PAST_DATE_TEXT.format(day=day)}
+def test_a_past_day_for_an_event_search_is_asked_as_said_so_the_tool_says_it_is_past():
+    # The offline model, like a model that resolved 昨天, calls the tool with the day; the tool's
+    # PAST_DATE answer is the reply (its words are PAST_DATE_TEXT, checked in test_event_windows).
+    call = propose("昨天鹿港有什麼活動")["function_call"]
+    assert call["name"] == "search_local_events"
+    assert call["args"] == {
+        "area": "鹿港鎮",
+        "keyword": "",
+        "date_from": "2026-11-30",
+        "date_to": "2026-11-30",
+    }
+    # No day named (上個月): the text says 「那個日子」, which has no number for the text gate to refuse.
+    assert propose("上個月鹿港有什麼活動") == {"text": PAST_DATE_TEXT.format(day="那個日子")}
 
 
 _TOKENS = (

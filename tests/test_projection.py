@@ -20,6 +20,16 @@ def test_events_tool_projects_to_check_events_label():
     assert SafeTurn.from_tool("search_local_events", "花壇鄉").label == "花壇鄉：查活動"
 
 
+def test_a_search_refused_only_for_its_date_keeps_its_township_and_no_window():
+    for code in ("PAST_DATE", "INVALID_DATE"):
+        turn = SafeTurn.from_tool(
+            "search_local_events", "埤頭", ok=False, error_code=code, dates=("2026-12-01", "2026-12-01")
+        )
+        assert turn == SafeTurn("events", "埤頭鄉") and turn.label == "埤頭鄉：查活動"
+    for code in ("INTERNAL", "INVALID_ARGUMENT", "OUTSIDE_SERVICE_AREA"):
+        assert SafeTurn.from_tool("search_local_events", "埤頭", ok=False, error_code=code) == SafeTurn()
+
+
 def test_full_name_with_county_prefix_and_spaces_is_accepted():
     turn = SafeTurn.from_tool("search_local_places", " 彰化縣 鹿港鎮 ")
     assert turn == SafeTurn("places", "鹿港鎮")

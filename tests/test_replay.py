@@ -11,9 +11,13 @@ import json
 import os
 import subprocess
 import sys
+import time
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+
+from local_agent.language.date_base import today_in_taipei
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "examples" / "day15" / "scripts"
@@ -357,41 +361,79 @@ def test_the_demos_turn_five_request_is_the_one_production_sends(tmp_path: Path)
 OWN_PLACES = (
     "id,name,township,category,dietary,address,note\nx01,埤頭素食小館,埤頭鄉,素食,vegetarian,公所附近,\n"
 )
-OWN_EVENTS = (
-    "id,name,township,venue,category,start_date,end_date,when,note\n"
-    "y01,埤頭冬季音樂會,埤頭鄉,埤頭公園,表演,2026-12-05,,晚上七點,\n"
-    "y02,埤頭社區共餐,埤頭鄉,活動中心,體驗,,,每週三中午,\n"
-)
 
 
-def test_a_user_made_listings_folder_is_found_by_the_replay(tmp_path: Path) -> None:
+def _own_events(day: date) -> str:
+    return (
+        "id,name,township,venue,category,start_date,end_date,when,note\n"
+        f"y01,埤頭冬季音樂會,埤頭鄉,埤頭公園,表演,{day.isoformat()},,晚上七點,\n"
+        "y02,埤頭社區共餐,埤頭鄉,活動中心,體驗,,,每週三中午,\n"
+    )
+
+
+def _own_folder(tmp_path: Path, day: date) -> Path:
     folder = tmp_path / "listings"
     folder.mkdir()
     (folder / "places.csv").write_text(OWN_PLACES, encoding="utf-8")
-    (folder / "events.csv").write_text(OWN_EVENTS, encoding="utf-8")
+    (folder / "events.csv").write_text(_own_events(day), encoding="utf-8")
+    return folder
+
+
+def _taipei_today() -> date:
+    """The replay's clock is the wall clock, read in Taiwan time (as the service reads it)."""
+    return today_in_taipei(time.time())
+
+
+def test_a_user_made_listings_folder_is_found_by_the_replay(tmp_path: Path) -> None:
+    day = _taipei_today() + timedelta(days=1)  # a day still to come, whatever today is
+    folder = _own_folder(tmp_path, day)
+    said = f"{day.month}/{day.day}"
     script = {
-        "events": [{"user": "U1", "text": "埤頭12/5有什麼活動？"}, {"user": "U1", "text": "那邊有什麼吃的？"}]
+        "events": [
+            {"user": "U1", "text": f"埤頭{said}有什麼活動？"},
+            {"user": "U1", "text": "那邊有什麼吃的？"},
+        ]
     }
     proc = run_replay(write_script(tmp_path, script), env=_env(LOCAL_LISTINGS_DIR=str(folder)))
     assert proc.returncode == 0, proc.stderr
     events, places = lines_of(proc)
     [call] = events["tool_calls"]
     args = call["effective_arguments"]
-    # The replay's clock is the wall clock: 12/5 is the next 5 December, whatever today is.
-    assert args["area"] == "埤頭鄉" and args["date_from"] == args["date_to"]
-    assert args["date_from"].endswith("-12-05")
+    assert args["area"] == "埤頭鄉" and args["date_from"] == args["date_to"] == day.isoformat()
     titles = events["replies"][-1]["titles"]
-    assert titles[-1] == "埤頭社區共餐"  # the standing event, after any dated one
-    assert "查詢日期：12/5（" in events["replies"][0]["text"]
+    assert titles == ["埤頭冬季音樂會", "埤頭社區共餐"]  # the dated event, then the standing one
+    assert f"查詢日期：{said}（" in events["replies"][0]["text"]
     assert places["replies"][-1]["titles"] == ["埤頭素食小館"]
     assert events["journal"]["turns"] == ["埤頭鄉：查活動"]  # no date phrase in the projection
+
+
+def test_a_day_just_over_is_said_to_be_past_and_its_township_is_kept(tmp_path: Path) -> None:
+    day = _taipei_today() - timedelta(days=1)
+    folder = _own_folder(tmp_path, day)
+    said = f"{day.month}/{day.day}"
+    script = {
+        "events": [
+            {"user": "U1", "text": f"埤頭{said}有什麼活動？"},
+            {"user": "U1", "text": "那邊有什麼吃的？"},
+        ]
+    }
+    proc = run_replay(write_script(tmp_path, script), env=_env(LOCAL_LISTINGS_DIR=str(folder)))
+    assert proc.returncode == 0, proc.stderr
+    events, places = lines_of(proc)
+    [call] = events["tool_calls"]
+    assert call["effective_arguments"] == {}  # nothing was searched
+    [reply] = events["replies"]
+    assert reply["text"].startswith(f"「{said}（") and "已經過了" in reply["text"]
+    assert events["journal"]["turns"] == ["埤頭鄉：查活動"]
+    assert places["tool_calls"][0]["effective_arguments"]["area"] == "埤頭鄉"
+    assert places["replies"][-1]["titles"] == ["埤頭素食小館"]
 
 
 def test_a_bad_listings_folder_stops_the_replay_naming_file_row_and_column(tmp_path: Path) -> None:
     folder = tmp_path / "listings"
     folder.mkdir()
     (folder / "places.csv").write_text(OWN_PLACES.replace("vegetarian", "meat"), encoding="utf-8")
-    (folder / "events.csv").write_text(OWN_EVENTS, encoding="utf-8")
+    (folder / "events.csv").write_text(_own_events(_taipei_today()), encoding="utf-8")
     script = write_script(tmp_path, {"events": [{"user": "U1", "text": "埤頭有什麼吃的？"}]})
     proc = run_replay(script, env=_env(LOCAL_LISTINGS_DIR=str(folder)))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

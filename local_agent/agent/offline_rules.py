@@ -241,10 +241,16 @@ def _window(goal: str, dates: DateReading, contents: Sequence[Mapping[str, Any]]
         return {}
     if dates.window is not None:
         return dates.window.arguments()
+    if _past_said(dates) and dates.said is not None:
+        return dates.said.arguments()
     latest = latest_turn(contents)
     if latest is not None and (latest.is_pending or latest.asked_kind) and latest.date_from:
         return {"date_from": latest.date_from, "date_to": latest.date_to}
     return {}
+
+
+def _past_said(dates: DateReading) -> bool:
+    return dates.kind == "past" and dates.said is not None
 
 
 @dataclass(frozen=True)
@@ -270,7 +276,8 @@ def plan(contents: Sequence[Mapping[str, Any]], today: date | None, said: Uttera
     if goal is None:
         return Plan(said, text=_fallback(said))
     dates = said.dates
-    if goal == "events" and dates.kind not in ("none", "window"):
+    # A day said that is over is searched as said, so the tool answers PAST_DATE in the app's words.
+    if goal == "events" and dates.kind not in ("none", "window") and not _past_said(dates):
         return Plan(said, text=dates.answer)  # 2月30日, 13月, a festival outside the calendar's years
     keyword = find_keyword(said.form)
     area = _area(said, contents) or ""

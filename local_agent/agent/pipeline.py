@@ -166,7 +166,7 @@ class ContextPipeline:
         result = execution.result
         return SafeTurn.from_tool(
             execution.tool,
-            execution.effective_arguments.get("area"),
+            execution.effective_arguments.get("area") or result.get("area"),
             ok=result.get("status") == "ok",
             error_code=result.get("code"),
             dates=(result.get("date_from", ""), result.get("date_to", "")),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from local_agent.context.projection import CHOICE_CODE, CONFIRM_CODE, MAX_SHOWN_IDS, PENDING_CODE, TOOL_GOALS
@@ -184,6 +185,18 @@ def _window_of(date_from: Any, date_to: Any) -> tuple[DateWindow | None, bool]:
 
 def _error(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"status": "error", "code": code, "message": message, **extra}
+
+
+def _date_error(bad: bool, window: DateWindow | None, today: date, township: str) -> dict[str, Any] | None:
+    """A window that is not one (INVALID_DATE) or is over (PAST_DATE, as the date reader says it);
+    the township goes with the error, so the turn keeps it."""
+    if bad:
+        text = "這個日期我看不懂，請換個說法，例如「這週末」或「12月5日」。"
+        return _error("INVALID_DATE", text, argument="date_from", area=township)
+    if window is not None and window.end < today:
+        text = DateReading("past", said=window).answer
+        return _error("PAST_DATE", text, argument="date_from", area=township)
+    return None
 
 
 def _more_error(more: Any) -> dict[str, Any] | None:
@@ -388,16 +401,9 @@ class TurnTools:
             return self._record(tool, proposed, {}, revision, "none", self._asked(tool, err, more))
         if window is None and not bad_date and township in self.waiting_dates:
             window, _ = _window_of(*self.waiting_dates[township])  # 「活動」 answering the kind question
-        if bad_date:
-            error = _error(
-                "INVALID_DATE",
-                "這個日期我看不懂，請換個說法，例如「這週末」或「12月5日」。",
-                argument="date_from",
-            )
-            return self._record(tool, proposed, {}, revision, "none", error)
         today = today_in_taipei(self.clock())
-        if window is not None and window.end < today:  # said to be past, as the date reader says it
-            error = _error("PAST_DATE", DateReading("past", said=window).answer, argument="date_from")
+        error = _date_error(bad_date, window, today, township)
+        if error:
             return self._record(tool, proposed, {}, revision, "none", error)
         pool = self.listings.events_in(township)
         found = [

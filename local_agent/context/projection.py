@@ -55,6 +55,8 @@ PENDING_CODE = "AREA_REQUIRED"
 CONFIRM_CODE = "AREA_CONFIRM"
 CHOICE_CODE = "AREA_CHOICE"
 PENDING_CODES = frozenset({PENDING_CODE, CONFIRM_CODE, CHOICE_CODE})
+# A search refused only for its date (over, or not a day) was still about its township: it keeps it.
+DATE_CODES = frozenset({"PAST_DATE", "INVALID_DATE"})
 DATES_MARK = "，日期 "
 DATES_TO = " 至 "
 CONFIRM_MARK = "，已問是否指"
@@ -143,7 +145,9 @@ class SafeTurn:
         when they are a valid ISO window, and ``confirm_area`` when the tool asked about that township;
         a search that ran keeps neither (its reply named the dates; the next question brings its own),
         but keeps ``shown``: the listing ids the result says this conversation has seen for that goal
-        and area (dropped unless they are ids, at most ``MAX_SHOWN_IDS``)."""
+        and area (dropped unless they are ids, at most ``MAX_SHOWN_IDS``). A search refused only for
+        its date (``DATE_CODES``: over, or not a day) keeps its goal and township, so 「那邊」 next
+        is the township it named."""
         goal = TOOL_GOALS.get(tool or "")
         start, end = (d if isinstance(d, str) else "" for d in dates)
         window = (start, end) if goal == "events" and _is_window(start, end) else ("", "")
@@ -151,8 +155,10 @@ class SafeTurn:
             asked = canonical_township(confirm_area) if error_code == CONFIRM_CODE else None
             return cls(goal, "", *window, confirm_area=asked or "")
         township = canonical_township(area)
-        if not ok or goal is None or township is None:
+        if goal is None or township is None or (not ok and error_code not in DATE_CODES):
             return cls()
+        if not ok:
+            return cls(goal, township)
         try:
             ids = canonical_ids(shown)
         except ValueError:
