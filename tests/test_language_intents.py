@@ -117,6 +117,23 @@ def test_remembering_something_else_is_not_asking_what_is_kept(text):
 
 
 @pytest.mark.parametrize(
+    "text,answer",
+    [
+        ("好啦好啦就記下來吧", "consent_yes"),  # a yes said with the keeping the prompt asked for
+        ("可以呀你就存起來", "consent_yes"),
+        ("好啊你記住吧", "consent_yes"),
+        ("可以留著", "consent_yes"),
+        ("好 不要記", "consent_no"),  # a negated keeping verb is a no
+        ("你就記吧", None),  # no yes in it: not taken as one
+        ("記下來", None),
+        ("你好", None),
+    ],
+)
+def test_a_yes_said_with_the_keeping_verb_is_a_yes_and_a_verb_alone_is_not(text, answer):
+    assert intents.consent_answer(intents.bare(reading_form(text))) == answer
+
+
+@pytest.mark.parametrize(
     "text,intent",
     [
         ("同意", "consent_yes"),
@@ -412,3 +429,12 @@ def test_a_space_between_clauses_separates_them_and_one_inside_a_word_is_dropped
 def test_kinds_read_by_their_words(text, intent, talk):
     said = intents.read(text)
     assert (said.intent, said.talk) == (intent, talk)
+
+
+@pytest.mark.parametrize("kin", ["我外婆", "我外公", "我阿姨", "我姑姑", "我舅舅", "我伯母", "我岳母"])
+def test_a_diet_said_of_a_relative_is_theirs_not_the_speakers(kin):
+    from local_agent import language
+
+    diet = language.read(f"{kin}只吃蛋奶素").diet
+    assert (diet.whose, diet.named, diet.own) == ("named", "lacto_ovo", frozenset())
+    assert language.read("我只吃蛋奶素").diet.own == frozenset({"lacto_ovo"})

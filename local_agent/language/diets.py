@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from local_agent.language import rules, words
-from local_agent.language.text import reading_form
+from local_agent.language.text import has_any, reading_form
 from local_agent.listings import catalogue
 
 # What a place of this kind serves that a stricter eater may not want; shown next to the place
@@ -75,8 +75,8 @@ def diet_said_form(t: str, readings: frozenset[str] | None = None) -> DietSaid:
     if "exclusion" in (rules.readings(t) if readings is None else readings):
         return DietSaid(catalogue.ANY)  # 「除開素食，員林還有什麼好吃的」: this search leaves it out
     if negated_diet(t) is not None:
-        for_now = any(w in t for w in words.FOR_NOW)
-        lasting = not for_now and any(w in t for w in words.LASTING_CHANGE)
+        for_now = has_any(t, words.FOR_NOW)
+        lasting = not for_now and has_any(t, words.LASTING_CHANGE)
         return DietSaid(catalogue.ANY, lasting)
     return DietSaid(find_diet(t))
 

@@ -40,9 +40,27 @@ from typing import Literal
 
 from local_agent.language import lexicon, rules, words
 from local_agent.language.diets import diet_said_form, find_diet, negated_diet, rememberable, unsupported_diet
-from local_agent.language.text import has_words_form, reading_form
+from local_agent.language.text import has_any, has_words_form, reading_form
 from local_agent.language.townships import find_townships
 from local_agent.listings import catalogue
+
+# Word lists read together, as one tuple each (``has_any`` searches a tuple once compiled).
+_QUESTION_MARKERS = tuple(q for q in words.QUESTION_MARKERS if q != "可以")
+_SHOW_ME_OR = (*words.SHOW_ME, "還是")
+_SEARCH_WORDS = (*words.EVENT_WORDS, *words.PLACE_WORDS)
+_ASKS_FOR_PLACE = (*words.ASKING_PLACE, *words.SEARCH_ASKS)
+_LONG_FILTER_VERBS = tuple(v for v in words.FILTER_VERBS if len(v) > 1)  # (not the 用 of 不用)
+_THANKS_LONGEST_FIRST = tuple(sorted(words.THANKS_WORDS, key=len, reverse=True))
+
+
+def _without(t: str, removed: tuple[str, ...]) -> str:
+    """``t`` with each of ``removed`` taken out, in their order."""
+    if not has_any(t, removed):
+        return t
+    for word in removed:
+        t = t.replace(word, "")
+    return t
+
 
 Intent = Literal[
     "forget",
@@ -90,7 +108,7 @@ def bare(t: str) -> str:
 def is_question(t: str) -> bool:
     """A question marker in ``t``; 「可以」 only when the sentence does not end as a statement
     (「偏好可以刪掉了」 says it may go now)."""
-    if any(q in t for q in words.QUESTION_MARKERS if q != "可以"):
+    if has_any(t, _QUESTION_MARKERS):
         return True
     return "可以" in t and not t.rstrip(words.TRAILING_PARTICLES).endswith(("了", "吧"))
 
@@ -120,6 +138,8 @@ def _verb_positions(
     t: str, verbs: tuple[str, ...], outside: tuple[str, ...] = words.NOT_REMEMBER
 ) -> list[tuple[int, str]]:
     """Where each verb occurs (the longest at a position), outside words like 忘記 or 日記."""
+    if not has_any(t, verbs):
+        return []
     blocked: set[int] = set()
     for word in outside:
         start = t.find(word)
@@ -138,17 +158,17 @@ def _verb_positions(
 
 def has_object(t: str) -> bool:
     """The sentence says what to delete: the preference, a diet, 「我的資料」."""
-    if any(o in t for o in words.FORGET_OBJECTS):
+    if has_any(t, words.FORGET_OBJECTS):
         return True
     lowered = t.lower()
-    return any(w in lowered for w in lexicon.words_of("diet"))
+    return has_any(lowered, lexicon.words_of("diet"))
 
 
 def _stop_remembering(t: str) -> ForgetMatch | None:
     """「不用記了」, 「不想讓你記得我吃素」: a negated remembering verb asks to forget."""
     for at, _ in _verb_positions(t, words.REMEMBER_VERBS):
         if _ends_negated(t[:at]):  # 「不要再記」 is said to the bot: only its own question asks
-            if is_question(_clause_at(t, at)) or any(w in t for w in words.SUPPOSING):
+            if is_question(_clause_at(t, at)) or has_any(t, words.SUPPOSING):
                 return "forget_confirm"
             return "forget" if has_object(t) or len(t) <= 8 else "forget_confirm"
     for at, _ in _verb_positions(t, words.FILTER_VERBS, ()):
@@ -181,7 +201,7 @@ def _asks_about_deleting(t: str, at: int) -> bool:
     紀錄刪掉了，你還記得我吃素嗎」); a search asked after a clear delete (「你把那個刪掉，然後幫我看
     芬園有啥好吃的」) leaves the delete a request."""
     clause = _clause_at(t, at)
-    if is_question(clause) or any(w in t for w in words.SUPPOSING):
+    if is_question(clause) or has_any(t, words.SUPPOSING):
         return True
     others = t.replace(clause, "")
     return is_question(others) and goal_of(_without_diet(others)) is None
@@ -197,9 +217,8 @@ def _unclear_delete(t: str, verb: bool) -> bool:
         return True
     if not has_object(t):
         return False
-    filters = tuple(v for v in words.FILTER_VERBS if len(v) > 1)  # (not the 用 of 不用)
-    negated_filter = any(n in t for n in words.NEGATIONS) and bool(_verb_positions(t, filters, ()))
-    return negated_filter or any(w in t for w in words.STOP_AGAIN)  # 「不需要素食篩選」
+    negated_filter = has_any(t, words.NEGATIONS) and bool(_verb_positions(t, _LONG_FILTER_VERBS, ()))
+    return negated_filter or has_any(t, words.STOP_AGAIN)  # 「不需要素食篩選」
 
 
 def _dropped(t: str) -> bool:
@@ -208,7 +227,7 @@ def _dropped(t: str) -> bool:
         if bare(clause).endswith(words.DROP_ENDINGS) and has_object(t):
             return True
         lead = min((clause.find(n) for n in words.DATA_DROP_LEADS if n in clause), default=-1)
-        if lead != -1 and clause.endswith("了") and any(o in clause[lead:] for o in words.DATA_OBJECTS):
+        if lead != -1 and clause.endswith("了") and has_any(clause[lead:], words.DATA_OBJECTS):
             return True
     return False
 
@@ -222,7 +241,7 @@ def match_forget(t: str) -> ForgetMatch | None:
     if stop is not None and not (stop == "forget_confirm" and hits):
         return stop  # (「不想讓你知道我吃素了，刪掉」 goes on to its 刪掉)
     if not hits:
-        if any(w in t for w in words.KEEP_AS_IS) and has_object(t):
+        if has_any(t, words.KEEP_AS_IS) and has_object(t):
             return "forget_declined"  # 「吃素的事不用改，照原本的就好」
         unclear = _dropped(t) or _unclear_delete(t, False) or bare(t) in words.BARE_STOPS
         return "forget_confirm" if unclear else None
@@ -238,19 +257,19 @@ def _requested(t: str, clause: str, verb: str) -> bool:
     """The delete's clause asks someone to do it (「請直接幫我刪除」, 「你把那個刪掉」, or ends with the
     verb: 「…我不是說過不用了嗎 刪掉」, 「吃素那個取消」), not a question; a plea put as a question
     (「可以麻煩幫我把蛋奶素刪除嗎」) asks it too."""
-    if any(w in t for w in words.SUPPOSING):
+    if has_any(t, words.SUPPOSING):
         return False
     if is_question(clause):
         return _pleaded(clause, verb)
     ending = bare(clause).removesuffix("光光").removesuffix("掉").removesuffix("一下")
-    return ending.endswith(verb.removesuffix("掉")) or any(w in clause for w in words.ASKING_SOMEONE)
+    return ending.endswith(verb.removesuffix("掉")) or has_any(clause, words.ASKING_SOMEONE)
 
 
 def _pleaded(clause: str, verb: str) -> bool:
     """A delete asked as a plea (麻煩, 拜託) someone does for the speaker, ending with the verb and a
     polite question (「可以麻煩幫我把之前記的蛋奶素刪除嗎」): a request put kindly, not a question
     whether it can be done (「怎麼刪除」, 「可以刪除嗎」 stay asked)."""
-    if not any(p in clause for p in words.PLEAS) or any(w in clause for w in words.HOW_TO):
+    if not has_any(clause, words.PLEAS) or has_any(clause, words.HOW_TO):
         return False
     ending = bare(clause).rstrip("?")
     for question in words.REQUEST_QUESTIONS:
@@ -269,7 +288,7 @@ def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
     if _negated_request(t, at):
         return "forget_declined"
     about = has_object(t)
-    marked = len(bare(t)) <= 6 or any(m in t for m in words.REQUEST_MARKERS)
+    marked = len(bare(t)) <= 6 or has_any(t, words.REQUEST_MARKERS)
     if not about and not marked:
         return "forget_confirm" if _unclear_delete(t, True) else None
     if not about:
@@ -281,7 +300,7 @@ def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
 
 def _only_kept_topic(t: str) -> bool:
     """「查我的偏好」, 「目前的設定是？」: a kept thing and asking words, nothing else."""
-    if not any(topic in t for topic in words.KEPT_TOPICS) or bare(t) in words.KEPT_TOPICS:
+    if not has_any(t, words.KEPT_TOPICS) or bare(t) in words.KEPT_TOPICS:
         return False  # a bare 「偏好」 says too little
     rest = t
     for word in (*words.KEPT_TOPICS, *words.KEPT_ASKING):
@@ -298,15 +317,15 @@ def _about_kept(head: str, tail: str) -> bool:
         return True  # 「你那邊現在是設定全素嗎」: whether that diet is kept
     if tail.startswith("我") and "吃" in tail[:5]:
         return True  # 「你知道我平常吃啥嗎」
-    if "我" in head and any(w in head for w in words.VEGETARIAN_WORDS):
+    if "我" in head and has_any(head, words.VEGETARIAN_WORDS):
         return True  # 「我上次說我吃哪一種素你記得嗎」
-    return "我" in head and (find_diet(head) is not None or any(w in head for w in words.KEPT_TOPICS))
+    return "我" in head and (find_diet(head) is not None or has_any(head, words.KEPT_TOPICS))
 
 
 def asks_what_is_kept(t: str) -> bool:
-    if any(p in t for p in words.KEPT_PHRASES) or _only_kept_topic(t):
+    if has_any(t, words.KEPT_PHRASES) or _only_kept_topic(t):
         return True
-    if not (is_question(t) or any(w in t for w in (*words.SHOW_ME, "還是"))):
+    if not (is_question(t) or has_any(t, _SHOW_ME_OR)):
         return False  # (「你記的是蛋奶素還是全素」 asks too)
     rest = _EATING_ABOUT_ME.sub("", t)
     if goal_of(_without_diet(rest)) is not None or find_townships(t):
@@ -318,7 +337,7 @@ def asks_what_is_kept(t: str) -> bool:
             continue  # 「我記得…」: the speaker remembers
         # 「你幫我記的是哪一種素」, 「你有幫我記吃素嗎」 ask what was done
         done = tail.startswith(("的", "了")) or head.endswith(words.ASKED_DONE)
-        polite = head.endswith(words.POLITE_ASKING) or any(p in head for p in words.REQUEST_LEADS)
+        polite = head.endswith(words.POLITE_ASKING) or has_any(head, words.REQUEST_LEADS)
         if not done and (polite or _asked_to_do(tail)):
             continue  # 「能不能記得我吃全素」, 「幫我記一下我吃素好嗎」, 「我吃素 記一下好嗎」 ask to remember
         if _about_kept(head, tail):
@@ -328,9 +347,9 @@ def asks_what_is_kept(t: str) -> bool:
 
 def _asks_how_to_keep(t: str) -> bool:
     """「怎麼設定我的偏好」, 「要如何讓你記住我吃素」: how to have a diet kept."""
-    if not any(w in t for w in words.HOW_TO) or goal_of(_without_diet(t)) is not None:
+    if not has_any(t, words.HOW_TO) or goal_of(_without_diet(t)) is not None:
         return False
-    return any(w in t for w in words.KEPT_TOPICS) or bool(_verb_positions(t, words.REMEMBER_VERBS))
+    return has_any(t, words.KEPT_TOPICS) or bool(_verb_positions(t, words.REMEMBER_VERBS))
 
 
 def _asks_about_my_data(t: str) -> bool:
@@ -338,9 +357,9 @@ def _asks_about_my_data(t: str) -> bool:
     naming no diet and asking no how-to (「怎麼設定偏好」 is for the help text)."""
     if not is_question(t) or "我" not in t or find_diet(t) is not None:
         return False
-    if any(w in t for w in words.HOW_TO) or _verb_positions(t, words.FORGET_VERBS, ()):
+    if has_any(t, words.HOW_TO) or _verb_positions(t, words.FORGET_VERBS, ()):
         return False
-    return any(topic in t for topic in words.KEPT_TOPICS)
+    return has_any(t, words.KEPT_TOPICS)
 
 
 _REMEMBER_TAIL_STARTS = (
@@ -380,7 +399,7 @@ def asks_to_remember(t: str) -> bool:
     """A remembering verb addressed to the bot (not 「我記得…」, not negated), with what follows it
     being the speaker or the end of the clause."""
     asking = is_question(t)
-    lasting = not any(w in t for w in words.FOR_NOW) and not find_townships(t)
+    lasting = not has_any(t, words.FOR_NOW) and not find_townships(t)
     for at, verb in _verb_positions(t, words.CHANGE_VERBS, ()):
         if lasting and find_diet(t[at + len(verb) : at + 5]) and not _ends_negated(t[:at]):
             return True  # 「…改全素」 (but 「今天改吃全素，社頭有什麼」 is this search's)
@@ -402,20 +421,18 @@ def asks_to_remember(t: str) -> bool:
 
 def _without_diet(t: str) -> str:
     """``t`` with its diet words taken out (「別忘了我吃素」 asks for no search by its 吃)."""
-    for word in lexicon.words_of("diet"):
-        t = t.replace(word, "")
-    return t
+    return _without(t, lexicon.words_of("diet"))
 
 
 def _asks_unsupported(t: str) -> bool:
     """Parking or buses asked about in the last clause that asks anything: 「搭客運去二林，二林有什麼
     好吃的」 asks for food, 「二林有什麼好吃的，哪裡停車」 for parking."""
     for clause in reversed([c for c in CLAUSES.split(t) if c]):
-        asking = any(w in clause for w in (*words.EVENT_WORDS, *words.PLACE_WORDS))
+        asking = has_any(clause, _SEARCH_WORDS)
         if asking:  # 「搭員林客運去二林吃飯」: the bus is how they get there
             for company in words.BUS_COMPANIES:
                 clause = clause.replace(company, "")
-        if any(w in clause for w in words.UNSUPPORTED_WORDS):
+        if has_any(clause, words.UNSUPPORTED_WORDS):
             return True
         if asking or find_diet(clause):
             return False
@@ -423,9 +440,9 @@ def _asks_unsupported(t: str) -> bool:
 
 
 def _goal_words(t: str) -> SearchGoal | None:
-    if any(w in t for w in words.EVENT_WORDS):
+    if has_any(t, words.EVENT_WORDS):
         return "events"
-    if any(w in t for w in words.PLACE_WORDS) or find_diet(t):
+    if has_any(t, words.PLACE_WORDS) or find_diet(t):
         return "places"  # a diet named is about food: 「彰化市有沒有純素的」
     return None
 
@@ -442,7 +459,7 @@ def goal_of(t: str) -> SearchGoal | None:
     goal = _goal_words(t)
     clauses = [(c, _goal_words(c)) for c in CLAUSES.split(t) if c]
     if len({g for _, g in clauses if g}) > 1:  # 「…去鹿港走走，有推薦的餐廳嗎？」: the asking clause's
-        asking = [g for c, g in clauses if g and (is_question(c) or any(w in c for w in words.ASKING_PLACE))]
+        asking = [g for c, g in clauses if g and (is_question(c) or has_any(c, words.ASKING_PLACE))]
         return asking[-1] if asking else goal
     return goal
 
@@ -462,7 +479,7 @@ def searches_besides(t: str) -> bool:
     if not find_townships(t):
         return False
     return any(
-        any(w in clause for w in words.FIND_VERBS)
+        has_any(clause, words.FIND_VERBS)
         and find_townships(clause)
         and match_forget(clause) is None
         and _about_keeping(clause) is None
@@ -478,18 +495,15 @@ def search_part(text: str) -> str:
     """The clauses of ``text`` that ask for the search, without the preference command said with
     it: 「吃素的不用記了，幫我找員林好吃的」 searches with 「幫我找員林好吃的」, so the diet it asked to
     forget is not the diet said now. The whole text when no clause is left."""
-    kept = [
-        part
-        for part in _RAW_CLAUSES.split(text)
-        if part and match_forget(reading_form(part)) is None and _about_keeping(reading_form(part)) is None
-    ]
+    parts = [(part, reading_form(part)) for part in _RAW_CLAUSES.split(text) if part]
+    kept = [part for part, form in parts if match_forget(form) is None and _about_keeping(form) is None]
     return "，".join(kept) if kept else text
 
 
 def asks_again(text: str) -> bool:
     """「再查一次」, 「重新找」: the last search again."""
     t = reading_form(text)
-    return any(w in t for w in words.AGAIN_WORDS)
+    return has_any(t, words.AGAIN_WORDS)
 
 
 def is_follow_up(text: str) -> bool:
@@ -508,33 +522,30 @@ def small_talk(t: str) -> Intent | None:
     b = bare(t)
     if b in words.HELP_WORDS or t.lower() in words.HELP_WORDS:
         return "help"
-    plain = t.lower()
-    for filler in words.GREETING_FILLERS:
-        plain = plain.replace(filler, "")
+    plain = _without(t.lower(), words.GREETING_FILLERS)
     if b in words.GREETING_WORDS or plain.rstrip("?") in words.GREETING_WORDS:
         return "greeting"
-    rest, thanked = t.lower(), False
-    for word in sorted(words.THANKS_WORDS, key=len, reverse=True):
-        if word in rest:
-            rest, thanked = rest.replace(word, ""), True
-    for filler in words.SMALL_TALK_FILLERS:
-        rest = rest.replace(filler, "")
-    return "thanks" if thanked and not rest else None
+    rest = t.lower()
+    if not has_any(rest, _THANKS_LONGEST_FIRST):
+        return None
+    for word in _THANKS_LONGEST_FIRST:
+        rest = rest.replace(word, "")
+    return "thanks" if not _without(rest, words.SMALL_TALK_FILLERS) else None
 
 
 def thanked(t: str) -> bool:
     """Reading form ``t`` is a thank-you (「好的，謝謝你」), not a bare 「好」."""
-    return small_talk(t) == "thanks" and any(w in t.lower() for w in words.GRATITUDE)
+    return small_talk(t) == "thanks" and has_any(t.lower(), words.GRATITUDE)
 
 
 def _lasting(t: str) -> bool:
     """「以後找店家都幫我找素食的」, 「以後推薦都用素食就好」: from now on, every time (no question)."""
     if is_question(t):
         return False
-    if any(w in t for w in words.LASTING_PREFERENCE):
+    if has_any(t, words.LASTING_PREFERENCE):
         return True
     start = min((t.find(w) for w in words.FROM_NOW_ON if w in t), default=-1)
-    return start != -1 and any(w in t[start:] for w in words.EVERY_TIME)
+    return start != -1 and has_any(t[start:], words.EVERY_TIME)
 
 
 def _remember(t: str) -> Reading | None:
@@ -572,14 +583,29 @@ def consent_answer(b: str) -> Intent | None:
     for word in words.CONSENT_COURTESIES:
         rest = rest.replace(word, "")
     rest = rest.strip(words.TRAILING_PARTICLES + "!?")
-    if not rest or any(w in rest for w in lexicon.words_of("diet")):
+    if not rest or has_any(rest, lexicon.words_of("diet")):
         return None  # 「謝謝」 alone is thanks; 「我不用吃素了」 is about the diet
-    if any(no in rest for no in words.CONSENT_NO_CORES):
+    if has_any(rest, words.CONSENT_NO_CORES):
         return "consent_no" if len(rest) <= 8 else None
-    if len(rest) <= 6 and set(rest) <= words.CONSENT_YES_CHARS:
-        if any(core in rest for core in words.CONSENT_YES_CORES):
-            return "consent_yes"  # 「嗯嗯好」, 「好啦好啦」, 「OK的」
+    if _a_yes(rest):
+        return "consent_yes"  # 「嗯嗯好」, 「好啦好啦」, 「OK的」
+    told = _without(_without(rest, _keeping_verbs()), words.CONSENT_DOERS)
+    if has_any(b, _keeping_verbs()) and _a_yes(told):
+        return "consent_yes"  # a yes said with the keeping it asked for: 「好啦就記下來吧」
     return None
+
+
+def _a_yes(rest: str) -> bool:
+    return (
+        0 < len(rest) <= 6 and set(rest) <= words.CONSENT_YES_CHARS and has_any(rest, words.CONSENT_YES_CORES)
+    )
+
+
+@functools.cache
+def _keeping_verbs() -> tuple[str, ...]:
+    """The lexicon's remember verbs that keep (記, 存, 留, 保) and say no 不 / 免 / 別 / 莫."""
+    verbs = lexicon.words_of("remember_verb")
+    return tuple(v for v in verbs if any(c in v for c in "記存留保") and not any(c in v for c in "不免別莫"))
 
 
 def _about_keeping(t: str) -> Reading | None:
@@ -594,7 +620,7 @@ def _about_keeping(t: str) -> Reading | None:
 def _asks_whether_kept(t: str) -> bool:
     """「確定刪掉了嗎」 (what is kept now says whether it was), 「我有跟你說過我吃素嗎 忘了」 (the
     speaker forgot, and asks): questions on what is kept that carry a delete word."""
-    if any(w in t for w in words.DONE_QUESTIONS):
+    if has_any(t, words.DONE_QUESTIONS):
         return True
     ending = next((w for w in words.I_FORGOT if t.endswith(w)), "")
     return bool(ending) and asks_what_is_kept(t.removesuffix(ending))
@@ -695,7 +721,7 @@ def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | Non
     remark = next((k for k in _REMARKS if k in kinds), None)
     if legacy.intent == "search" and remark is not None and _only_a_remark(t):
         return Reading("small_talk", talk=remark)  # 「謝謝，很好吃」: a comment, no new search
-    if legacy.intent == "thanks" and "goodbye" in kinds and not any(w in t.lower() for w in words.GRATITUDE):
+    if legacy.intent == "thanks" and "goodbye" in kinds and not has_any(t.lower(), words.GRATITUDE):
         return Reading("small_talk", talk="goodbye")
     return None
 
@@ -706,7 +732,7 @@ _DELETE_READINGS = ("forget", "forget_confirm", "forget_declined")
 def _another_shop(t: str) -> bool:
     """A delete said of the shop just shown, with another asked for (「這家不要 刪掉 換一家」): one
     more result, the kept preference neither named nor touched."""
-    return any(w in t for w in words.MORE_WORDS) and not has_object(t)
+    return has_any(t, words.MORE_WORDS) and not has_object(t)
 
 
 # Small talk a search's words can carry: a comment on a place, a remark on health, a complaint.
@@ -717,7 +743,7 @@ def _only_a_remark(t: str) -> bool:
     """A remark read as a search only for its food words (「醫生說我血糖太高 甜的要少吃」, 「那間肉圓店
     老闆有夠兇 下次不去了」): no question, no asking or search word, and a township only beside a
     past visit (「上禮拜去員林那間火鍋 服務有夠差」; 「鹿港很好吃的肉圓」 asks for one)."""
-    if is_question(t) or any(w in t for w in (*words.ASKING_PLACE, *words.SEARCH_ASKS)):
+    if is_question(t) or has_any(t, _ASKS_FOR_PLACE):
         return False
     if not find_townships(t):
         return True

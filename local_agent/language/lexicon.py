@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+import re
 from pathlib import Path
+from typing import NamedTuple
 
 from local_agent.listings import catalogue
 
@@ -76,9 +77,9 @@ class LexiconError(KeyError):
     """An unknown word class, or a malformed lexicon file."""
 
 
-@dataclass(frozen=True)
-class Token:
-    """One lexicon word found in a sentence: where it starts and its classes."""
+class Token(NamedTuple):
+    """One lexicon word found in a sentence: where it starts and its classes (a named tuple: a
+    sentence makes a dozen of these on every read)."""
 
     word: str
     start: int
@@ -135,23 +136,13 @@ def classes_of(word: str) -> frozenset[str]:
 
 
 @functools.cache
-def _by_first_char() -> dict[str, tuple[str, ...]]:
-    index: dict[str, list[str]] = {}
-    for word in sorted(_table(), key=lambda w: (-len(w), w)):
-        index.setdefault(word[0], []).append(word)
-    return {k: tuple(v) for k, v in index.items()}
+def _any_word() -> re.Pattern[str]:
+    """Every word, longest first: at each position the first alternative that fits is the longest."""
+    return re.compile("|".join(re.escape(w) for w in sorted(_table(), key=lambda w: (-len(w), w))))
 
 
 def tokens(text: str) -> tuple[Token, ...]:
     """The lexicon's words in reading-form ``text``, left to right; at each position the longest
     word wins and its characters are not read again (「不要再用」 is one stop verb, not 不要 + 用)."""
-    index, found, at = _by_first_char(), [], 0
-    lowered = text.lower()
-    while at < len(lowered):
-        word = next((w for w in index.get(lowered[at], ()) if lowered.startswith(w, at)), "")
-        if word:
-            found.append(Token(word, at, _table()[word]))
-            at += len(word)
-        else:
-            at += 1
-    return tuple(found)
+    table = _table()
+    return tuple(Token(m.group(), m.start(), table[m.group()]) for m in _any_word().finditer(text.lower()))

@@ -142,7 +142,7 @@ def decide(
         # search: the search, with the diet said for this search only
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
     if ruled in PREFERENCE_LABELS:
-        return _rules_touch(reading, ruled, best, sure, scores, why)
+        return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
         return _classifier_touches(reading, best, sure, why, diet, weak=not named_search)
     weak = ruled == "other" or (reading.intent == "search" and not named_search)
@@ -161,13 +161,27 @@ def _outcome_alone(reading: Reading, ruled: str) -> Outcome:
 
 
 def _rules_touch(
-    reading: Reading, ruled: str, best: str, sure: float, scores: Scores, why: tuple[str, ...]
+    reading: Reading,
+    ruled: str,
+    best: str,
+    sure: float,
+    scores: Scores,
+    why: tuple[str, ...],
+    kinds: frozenset[str] = frozenset(),
 ) -> Decision:
     """The rules read an act on the kept preference and the classifier's best is another label: the
     act stands unless the classifier is sure of something else; then a delete or a stop is asked
-    about, and a remember or a consent answer stays what the rules read (a consent prompt is itself
+    about, as is a remember said beside a complaint (``kinds``) where the classifier does not read a
+    remember; a remember or a consent answer otherwise stays what the rules read (a consent prompt is itself
     a question; a typed yes is checked against the live prompt's token)."""
     own = scores.scores.get(ruled, 0.0)
+    doubted = "complaint" in kinds or (best in ("delete", "stop") and sure >= HIGH)
+    if ruled == "remember" and own < MIDDLE and doubted:
+        # A lasting word beside a diet, read as a remember, said as a complaint (or read by a sure
+        # classifier as a stop): the 確定忘記 / 不用 question, never 「已經記住了」
+        return Decision(
+            "ask", Reading("forget_confirm"), ruled, (*why, "a remember said as a complaint: ask")
+        )
     if sure < HIGH or own >= MIDDLE:
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
     if ruled == "delete":

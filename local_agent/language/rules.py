@@ -399,28 +399,62 @@ def validate(rules: Iterable[Rule]) -> tuple[Rule, ...]:
 TABLE: tuple[Rule, ...] = tuple(sorted(validate(RULES), key=lambda r: -r.priority))
 
 
-def _slot_hit(slot: str, token: lexicon.Token) -> bool:
-    return any(c in token.classes for c in slot.split("|"))
+@dataclass(frozen=True)
+class _Shape:
+    """A rule's classes as sets, built once at import: what the clause must not hold, what it must
+    hold, and each slot's classes."""
+
+    rule: Rule
+    without: frozenset[str]
+    needs: frozenset[str]
+    slots: tuple[frozenset[str], ...]
+
+    @classmethod
+    def of(cls, rule: Rule) -> _Shape:
+        slots = tuple(frozenset(s.split("|")) for s in rule.pattern)
+        return cls(rule, frozenset(rule.without), frozenset(rule.needs), slots)
+
+    def fits(self, clause: tuple[lexicon.Token, ...], chars: int, present: frozenset[str]) -> bool:
+        if self.rule.max_chars and chars > self.rule.max_chars:
+            return False
+        if present & self.without or (self.needs and not present & self.needs):
+            return False
+        if any(present.isdisjoint(slot) for slot in self.slots):
+            return False  # a slot no word of the clause can fill
+        at, last = 0, -1
+        for slot in self.slots:
+            if last >= 0 and not slot.isdisjoint(clause[last].classes):
+                continue  # one word of both classes fills both slots (不用記: a negation and a remembering verb)
+            last = next((i for i in range(at, len(clause)) if not slot.isdisjoint(clause[i].classes)), -1)
+            if last == -1:
+                return False
+            at = last + 1
+        return True
+
+
+_SHAPES: tuple[_Shape, ...] = tuple(_Shape.of(rule) for rule in TABLE)
+
+
+def _by_first_slot() -> dict[str, tuple[int, ...]]:
+    """Each class, with the rules (by their place in the table) whose first slot it can fill: a
+    clause is tried only on rules one of its words can start."""
+    index: dict[str, list[int]] = {}
+    for at, shape in enumerate(_SHAPES):
+        for cls in shape.slots[0]:
+            index.setdefault(cls, []).append(at)
+    return {cls: tuple(ats) for cls, ats in index.items()}
+
+
+_FIRST_SLOT = _by_first_slot()
+
+
+def _present(clause: tuple[lexicon.Token, ...]) -> frozenset[str]:
+    return frozenset().union(*(t.classes for t in clause))
 
 
 def matches(rule: Rule, clause: tuple[lexicon.Token, ...], chars: int) -> bool:
     """``rule`` fits the tokens of one clause ``chars`` characters long."""
-    if rule.max_chars and chars > rule.max_chars:
-        return False
-    present = set().union(*(t.classes for t in clause)) if clause else set()
-    if rule.without and present & set(rule.without):
-        return False
-    if rule.needs and not present & set(rule.needs):
-        return False
-    at, last = 0, -1
-    for slot in rule.pattern:
-        if last >= 0 and _slot_hit(slot, clause[last]):
-            continue  # one word of both classes fills both slots (不用記: a negation and a remembering verb)
-        last = next((i for i in range(at, len(clause)) if _slot_hit(slot, clause[i])), -1)
-        if last == -1:
-            return False
-        at = last + 1
-    return True
+    return _Shape.of(rule).fits(clause, chars, _present(clause))
 
 
 @dataclass(frozen=True)
@@ -437,8 +471,11 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
     """Each clause of reading-form ``t`` with the rule that reads it."""
     out = []
     for clause in clauses(t):
-        found = lexicon.tokens(clause)
-        out.append(ClauseReading(clause, next((r for r in TABLE if matches(r, found, len(clause))), None)))
+        found, chars = lexicon.tokens(clause), len(clause)
+        present = _present(found)
+        tried = sorted({at for cls in present for at in _FIRST_SLOT.get(cls, ())})
+        rule = next((_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, chars, present)), None)
+        out.append(ClauseReading(clause, rule))
     return tuple(out)
 
 

@@ -151,3 +151,19 @@ def has_words_form(form: str) -> bool:
         if ch.isalnum() and unicodedata.category(ch) != "Lm":
             return True
     return False
+
+
+_FINDERS: dict[int, tuple[tuple[str, ...], re.Pattern[str]]] = {}
+_MAX_FINDERS = 512
+
+
+def has_any(text: str, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` is in ``text``: ``any(w in text for w in words)`` as one compiled
+    search. ``words`` is a module's fixed tuple (each tuple's pattern is built once and kept)."""
+    found = _FINDERS.get(id(words))
+    if found is None or found[0] is not words:
+        if len(_FINDERS) >= _MAX_FINDERS:  # (a tuple built per call would otherwise pile up)
+            _FINDERS.clear()
+        alternation = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+        found = _FINDERS[id(words)] = (words, re.compile(alternation if words else "(?!)"))
+    return found[1].search(text) is not None

@@ -46,8 +46,10 @@ from typing import Any, Literal
 from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canonical_township
 from local_agent.language import words
 from local_agent.language.diets import find_diet
-from local_agent.language.text import reading_form
+from local_agent.language.text import has_any, reading_form
 from local_agent.language.text import warm as warm_reading_form
+
+_ASKING_WORDS = (*words.PLACE_WORDS, *words.EVENT_WORDS, *words.ASKING_PLACE)
 
 DATA = Path(__file__).with_name("data") / "places.json"
 PlaceKind = Literal["none", "township", "choice", "confirm", "outside"]
@@ -350,7 +352,7 @@ def _corrected(text: str, mentions: list[_Mention], vocab: _Vocabulary) -> list[
         after = text[mention.end : mentions[at + 1].start] if at + 1 < len(mentions) else ""
         before = text[max(0, mention.start - 3) : mention.start]
         denied = before.endswith("不是") and not before.endswith("是不是")
-        taken_back = any(w in after for w in vocab.corrections) and "是不是" not in after
+        taken_back = has_any(after, vocab.corrections) and "是不是" not in after
         if not (denied or taken_back):
             kept.append(mention)
     return kept or mentions
@@ -358,9 +360,7 @@ def _corrected(text: str, mentions: list[_Mention], vocab: _Vocabulary) -> list[
 
 def _asks(clause: str) -> bool:
     t = reading_form(clause)
-    return any(w in t for w in (*words.PLACE_WORDS, *words.EVENT_WORDS, *words.ASKING_PLACE)) or bool(
-        find_diet(t)
-    )
+    return has_any(t, _ASKING_WORDS) or bool(find_diet(t))
 
 
 def _asked(text: str, mentions: list[_Mention]) -> list[_Mention]:

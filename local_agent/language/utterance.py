@@ -24,7 +24,7 @@ from local_agent.language.dates import DateReading, read_dates, today_in_taipei
 from local_agent.language.diets import diet_said_form, find_diet, rememberable
 from local_agent.language.intents import Intent, Reading, SearchGoal
 from local_agent.language.policy import Decision, Scores
-from local_agent.language.text import reading_form
+from local_agent.language.text import has_any, reading_form
 from local_agent.language.townships import (
     PlaceReading,
     is_no,
@@ -147,7 +147,7 @@ def _diet(form: str, kinds: frozenset[str], found: tuple[lexicon.Token, ...]) ->
     whose = _whose(found)
     named = find_diet(form)
     code = said.code if said.code is not None else named
-    for_now = any(w in form for w in words.FOR_NOW)
+    for_now = has_any(form, words.FOR_NOW)
     own = frozenset({named}) if named and whose == "self" else frozenset()
     negated = said.code == catalogue.ANY
     return DietReading(code, negated, whose, said.lasting, for_now, own, named)
@@ -201,8 +201,8 @@ def read(text: str, now: float | date | None = None, context: Context | None = N
         consent=intents.consent_answer(bare) if form else None,
         consent_only=bare in words.CONSENT_ONLY,
         thanked=intents.thanked(form),
-        more=any(w in form for w in words.MORE_WORDS),
-        again=any(w in form for w in words.AGAIN_WORDS),
+        more=has_any(form, words.MORE_WORDS),
+        again=has_any(form, words.AGAIN_WORDS),
         follow_up=intents.is_follow_up_form(form),
         yes=is_yes(form),
         no=is_no(form),

@@ -644,6 +644,9 @@ CONSENT_UNCLEAR: tuple[str, ...] = (
     "都行",
     "不確定",
 )
+# Who is to keep it, in a yes said with the keeping verb (「可以呀你就存起來」, 「好 幫我記下來」):
+# taken out with the verb before the yes is read.
+CONSENT_DOERS: tuple[str, ...] = ("幫我", "給我", "直接", "你就", "就", "你")
 # A short answer made only of these characters, with one of CONSENT_YES_CORES in it, is a yes.
 CONSENT_YES_CHARS = frozenset("好嗯可以對是啦吧呀喔的行要當然沒問題啊哦嘿著同意")
 CONSENT_YES_CORES: tuple[str, ...] = (

@@ -19,6 +19,7 @@ Standard library only: this module runs on a bare Python 3.11.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -102,6 +103,10 @@ _APART_AFTER: tuple[str, ...] = ("以外", "之外")
 
 _LABEL_TO_CODE: dict[str, str] = {label: code for code, label in DIETARY_TYPES.items()}
 _WORDS_BY_LENGTH: tuple[str, ...] = tuple(sorted(DIETARY_WORDS, key=lambda w: (-len(w), w)))
+# Any dietary word or synonym: a text with none of them names no diet (one search, before the walk).
+_ANY_DIET_WORD = re.compile(
+    "|".join(re.escape(w) for w in sorted({*DIETARY_WORDS, *DIETARY_SYNONYMS}, key=len, reverse=True))
+)
 
 
 def _negated(text: str, start: int, word: str) -> bool:
@@ -127,6 +132,8 @@ def find_dietary_type(text: str) -> str | None:
     if not isinstance(text, str) or not text:
         return None
     lowered = text.lower()
+    if not _ANY_DIET_WORD.search(lowered):
+        return None
     for word, same in DIETARY_SYNONYMS.items():
         lowered = lowered.replace(word, same)
     taken = [False] * len(lowered)
