@@ -91,19 +91,12 @@ def classify(form: str, classes: Iterable[str] = ()) -> IntentScores:
 def score(m: Model, form: str, classes: Iterable[str] = ()) -> IntentScores:
     """``m``'s scores: the weights of :func:`features` summed in its order (inlined: the hot path)."""
     logits = list(m.bias)
-    get = m.weights.get
     padded = f"^{form}$"
-    for n in NGRAMS:
-        for at in range(len(padded) - n + 1):
-            entry = get(padded[at : at + n])
-            if entry is not None:
-                for label, weight in entry:
-                    logits[label] += weight
-    for cls in sorted(set(classes)):
-        entry = get(CLASS_PREFIX + cls)
-        if entry is not None:
-            for label, weight in entry:
-                logits[label] += weight
+    found = [padded[at : at + n] for n in NGRAMS for at in range(len(padded) - n + 1)]
+    found += [CLASS_PREFIX + cls for cls in sorted(set(classes))]
+    for entry in filter(None, map(m.weights.get, found)):
+        for label, weight in entry:
+            logits[label] += weight
     top = max(logits)
     exps = [math.exp(x - top) for x in logits]
     total = sum(exps)

@@ -147,3 +147,12 @@ def year_of(word: str, today: date) -> int:
 def year_said(text: str, today: date) -> int | None:
     match = YEAR.search(text)
     return None if match is None else year_of(match.group(1), today)
+
+
+_GROUP_NAME = re.compile(r"\(\?P<\w+>")
+
+
+def any_of(patterns: list[re.Pattern[str]] | tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
+    """One pattern that matches where any of ``patterns`` does (group names dropped): a reader that
+    tries many patterns in turn asks this one first and stops when it finds nothing."""
+    return re.compile("|".join(f"(?:{_GROUP_NAME.sub('(?:', p.pattern)})" for p in patterns))

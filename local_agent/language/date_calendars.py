@@ -14,6 +14,7 @@ from local_agent.language.date_base import (
     LAST_YEAR,
     NUMBER,
     DateReading,
+    any_of,
     number,
     one_day,
     span_of,
@@ -102,11 +103,14 @@ FESTIVALS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
     (re.compile("臘八"), (12, 8, 0, 0)),
     (re.compile("尾牙"), (12, 16, 0, 0)),
 )
+_ANY_FESTIVAL = any_of([p for p, _ in FESTIVALS])
 # 「中秋前一天」, 「過年後第三天」, 「端午節後兩天」: days counted from the festival's own day.
 _FROM_FESTIVAL = re.compile(f"^節?的?(前|後|之前|之後)第?({NUMBER})[天日]")
 
 
 def festival(text: str, today: date) -> DateReading | None:
+    if not _ANY_FESTIVAL.search(text):
+        return None
     year = year_said(text, today)
     for pattern, (month, dom, before, after) in FESTIVALS:
         if match := pattern.search(text):
@@ -252,7 +256,12 @@ def easter(year: int) -> date:
     return date(year, month, day + 1)
 
 
+_ANY_SOLAR_HOLIDAY = any_of([_EASTER, *(p for p, _ in SOLAR_HOLIDAYS)])
+
+
 def solar_holiday(text: str, today: date) -> DateReading | None:
+    if not _ANY_SOLAR_HOLIDAY.search(text):
+        return None
     year = year_said(text, today)
     years = (year,) if year is not None else (today.year - 1, today.year, today.year + 1)
     if _EASTER.search(text):

@@ -40,6 +40,7 @@ from typing import Literal
 
 from local_agent.language import lexicon, rules, words
 from local_agent.language.diets import diet_said_form, find_diet, negated_diet, rememberable, unsupported_diet
+from local_agent.language.memo import memoised
 from local_agent.language.text import has_any, has_words_form, reading_form
 from local_agent.language.townships import find_townships
 from local_agent.listings import catalogue
@@ -452,6 +453,7 @@ def search_goal(text: str) -> SearchGoal | None:
     return goal_of(reading_form(text))
 
 
+@memoised
 def goal_of(t: str) -> SearchGoal | None:
     """The search reading-form ``t`` asks for: places, events, unsupported (parking, buses) or None."""
     if _asks_unsupported(t):

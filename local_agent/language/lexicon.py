@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
+from local_agent.language.memo import memoised
 from local_agent.listings import catalogue
 
 DATA = Path(__file__).parent / "data" / "lexicon.json"
@@ -141,6 +142,7 @@ def _any_word() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(w) for w in sorted(_table(), key=lambda w: (-len(w), w))))
 
 
+@memoised
 def tokens(text: str) -> tuple[Token, ...]:
     """The lexicon's words in reading-form ``text``, left to right; at each position the longest
     word wins and its characters are not read again (「不要再用」 is one stop verb, not 不要 + 用)."""

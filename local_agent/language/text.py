@@ -153,7 +153,7 @@ def has_words_form(form: str) -> bool:
     return False
 
 
-_FINDERS: dict[int, tuple[tuple[str, ...], re.Pattern[str]]] = {}
+_FINDERS: dict[int, tuple[tuple[str, ...], Callable[[str], re.Match[str] | None]]] = {}
 _MAX_FINDERS = 512
 
 
@@ -161,9 +161,11 @@ def has_any(text: str, words: tuple[str, ...]) -> bool:
     """Whether one of ``words`` is in ``text``: ``any(w in text for w in words)`` as one compiled
     search. ``words`` is a module's fixed tuple (each tuple's pattern is built once and kept)."""
     found = _FINDERS.get(id(words))
-    if found is None or found[0] is not words:
-        if len(_FINDERS) >= _MAX_FINDERS:  # (a tuple built per call would otherwise pile up)
-            _FINDERS.clear()
-        alternation = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-        found = _FINDERS[id(words)] = (words, re.compile(alternation if words else "(?!)"))
-    return found[1].search(text) is not None
+    if found is not None and found[0] is words:
+        return found[1](text) is not None
+    if len(_FINDERS) >= _MAX_FINDERS:  # (a tuple built per call would otherwise pile up)
+        _FINDERS.clear()
+    alternation = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    search = re.compile(alternation if words else "(?!)").search
+    _FINDERS[id(words)] = (words, search)
+    return search(text) is not None

@@ -46,6 +46,7 @@ from typing import Any, Literal
 from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canonical_township
 from local_agent.language import words
 from local_agent.language.diets import find_diet
+from local_agent.language.memo import memoised
 from local_agent.language.text import has_any, reading_form
 from local_agent.language.text import warm as warm_reading_form
 
@@ -485,7 +486,12 @@ def find_townships(text: str) -> list[str]:
     reader sees (full names over short ones, not the county 彰化縣, not a name inside a longer word
     such as 「咖啡和美食」 or 「員林客運」, not a name right after a place outside the county such as
     「桃園的埔心」). Commands ask it whether a sentence names a township at all."""
-    return list(_unique([m.township for m in _mentions(text, [False] * len(text), vocabulary())]))
+    return list(_townships_named(text))
+
+
+@memoised
+def _townships_named(text: str) -> tuple[str, ...]:
+    return tuple(_unique([m.township for m in _mentions(text, [False] * len(text), vocabulary())]))
 
 
 __all__ = [

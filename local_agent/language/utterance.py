@@ -23,6 +23,7 @@ from local_agent.language import intents, lexicon, policy, rules, words
 from local_agent.language.dates import DateReading, read_dates, today_in_taipei
 from local_agent.language.diets import diet_said_form, find_diet, rememberable
 from local_agent.language.intents import Intent, Reading, SearchGoal
+from local_agent.language.memo import one_reading
 from local_agent.language.policy import Decision, Scores
 from local_agent.language.text import has_any, reading_form
 from local_agent.language.townships import (
@@ -163,7 +164,11 @@ def read(text: str, now: float | date | None = None, context: Context | None = N
     """``text`` read once (module docstring). ``now``: the clock (epoch seconds or a Taiwan day) the
     date window is read against; without it no dates are read. ``context``: what the conversation
     waits for."""
-    text = text if isinstance(text, str) else ""
+    with one_reading():
+        return _read(text if isinstance(text, str) else "", now, context)
+
+
+def _read(text: str, now: float | date | None, context: Context | None) -> Utterance:
     form = reading_form(text)
     found = lexicon.tokens(form)
     clauses = rules.read_clauses(form)
