@@ -106,6 +106,7 @@ def bare(t: str) -> str:
     return t.lower().rstrip(words.TRAILING_PARTICLES) or t.lower()
 
 
+@memoised
 def is_question(t: str) -> bool:
     """A question marker in ``t``; 「可以」 only when the sentence does not end as a statement
     (「偏好可以刪掉了」 says it may go now)."""
@@ -157,6 +158,7 @@ def _verb_positions(
     return sorted(found.items())
 
 
+@memoised
 def has_object(t: str) -> bool:
     """The sentence says what to delete: the preference, a diet, 「我的資料」."""
     if has_any(t, words.FORGET_OBJECTS):
@@ -420,6 +422,7 @@ def asks_to_remember(t: str) -> bool:
     return False
 
 
+@memoised
 def _without_diet(t: str) -> str:
     """``t`` with its diet words taken out (「別忘了我吃素」 asks for no search by its 吃)."""
     return _without(t, lexicon.words_of("diet"))

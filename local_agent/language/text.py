@@ -103,7 +103,9 @@ def warm() -> None:
     opencc_converters()
 
 
+@functools.lru_cache(maxsize=8192)
 def _kept(ch: str) -> bool:
+    """(One character at a time, so the cache holds characters, never a text.)"""
     return unicodedata.category(ch) not in _DROPPED_CATEGORIES and not ch.isspace()
 
 
@@ -123,12 +125,15 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     return mandarin(to_traditional("".join(ch for ch in folded if _kept(ch)), converters).lower())
 
 
+_TAIWANESE_WORDS = tuple(taiwanese for taiwanese, _ in TAIWANESE)
+
+
 def mandarin(t: str) -> str:
     """Taiwanese words in ``t`` read as their Mandarin ones (``words.TAIWANESE``), and a final
     無 / 袂 / 未 after three or more characters as the question it asks (「有素食無」 → 「有素食嗎」;
     not 「設為無」 or 「偏好：無」)."""
-    for taiwanese, mandarin_word in TAIWANESE:
-        if taiwanese in t:
+    if has_any(t, _TAIWANESE_WORDS):
+        for taiwanese, mandarin_word in TAIWANESE:
             t = t.replace(taiwanese, mandarin_word)
     body = t.rstrip(TRAILING_PARTICLES + "?")
     if len(body) >= 3 and body.endswith(TAIWANESE_QUESTION_ENDINGS) and body[-2] not in ":為成是":
