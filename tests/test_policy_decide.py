@@ -83,14 +83,14 @@ def test_a_lasting_word_without_a_remember_verb_gives_way_to_a_sure_search() -> 
     assert kept.reading.intent == "remember"  # a remember verb: the rules' remember stands
 
 
-def test_a_remember_said_beside_a_complaint_is_asked_about_as_a_stop_never_kept() -> None:
+def test_a_remember_said_beside_a_complaint_gets_the_three_way_question_never_kept() -> None:
     remember = Reading("remember", diet="vegetarian")
     complaint = decide(remember, "places", frozenset({"remember", "complaint"}), Given("stop", 0.6))
-    assert (complaint.outcome, complaint.reading.intent) == ("ask", "forget_confirm")
+    assert (complaint.outcome, complaint.reading.intent) == ("ask", "preference_question")
     other = decide(remember, "places", frozenset({"remember", "complaint"}), Given("other", 0.5))
-    assert other.reading.intent == "forget_confirm"  # the complaint alone makes the remember doubtful
+    assert other.reading.intent == "preference_question"  # the complaint alone makes it doubtful
     sure_stop = decide(remember, "places", frozenset({"remember"}), Given("stop", 0.9))
-    assert (sure_stop.outcome, sure_stop.reading.intent) == ("ask", "forget_confirm")
+    assert (sure_stop.outcome, sure_stop.reading.intent) == ("ask", "preference_question")
     # Without a complaint, a middling stop leaves the remember (the consent prompt is itself a question).
     middling = decide(remember, "places", frozenset({"remember"}), Given("stop", 0.6))
     assert (middling.outcome, middling.reading.intent) == ("act", "remember")

@@ -171,17 +171,18 @@ def _rules_touch(
 ) -> Decision:
     """The rules read an act on the kept preference and the classifier's best is another label: the
     act stands unless the classifier is sure of something else; then a delete or a stop is asked
-    about, as is a remember said beside a complaint (``kinds``) where the classifier does not read a
-    remember; a remember or a consent answer otherwise stays what the rules read (a consent prompt is itself
+    about; a remember said beside a complaint (``kinds``), where the classifier does not read a
+    remember, gets the three-way question; a remember or a consent answer otherwise stays what the
+    rules read (a consent prompt is itself
     a question; a typed yes is checked against the live prompt's token)."""
     own = scores.scores.get(ruled, 0.0)
     doubted = "complaint" in kinds or (best in ("delete", "stop") and sure >= HIGH)
     if ruled == "remember" and own < MIDDLE and doubted:
         # A lasting word beside a diet, read as a remember, said as a complaint (or read by a sure
-        # classifier as a stop): the 確定忘記 / 不用 question, never 「已經記住了」
-        return Decision(
-            "ask", Reading("forget_confirm"), ruled, (*why, "a remember said as a complaint: ask")
-        )
+        # classifier as a stop): keep it or stop it is the person's to say, with the three-way
+        # question (記住 / 刪除 / 看看記了什麼), never 「已經記住了」
+        asked = Reading("preference_question")
+        return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
     if sure < HIGH or own >= MIDDLE:
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
     if ruled == "delete":
