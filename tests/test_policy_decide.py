@@ -97,3 +97,37 @@ def test_a_remember_said_beside_a_complaint_gets_the_three_way_question_never_ke
     # A complaint beside a remember the classifier reads as one: the remember stands.
     agreed = decide(remember, "places", frozenset({"remember", "complaint"}), Given("remember", 0.9))
     assert (agreed.outcome, agreed.reading.intent) == ("act", "remember")
+
+
+def test_a_stop_the_table_read_and_a_sure_classifier_act_and_nothing_doubtful_keeps_it_a_question() -> None:
+    asked = Reading("forget_confirm")
+    stop_clause = frozenset({"stop_verb", "diet", "apply_verb"})
+    acted = decide(asked, None, frozenset({"stop"}), Given("stop", 0.95), stop_classes=stop_clause)
+    assert (acted.outcome, acted.reading.intent) == ("act", "forget")
+    for doubt in ("question", "third_person", "temporary", "hesitation"):
+        kept = decide(
+            asked, None, frozenset({"stop"}), Given("stop", 0.95), stop_classes=stop_clause | {doubt}
+        )
+        assert (kept.outcome, kept.reading.intent) == ("ask", "forget_confirm"), doubt
+    supposed = decide(
+        asked, None, frozenset({"stop"}), Given("stop", 0.95), stop_classes=stop_clause, supposed=True
+    )
+    assert supposed.reading.intent == "forget_confirm"
+    middling = decide(asked, None, frozenset({"stop"}), Given("stop", 0.6), stop_classes=stop_clause)
+    assert middling.reading.intent == "forget_confirm"  # never on a middling classifier
+    unnamed = decide(
+        asked, None, frozenset({"stop"}), Given("stop", 0.95), stop_classes=frozenset({"stop_verb"})
+    )
+    assert unnamed.reading.intent == "forget_confirm"  # the kept thing must be named in the stop
+    kept_too = decide(asked, None, frozenset({"stop", "keep"}), Given("stop", 0.95), stop_classes=stop_clause)
+    assert kept_too.reading.intent == "forget_confirm"
+    no_table = decide(asked, None, frozenset(), Given("stop", 0.99), stop_classes=stop_clause)
+    assert no_table.reading.intent == "forget_confirm"  # never on the classifier alone
+
+
+def test_a_plain_stop_is_read_as_one_and_a_supposed_or_relayed_one_is_asked() -> None:
+    from local_agent import language
+
+    assert language.read("拜託不要再用全素幫我過濾了").reading.intent == "forget"
+    for said in ("如果不要再用素食過濾會怎樣", "我先生不要再用素食過濾了", "這次先不要用素食過濾"):
+        assert language.read(said).reading.intent == "forget_confirm", said

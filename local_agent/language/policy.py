@@ -109,6 +109,8 @@ def decide(
     *,
     named_search: bool = True,
     classes: frozenset[str] = frozenset(),
+    supposed: bool = False,
+    stop_classes: frozenset[str] = frozenset(),
 ) -> Decision:
     """The outcome for the rules' ``reading`` (``kinds``: its clauses' rule readings; ``diet``: the
     rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring).
@@ -116,13 +118,19 @@ def decide(
     without it a rules' search is weak, and a sure classifier's harmless reading (what is kept,
     small talk) stands instead. ``classes``: the lexicon classes of its words; a remember verb
     among them with a diet named and a sure remember from the classifier is a remember request
-    the rules missed (a question, the consent prompt, never a grant)."""
+    the rules missed (a question, the consent prompt, never a grant). ``supposed``: the sentence
+    supposes (如果, 萬一): a stop in it is never acted on. ``stop_classes``: the lexicon classes of
+    the clauses the table read as a stop."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
         return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "classifier:absent"))
     best, sure = scores.best, scores.confidence
     why = (*why, f"classifier:{best}:{sure:.2f}")
+    if not supposed and _a_plain_stop(reading, kinds, best, sure, stop_classes):
+        # 「不要再用素食幫我過濾了」: a stop rule read a clause, nothing says keep, wait or for now,
+        # the kept thing is named, and the classifier is sure it is a stop: both readers agree
+        return Decision("act", Reading("forget"), ruled, (*why, "a stop rule and a sure stop: act"))
     if reading.intent in _ASKS:
         return Decision("ask", reading, ruled, (*why, "rules ask"))
     if (
@@ -152,6 +160,29 @@ def decide(
         talked = Reading(intent, talk=None if intent != "small_talk" else talk)
         return Decision("pass", talked, ruled, (*why, "small talk by the classifier"))
     return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "rules stand"))
+
+
+# Clause readings that make a stop doubtful (keep it, it was forgotten before, undecided, apart from).
+_STOP_DOUBTS = frozenset({"keep", "forgot_before", "self_forgot", "hesitant", "exclusion"})
+# Words that leave a stop a question: asked, for someone else, for now only, undecided.
+_STOP_ASKED = frozenset({"question", "a_not_a", "third_person", "temporary", "hesitation", "exclusion"})
+
+
+def _a_plain_stop(
+    reading: Reading, kinds: frozenset[str], best: str, sure: float, classes: frozenset[str]
+) -> bool:
+    """The rules ask about a stop their table read, and the classifier is sure it is one: a stop
+    clause (``classes``: its words' classes) that names the kept thing (a diet or 偏好), with nothing
+    in it that makes it a question, someone else's, for now only or undecided."""
+    return (
+        reading.intent == "forget_confirm"
+        and "stop" in kinds
+        and not kinds & _STOP_DOUBTS
+        and best == "stop"
+        and sure >= HIGH
+        and bool(classes & {"diet", "memory_object"})
+        and not classes & _STOP_ASKED
+    )
 
 
 def _outcome_alone(reading: Reading, ruled: str) -> Outcome:

@@ -154,6 +154,12 @@ def _diet(form: str, kinds: frozenset[str], found: tuple[lexicon.Token, ...]) ->
     return DietReading(code, negated, whose, said.lasting, for_now, own, named)
 
 
+def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
+    """The lexicon classes of the clauses the rule table read as a stop."""
+    stops = [c.clause for c in clauses if c.rule is not None and c.rule.reading == "stop"]
+    return frozenset(cls for clause in stops for token in lexicon.tokens(clause) for cls in token.classes)
+
+
 def _today(now: float | date | None) -> date | None:
     if now is None or isinstance(now, date):
         return now
@@ -185,7 +191,15 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
     # classifier may read it as what is kept or as small talk (policy.decide's ``named_search``).
     named_search = also_searches or places.kind != "none"
     decision = policy.decide(
-        said, goal, kinds, scores, named, named_search=named_search, classes=frozenset(classes)
+        said,
+        goal,
+        kinds,
+        scores,
+        named,
+        named_search=named_search,
+        classes=frozenset(classes),
+        supposed=has_any(form, words.SUPPOSING),
+        stop_classes=_stop_classes(clauses),
     )
     today = _today(now)
     bare = intents.bare(form)
