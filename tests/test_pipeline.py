@@ -135,10 +135,23 @@ def test_journal_status_after_the_ttl_is_expired(pipeline, store, clock):
 
 
 def test_a_tool_error_projects_as_non_public(pipeline, store):
+    state = pipeline.begin(SCOPE, "火星有什麼好吃的")
+    asyncio.run(pipeline.prepare(state, ENVELOPE, ByteMeasure()))
+    assert pipeline.tools(state).search_local_places(area="火星")["code"] == "UNKNOWN_TOWNSHIP"
+    assert pipeline.finish(state).label == NON_PUBLIC_LABEL
+
+
+def test_a_search_outside_the_county_waits_for_a_township_of_changhua(pipeline, store):
     state = pipeline.begin(SCOPE, "台中有什麼好吃的")
     asyncio.run(pipeline.prepare(state, ENVELOPE, ByteMeasure()))
-    assert pipeline.tools(state).search_local_places(area="台中市")["status"] == "error"
-    assert pipeline.finish(state).label == NON_PUBLIC_LABEL
+    assert pipeline.tools(state).search_local_places(area="台中市")["code"] == "OUTSIDE_COUNTY"
+    turn = pipeline.finish(state)
+    assert (turn.goal, turn.area, turn.is_public) == (
+        "places",
+        "",
+        True,
+    )  # pending: 「那鹿港呢」 completes it
+    assert "台中" not in turn.label
 
 
 def test_finish_refuses_to_append_when_the_revision_moved_during_the_turn(pipeline, store, clock):

@@ -25,7 +25,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from local_agent.context.projection import CHOICE_CODE, CONFIRM_CODE, MAX_SHOWN_IDS, PENDING_CODE, TOOL_GOALS
+from local_agent.context.projection import (
+    CHOICE_CODE,
+    CONFIRM_CODE,
+    MAX_SHOWN_IDS,
+    OUTSIDE_CODE,
+    PENDING_CODE,
+    TOOL_GOALS,
+)
 from local_agent.context.townships import canonical_township
 from local_agent.fingerprint import keyword_token
 from local_agent.language.dates import DateReading, today_in_taipei
@@ -168,9 +175,8 @@ class ToolExecution:
     audit: AuditRow | None = None
 
 
-OUTSIDE_CODE = "OUTSIDE_COUNTY"
 # Answers that ask the person something; a date window said with the question waits with it.
-_ASKING = frozenset({PENDING_CODE, CONFIRM_CODE, CHOICE_CODE})
+_ASKING = frozenset({PENDING_CODE, CONFIRM_CODE, CHOICE_CODE, OUTSIDE_CODE})
 
 
 def _window_of(date_from: Any, date_to: Any) -> tuple[DateWindow | None, bool]:

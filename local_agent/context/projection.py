@@ -55,6 +55,9 @@ PENDING_CODE = "AREA_REQUIRED"
 CONFIRM_CODE = "AREA_CONFIRM"
 CHOICE_CODE = "AREA_CHOICE"
 PENDING_CODES = frozenset({PENDING_CODE, CONFIRM_CODE, CHOICE_CODE})
+# A place outside the county was named (「嘉義有什麼活動」): the search waits for a township of
+# Changhua as a pending one does, so 「那鹿港呢」 next completes it.
+OUTSIDE_CODE = "OUTSIDE_COUNTY"
 # A search refused only for its date (over, or not a day) was still about its township: it keeps it.
 DATE_CODES = frozenset({"PAST_DATE", "INVALID_DATE"})
 DATES_MARK = "，日期 "
@@ -141,7 +144,8 @@ class SafeTurn:
     ) -> SafeTurn:
         """Project a turn from the tool that ran. Anything not whitelisted is non-public; a
         public tool that answered ``AREA_REQUIRED`` (or asked to confirm or choose a township) is
-        pending (its goal, no area). A pending event search keeps ``dates`` (the window it will run with)
+        pending (its goal, no area), as is one that named a place outside the county (``OUTSIDE_CODE``).
+        A pending event search keeps ``dates`` (the window it will run with)
         when they are a valid ISO window, and ``confirm_area`` when the tool asked about that township;
         a search that ran keeps neither (its reply named the dates; the next question brings its own),
         but keeps ``shown``: the listing ids the result says this conversation has seen for that goal
@@ -151,7 +155,7 @@ class SafeTurn:
         goal = TOOL_GOALS.get(tool or "")
         start, end = (d if isinstance(d, str) else "" for d in dates)
         window = (start, end) if goal == "events" and _is_window(start, end) else ("", "")
-        if goal is not None and not ok and error_code in PENDING_CODES:
+        if goal is not None and not ok and (error_code in PENDING_CODES or error_code == OUTSIDE_CODE):
             asked = canonical_township(confirm_area) if error_code == CONFIRM_CODE else None
             return cls(goal, "", *window, confirm_area=asked or "")
         township = canonical_township(area)
