@@ -403,3 +403,40 @@ def test_any_mix_of_date_words_gets_an_answer_and_no_window_before_today(text, t
 def test_a_year_outside_the_calendars_range_is_out_of_range(text):
     reading = read_dates(text, TODAY)
     assert reading.kind == "out_of_range" and reading.answer == OUT_OF_RANGE_TEXT
+
+
+@pytest.mark.parametrize(
+    "text,start,end",
+    [
+        ("下下個禮拜", "2026-12-14", "2026-12-20"),
+        ("下下一個禮拜", "2026-12-14", "2026-12-20"),  # no count: not 「下 一個禮拜」
+        ("那再下一個禮拜呢", "2026-12-14", "2026-12-20"),  # 再下 says 下下
+        ("下下個月", "2027-02-01", "2027-02-28"),
+        ("再下個月", "2027-02-01", "2027-02-28"),
+        ("下下個月5號", "2027-02-05", "2027-02-05"),
+        ("再下個月底", "2027-02-22", "2027-02-28"),
+        ("下一個禮拜", "2026-12-07", "2026-12-13"),
+        ("下兩個禮拜", "2026-12-07", "2026-12-20"),
+    ],
+)
+def test_the_one_after_next_is_two_weeks_or_months_ahead(text, start, end):
+    window = read_dates(text, TODAY).window
+    assert window is not None and (window.start.isoformat(), window.end.isoformat()) == (start, end)
+
+
+def test_the_month_before_last_is_past():
+    assert read_dates("上上個月鹿港有什麼活動", TODAY).kind == "past"
+
+
+@pytest.mark.parametrize(
+    "text,day",
+    [
+        ("元旦開始算第三天 和美有活動嗎", "2027-01-03"),  # the holiday's own day is the first
+        ("聖誕節開始算第二天", "2026-12-26"),
+        ("中秋起第二天", "2027-09-16"),
+        ("元旦後兩天", "2027-01-03"),
+        ("元旦前一天", "2026-12-31"),
+    ],
+)
+def test_days_counted_from_a_holiday_or_festival_are_that_one_day(text, day):
+    assert window(text) == (day, day)

@@ -106,6 +106,19 @@ FESTIVALS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
 _ANY_FESTIVAL = any_of([p for p, _ in FESTIVALS])
 # 「中秋前一天」, 「過年後第三天」, 「端午節後兩天」: days counted from the festival's own day.
 _FROM_FESTIVAL = re.compile(f"^節?的?(前|後|之前|之後)第?({NUMBER})[天日]")
+# 「元旦開始算第三天」, 「中秋起第二天」: the festival's own day is the first.
+_COUNTED_FROM = re.compile(f"^節?(?:那天)?的?(?:開始算?|起算?|算起)的?第({NUMBER})[天日]")
+
+
+def _offset_after(rest: str) -> int | None:
+    """Days from a festival's own day said right after its name (前一天 -1, 後兩天 2, 開始算第三天 2),
+    else ``None``."""
+    if (offset := _FROM_FESTIVAL.match(rest)) is not None:
+        days = number(offset.group(2)) or 0
+        return -days if "前" in offset.group(1) else days
+    if (counted := _COUNTED_FROM.match(rest)) is not None and (nth := number(counted.group(1))):
+        return nth - 1
+    return None
 
 
 def festival(text: str, today: date) -> DateReading | None:
@@ -116,9 +129,7 @@ def festival(text: str, today: date) -> DateReading | None:
         if match := pattern.search(text):
             if (month, dom) == (1, 1) and "今年" in text:
                 year = None  # 今年過年 is the new year this year ends with: the next one
-            if (offset := _FROM_FESTIVAL.match(text[match.end() :])) is not None:
-                days = number(offset.group(2)) or 0
-                days = -days if "前" in offset.group(1) else days
+            if (days := _offset_after(text[match.end() :])) is not None:
                 return _next_lunar(month, dom, today, year, (-days, days))
             return _next_lunar(month, dom, today, year, (before, after))
     return None
@@ -269,7 +280,9 @@ def solar_holiday(text: str, today: date) -> DateReading | None:
             if year is not None or easter(candidate) >= today:
                 return one_day(easter(candidate), today)
     for pattern, (month, dom, before, after) in SOLAR_HOLIDAYS:
-        if pattern.search(text):
+        if found := pattern.search(text):
+            if (days := _offset_after(text[found.end() :])) is not None:
+                before, after = -days, days  # 元旦開始算第三天: that one day
             for candidate in years:
                 anchor = date(candidate, month, dom)
                 start, end = anchor - timedelta(days=before), anchor + timedelta(days=after)

@@ -38,7 +38,7 @@ _TOKENS = {
     "<year>": f"(?P<year>{YEAR_WORD})",
     "<month>": (
         f"(?:(?P<myear>{YEAR_WORD})的?)?(?<![\\d])(?P<mon>\\d{{1,2}})\\s*(?:個)?月份?"
-        "|(?P<rel>這一?個?|本|今個|當|同|下一?個?|上一?個?)月份?"
+        "|(?P<rel>這一?個?|本|今個|當|同|下下一?個?|上上一?個?|下一?個?|上一?個?)月份?"
     ),
     "<n>": f"(?P<n>{NUMBER})",
 }
@@ -66,13 +66,18 @@ def rule(name: str, pattern: str) -> Callable[[Callable[[re.Match[str], date], D
 # -- a month reading -------------------------------------------------------------------------------
 
 
+def _ahead(rel: str) -> int:
+    """How many months (or quarters) ``rel`` counts from this one: 下下個 2, 下個 1, 這個 0, 上上個 -2."""
+    step = 1 if rel.startswith("下") else -1 if rel.startswith("上") else 0
+    return step * 2 if rel[:2] in ("下下", "上上") else step
+
+
 def _month_first(match: re.Match[str], today: date, part: Callable[[date], tuple[date, date]]) -> date | None:
     """The first day of the month ``<month>`` read; ``part`` (its days, from a month's first day)
     decides the year of a bare month. ``None`` when the month does not exist (13月)."""
     groups = match.groupdict()
     if groups.get("rel"):
-        ahead = 1 if groups["rel"].startswith("下") else -1 if groups["rel"].startswith("上") else 0
-        return month_start(today, ahead)
+        return month_start(today, _ahead(groups["rel"]))
     month = int(groups["mon"])
     if not 1 <= month <= 12:
         return None
@@ -137,7 +142,7 @@ def _day_of(first: date, match: re.Match[str]) -> tuple[date, date] | None:
 
 
 _PART = "(?P<part>上旬|中旬|下旬|初(?![一二三四五六七八九十\\d])|中(?!旬|午|秋|元)|底|尾|末)"
-_REL_MONTH = "(?P<rel>這一?個?|本|今個|當|同|下一?個?|上一?個?)月份?"
+_REL_MONTH = "(?P<rel>這一?個?|本|今個|當|同|下下一?個?|上上一?個?|下一?個?|上一?個?)月份?"
 MONTH_PART = rule("month part", f"(?:<month>)的?月?{_PART}")(_on_month(_named_part))
 MONTH_EDGE_DAYS = rule("first or last days of a month", "(?:<month>)的?(?P<edge>前|頭|首|最後)<n>天")(
     _on_month(_first_days)
@@ -246,7 +251,7 @@ def QUARTER(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
 @rule("this, next or last quarter", f"(?P<rel>這一?個?|本|下一?個?|上一?個?){_QUARTER}(?P<qpart>初|末|底)?")
 def REL_QUARTER(match: re.Match[str], today: date) -> DateReading:  # noqa: N802
     """本季度, 上個季度, 上季度末, 下一季."""
-    ahead = 1 if match.group("rel").startswith("下") else -1 if match.group("rel").startswith("上") else 0
+    ahead = _ahead(match.group("rel"))
     index = today.year * 4 + (today.month - 1) // 3 + ahead
     return span_of(*_quarter_days(index // 4, index % 4 + 1, match.group("qpart")), today)
 

@@ -28,9 +28,10 @@ from local_agent.language.date_base import (
 )
 from local_agent.listings.dates import MAX_WINDOW_DAYS, DateWindow
 
-# 下一個禮拜六 is a day and 下一個月5號 a date, not counts: the unit may not be followed by a weekday or day.
+# 下一個禮拜六 is a day and 下一個月5號 a date, not counts: the unit may not be followed by a weekday or day;
+# 下下一個禮拜 is the week after next, no count.
 _COUNT_AHEAD = re.compile(
-    f"(下|後|未來|接下來|接下去|往後)的?\\s*({NUMBER})\\s*個?(天|日|禮拜|星期|週|周|月)"
+    f"(?<!下)(下|後|未來|接下來|接下去|往後)的?\\s*({NUMBER})\\s*個?(天|日|禮拜|星期|週|周|月)"
     "(?![一二三四五六日天末初中底尾\\d])"
 )
 # 三個月後, but not 10月以後 (after October).

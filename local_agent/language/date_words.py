@@ -165,9 +165,10 @@ def weekday_reader(text: str, today: date) -> DateReading | None:
 
 # (pattern, what): longest and most specific first: 這週末 before 這週, 下週末 before 下週 and 週末.
 _WEEK_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(f"下下個?{_W}"), "week_after_next"),
+    (re.compile(f"下下一?個?{_W}"), "week_after_next"),
     (re.compile(f"(?:下個?|下一個?){_W}(?!六日)"), "next_week"),
     (re.compile(f"(?:這一?個?|本|今個?){_W}"), "this_week"),
+    (re.compile("下下一?個?月"), "month_after_next"),
     (re.compile("下個?月|下一個?月"), "next_month"),
     (re.compile("(?:這個?|本|今個)月"), "this_month"),
 )
@@ -206,7 +207,7 @@ def _relative(phrase: str, today: date) -> DateReading:
     if phrase in ("next_week", "week_after_next"):
         monday = monday_of(today, 1 if phrase == "next_week" else 2)
         return span_of(monday, monday + timedelta(days=6), today)
-    first = month_start(today, 0 if phrase == "this_month" else 1)
+    first = month_start(today, {"this_month": 0, "next_month": 1}.get(phrase, 2))
     return span_of(first, month_end(first), today)
 
 

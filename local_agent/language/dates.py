@@ -129,11 +129,16 @@ def _digit_year(match: re.Match[str]) -> str:
     return "".join(str("零一二三四五六七八九".index(c)) if c != "〇" else "0" for c in match.group(1)) + "年"
 
 
+# 「那再下一個禮拜呢」, 「再下個月」: the next one after the next, as 下下 says it.
+_AGAIN_NEXT = re.compile("再下(?=一?個?(?:禮拜|星期|週|周|月))")
+
+
 def normalise(text: str) -> str:
     """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5; 拜六 as
-    禮拜六; 后 as 後 (a simplified 三天后); years in Chinese numerals as digits (二零二七年 → 2027年);
+    禮拜六; 后 as 後 (a simplified 三天后); 再下個月 as 下下個月; years in Chinese numerals as digits (二零二七年 → 2027年);
     township names that begin like a weekday masked."""
     text = _SHORT_WEEKDAY.sub(r"禮拜\1", unicodedata.normalize("NFKC", text)).replace("后", "後")
+    text = _AGAIN_NEXT.sub("下下", text)
     text = _CHINESE_YEAR.sub(_digit_year, text)
     return _WEEKDAY_LIKE_NAMES.sub(lambda m: "#" * len(m.group(0)), text)
 
