@@ -440,7 +440,9 @@ def test_dedupe_holds_across_an_app_restart_on_the_same_sqlite_file(tmp_path: Pa
 
 
 def test_graceful_shutdown_finishes_in_flight_turns(tmp_path: Path) -> None:
-    app = AppHarness(tmp_path / "local.sqlite3").start()
+    # The longest drain Cloud Run allows (its 10 s before SIGKILL), so a loaded machine's slow first
+    # turn still starts its reply in the window; the default window is the shutdown tests' subject.
+    app = AppHarness(tmp_path / "local.sqlite3", settings={"LOCAL_DRAIN_SECONDS": "9"}).start()
     app.line.delay_next("/message/reply", 0.3, times=3)  # keep the turns in flight a while
     events = [
         W.text_event(USER, FOOD_HUATAN),
