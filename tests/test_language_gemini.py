@@ -98,4 +98,5 @@ def test_the_tool_confirms_a_misheard_township_gemini_proposed_and_yes_completes
     assert any("已問是否指員林市" in t for t in second[:-1])
     assert answered.tool_calls[0]["effective_arguments"]["area"] == "員林市"
     assert "目前只服務彰化縣的 26 個鄉鎮市" in outside.reply.texts[0]
-    assert outside.projection == "未指定區域：詢問可用功能" and outside.error_code is None
+    # A place outside the county: the search waits for a township of Changhua (pending, no place name).
+    assert outside.projection == "未指定區域：找店家" and outside.error_code is None
