@@ -384,8 +384,9 @@ def _taipei_today() -> date:
     return today_in_taipei(time.time())
 
 
-def test_a_user_made_listings_folder_is_found_by_the_replay(tmp_path: Path) -> None:
-    day = _taipei_today() + timedelta(days=1)  # a day still to come, whatever today is
+def _events_on_then_food(tmp_path: Path, day: date) -> tuple[str, dict, dict]:
+    """Replay 「埤頭<day>有什麼活動？」 then 「那邊有什麼吃的？」 over a folder of one's own whose dated
+    event is on ``day``: the day as said, and the two turns' lines."""
     folder = _own_folder(tmp_path, day)
     said = f"{day.month}/{day.day}"
     script = {
@@ -397,6 +398,12 @@ def test_a_user_made_listings_folder_is_found_by_the_replay(tmp_path: Path) -> N
     proc = run_replay(write_script(tmp_path, script), env=_env(LOCAL_LISTINGS_DIR=str(folder)))
     assert proc.returncode == 0, proc.stderr
     events, places = lines_of(proc)
+    return said, events, places
+
+
+def test_a_user_made_listings_folder_is_found_by_the_replay(tmp_path: Path) -> None:
+    day = _taipei_today() + timedelta(days=1)  # a day still to come, whatever today is
+    said, events, places = _events_on_then_food(tmp_path, day)
     [call] = events["tool_calls"]
     args = call["effective_arguments"]
     assert args["area"] == "埤頭鄉" and args["date_from"] == args["date_to"] == day.isoformat()
@@ -408,18 +415,7 @@ def test_a_user_made_listings_folder_is_found_by_the_replay(tmp_path: Path) -> N
 
 
 def test_a_day_just_over_is_said_to_be_past_and_its_township_is_kept(tmp_path: Path) -> None:
-    day = _taipei_today() - timedelta(days=1)
-    folder = _own_folder(tmp_path, day)
-    said = f"{day.month}/{day.day}"
-    script = {
-        "events": [
-            {"user": "U1", "text": f"埤頭{said}有什麼活動？"},
-            {"user": "U1", "text": "那邊有什麼吃的？"},
-        ]
-    }
-    proc = run_replay(write_script(tmp_path, script), env=_env(LOCAL_LISTINGS_DIR=str(folder)))
-    assert proc.returncode == 0, proc.stderr
-    events, places = lines_of(proc)
+    said, events, places = _events_on_then_food(tmp_path, _taipei_today() - timedelta(days=1))
     [call] = events["tool_calls"]
     assert call["effective_arguments"] == {}  # nothing was searched
     [reply] = events["replies"]

@@ -241,7 +241,7 @@ def _window(goal: str, dates: DateReading, contents: Sequence[Mapping[str, Any]]
         return {}
     if dates.window is not None:
         return dates.window.arguments()
-    if _past_said(dates) and dates.said is not None:
+    if dates.kind == "past" and dates.said is not None:
         return dates.said.arguments()
     latest = latest_turn(contents)
     if latest is not None and (latest.is_pending or latest.asked_kind) and latest.date_from:

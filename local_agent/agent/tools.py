@@ -32,6 +32,7 @@ from local_agent.context.projection import (
     OUTSIDE_CODE,
     PENDING_CODE,
     TOOL_GOALS,
+    WAITING_CODES,
 )
 from local_agent.context.townships import canonical_township
 from local_agent.fingerprint import keyword_token
@@ -176,7 +177,7 @@ class ToolExecution:
 
 
 # Answers that ask the person something; a date window said with the question waits with it.
-_ASKING = frozenset({PENDING_CODE, CONFIRM_CODE, CHOICE_CODE, OUTSIDE_CODE})
+_ASKING = WAITING_CODES
 
 
 def _window_of(date_from: Any, date_to: Any) -> tuple[DateWindow | None, bool]:

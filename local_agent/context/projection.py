@@ -58,6 +58,8 @@ PENDING_CODES = frozenset({PENDING_CODE, CONFIRM_CODE, CHOICE_CODE})
 # A place outside the county was named (「嘉義有什麼活動」): the search waits for a township of
 # Changhua as a pending one does, so 「那鹿港呢」 next completes it.
 OUTSIDE_CODE = "OUTSIDE_COUNTY"
+# Every answer after which the search waits for a township (a date window said with it waits too).
+WAITING_CODES = frozenset({*PENDING_CODES, OUTSIDE_CODE})
 # A search refused only for its date (over, or not a day) was still about its township: it keeps it.
 DATE_CODES = frozenset({"PAST_DATE", "INVALID_DATE"})
 DATES_MARK = "，日期 "
@@ -155,7 +157,7 @@ class SafeTurn:
         goal = TOOL_GOALS.get(tool or "")
         start, end = (d if isinstance(d, str) else "" for d in dates)
         window = (start, end) if goal == "events" and _is_window(start, end) else ("", "")
-        if goal is not None and not ok and (error_code in PENDING_CODES or error_code == OUTSIDE_CODE):
+        if goal is not None and not ok and error_code in WAITING_CODES:
             asked = canonical_township(confirm_area) if error_code == CONFIRM_CODE else None
             return cls(goal, "", *window, confirm_area=asked or "")
         township = canonical_township(area)

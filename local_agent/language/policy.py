@@ -204,8 +204,8 @@ def _rules_touch(
     act stands unless the classifier is sure of something else; then a delete or a stop is asked
     about; a remember said beside a complaint (``kinds``), where the classifier does not read a
     remember, gets the three-way question; a remember or a consent answer otherwise stays what the
-    rules read (a consent prompt is itself
-    a question; a typed yes is checked against the live prompt's token)."""
+    rules read (a consent prompt is itself a question; a typed yes is checked against the live
+    prompt's token)."""
     own = scores.scores.get(ruled, 0.0)
     doubted = "complaint" in kinds or (best in ("delete", "stop") and sure >= HIGH)
     if ruled == "remember" and own < MIDDLE and doubted:

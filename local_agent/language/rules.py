@@ -452,11 +452,6 @@ def _present(clause: tuple[lexicon.Token, ...]) -> frozenset[str]:
     return frozenset().union(*(t.classes for t in clause))
 
 
-def matches(rule: Rule, clause: tuple[lexicon.Token, ...], chars: int) -> bool:
-    """``rule`` fits the tokens of one clause ``chars`` characters long."""
-    return _Shape.of(rule).fits(clause, chars, _present(clause))
-
-
 @dataclass(frozen=True)
 class ClauseReading:
     clause: str

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from local_agent.context.projection import PENDING_CODES
+from local_agent.context.projection import PENDING_CODES, WAITING_CODES
 from local_agent.language.diets import kind_note
 from local_agent.listings import catalogue
 from local_agent.listings.dates import DateWindow, parse_iso_date
@@ -53,7 +53,7 @@ MEDIA_TEXTS = {
 }
 MEDIA_TEXT_OTHER = "我還看不懂圖片、影片或檔案。請用文字告訴我想找什麼，例如「花壇有什麼好吃的？」"
 # Tool results that answer the person rather than fail: the pending questions and 「目前只服務彰化縣…」.
-ANSWER_CODES = PENDING_CODES | {"OUTSIDE_COUNTY"}
+ANSWER_CODES = WAITING_CODES
 # Code-made answers of the commands (``turns/commands.py``, ``turns/kept.py``).
 FORGET_YES = "local:forget:yes"
 FORGET_NO = "local:forget:no"
