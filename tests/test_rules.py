@@ -95,4 +95,53 @@ def test_a_malformed_lexicon_file_is_refused_by_word(tmp_path, text: str, says: 
 
 def test_the_shipped_lexicon_loads_and_every_word_has_known_classes() -> None:
     table = lexicon.load(lexicon.DATA)
-    assert len(table) > 400 and all(classes <= set(lexicon.WORD_CLASSES) for classes in table.values())
+    known = {*lexicon.WORD_CLASSES, *lexicon.list_meanings()}
+    assert len(table) > 1000 and all(classes <= known for classes in table.values())
+    assert set(lexicon.list_meanings()).isdisjoint(lexicon.WORD_CLASSES)
+
+
+def test_a_list_word_is_never_a_token_and_hides_no_rule_word() -> None:
+    # 幫我 is a list word (a request lead); 幫我忘記 a delete verb. A list word in front of a rule word
+    # leaves the rule word whole, and a token carries rule classes only.
+    assert "request_leads" in lexicon.classes_of("幫我")
+    found = lexicon.tokens("請你幫我刪掉吃素")
+    assert [t.word for t in found] == ["刪掉", "吃素"]
+    assert all(t.classes <= set(lexicon.WORD_CLASSES) for t in found)
+    assert lexicon.words_of("request_leads")[0] in ("請你", "請您", "幫我", "麻煩", "拜託", "幫忙")
+
+
+def test_each_word_list_of_the_code_is_a_view_of_the_lexicon() -> None:
+    # The tables of words.py and the text gate's words are the lexicon's list classes, not lists of
+    # their own: a word is added in one file.
+    import ast
+    from pathlib import Path
+
+    from local_agent.agent import gate_words
+    from local_agent.language import words
+
+    for module in (words, gate_words):
+        tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+        literal = [
+            (node.target if isinstance(node, ast.AnnAssign) else node.targets[0]).id  # type: ignore[union-attr]
+            for node in tree.body
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            and isinstance(node.value, ast.Tuple)
+            and node.value.elts
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.value.elts)
+        ]
+        own = [name for name in literal if not name.endswith("_PATTERNS") and name != "REMEMBERABLE"]
+        assert own == [], f"{module.__name__} keeps word lists of its own: {own}"
+
+
+@pytest.mark.parametrize(
+    ("lists", "says"),
+    [
+        ('{"lists": {"x": ""}, "words": {}}', "'lists' maps"),
+        ('{"lists": {"x": "a list"}, "words": {}}', "no word"),
+    ],
+)
+def test_a_malformed_list_class_is_refused(tmp_path, lists: str, says: str) -> None:
+    path = tmp_path / "lexicon.json"
+    path.write_text(lists, encoding="utf-8")
+    with pytest.raises(lexicon.LexiconError, match=says):
+        lexicon.load(path)

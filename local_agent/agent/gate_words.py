@@ -1,7 +1,8 @@
 """The text gate's own words, as data (docs/design.md §9).
 
-The verbs, negations, question words, diets and third persons are the lexicon's
-(``language.lexicon``), shared with the commands; these tables hold only what is the gate's own: the
+The verbs, negations, question words, diets and third persons are the lexicon's rule classes
+(``language.lexicon``), shared with the commands; the gate's own words are the lexicon's ``gate_``
+list classes, named here (each word once in ``data/lexicon.json``): the
 words around a verb that make it a claim (done-markers and -endings, helping and disposal markers,
 the speaker, offers and pointers), actions outside the service, promises, and the patterns of facts
 (contacts, addresses, hours, prices, numbers). Words are matched on the text lower-cased with its
@@ -11,6 +12,8 @@ snapshot and named in the README.
 """
 
 from __future__ import annotations
+
+from local_agent.language.lexicon import words_of
 
 # The longest model-written text that may reach the chat, in characters, and its lines. A LINE
 # bubble of a few short lines: anything longer is an essay the tools did not write.
@@ -28,112 +31,31 @@ MAX_LINES = 4
 # denial; a verb in a question with no done-marker or -ending (「要我幫您刪除嗎？」) is a question back;
 # a verb inside 「」 names a button or a command (「請按「確定忘記」」) and says nothing was done.
 # The lexicon's own aspect words are read as done-markers unless they are helping markers or endings.
-DONE_MARKERS = ("已經", "已", "剛剛", "剛才", "都已", "業已")
-NOT_DONE_MARKERS = ("而已", "不得已")  # 「而已」 ("only"): its 已 is no done-marker
-DONE_ENDINGS = (
-    "了",
-    "好了",
-    "好囉",
-    "好啦",
-    "囉",
-    "啦",
-    "完成",
-    "完畢",
-    "完了",
-    "成功",
-    "過了",
-    "掉了",
-    "起來了",
-    "下來了",
-    "在心裡",
-    "ed",
-    "d",
-    "led",
-    "ped",
-)
+DONE_MARKERS: tuple[str, ...] = words_of("gate_done_markers")
+# 「而已」 ("only"): its 已 is no done-marker.
+NOT_DONE_MARKERS: tuple[str, ...] = words_of("gate_not_done_markers")
+DONE_ENDINGS: tuple[str, ...] = words_of("gate_done_endings")
 CLAUSE_STOPS = "。！？!?；;，,、\n"
 # Right after a verb and its done-ending these make it a question about what was done, not a claim
 # (「看看記了什麼」, 「刪了嗎」); a done-marker before the verb still claims (「已經刪除了嗎」).
-ASKED_AFTER = ("什麼", "哪些", "啥", "嗎", "沒")
+ASKED_AFTER: tuple[str, ...] = words_of("gate_asked_after")
 # After a helping marker anywhere in the clause (「幫您把偏好刪除了」), or right after a negated
 # remember or apply verb (「以後不記了」: a stop), these say it was done.
-STOPPED_ENDINGS = ("了", "囉", "啦")
-HELPING = ("幫您", "幫你", "為您", "為你", "替您", "替你", "給您", "把", "將")
-SPEAKER = ("我們", "我")
+STOPPED_ENDINGS: tuple[str, ...] = words_of("gate_stopped_endings")
+HELPING: tuple[str, ...] = words_of("gate_helping")
+SPEAKER: tuple[str, ...] = words_of("gate_speaker")
 # Before the verb, these make it an offer or a condition, not an act: 「我只能幫您記住、刪除或查看」,
 # 「我會先問您同意才記住」. A done-marker or -ending still makes it a claim.
-OFFERS = ("可以", "只能", "能夠", "能", "才", "如果", "要是", "的話")
+OFFERS: tuple[str, ...] = words_of("gate_offers")
 # Words read whole so that no part of them is taken for a negation, a marker or the speaker:
 # 「特別」 holds no 「別」, 「要我幫您刪除嗎」 is an offer, 「沒問題」 negates nothing.
-FILLERS = (
-    "特別",
-    "分別",
-    "別人",
-    "別的",
-    "別家",
-    "區別",
-    "不錯",
-    "不好意思",
-    "不過",
-    "不客氣",
-    "沒問題",
-    "沒關係",
-    "免費",
-    "不然",
-    "不少",
-    "差不多",
-    "不一定",
-    "要我",
-    "讓我知道",
-    "不記得",
-    "記不得",
-)
+FILLERS: tuple[str, ...] = words_of("gate_fillers")
 # Said in one of these the verb points the person to a button or a command (「您可以請我記下來」).
-POINTERS = (
-    "您可以",
-    "你可以",
-    "請說",
-    "請按",
-    "請點",
-    "可以說",
-    "可以按",
-    "可以點",
-    "直接說",
-    "按「",
-    "點「",
-    "說「",
-)
+POINTERS: tuple[str, ...] = words_of("gate_pointers")
 # The gate's own negations, besides the lexicon's: a verb after the nearest of them is denied.
-NEGATIONS = ("沒辦法", "無法", "不能", "不會", "未", "尚未", "還沒", "還沒有", "沒")
+NEGATIONS: tuple[str, ...] = words_of("gate_negations")
 # Actions outside the service (booking, calling, sending): no command has them, so no lexicon class.
-OTHER_VERBS = (
-    "預約",
-    "訂位",
-    "訂好",
-    "撥打",
-    "打電話",
-    "聯絡",
-    "通知",
-    "傳送",
-    "寄出",
-    "發送",
-    "送出",
-    "轉告",
-    "報名",
-    "完成",
-    "處理",
-    "辦好",
-    "登記",
-    "訂",
-    "整理",
-    "安排",
-    "查到",
-    "找到",
-    "查好",
-    "找好",
-    "搞定",
-    "弄好",
-)
+OTHER_VERBS: tuple[str, ...] = words_of("gate_other_verbs")
 # English claims, matched lower-cased without spaces (no bare "sent", which 「consent」 contains):
 # past forms the lexicon's English verbs do not make with an ending (forgotten, saved, booked ...).
 ENGLISH_CLAIMS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -197,34 +119,15 @@ ADDRESS_PATTERNS = (
     r"(?:路|街)[0-9０-９]{1,4}",
     r"[0-9０-９]{3}(?:彰化|台|臺)",  # a postal code before the county
 )
-ADDRESS_WORDS = ("地址是", "地址在", "地址:", "地址：", "位於", "門牌", "郵遞區號", "樓之")
-HOURS_WORDS = (
-    "營業時間",
-    "開店時間",
-    "營業到",
-    "營業至",
-    "開到",
-    "幾點開",
-    "幾點關",
-    "打烊",
-    "公休",
-    "店休",
-    "休息日",
-    "門診時間",
-    "看診時間",
-    "開放時間",
-    "24小時",
-    "營業中",
-    "休館",
-    "開館",
-)
+ADDRESS_WORDS: tuple[str, ...] = words_of("gate_address_words")
+HOURS_WORDS: tuple[str, ...] = words_of("gate_hours_words")
 HOURS_PATTERNS = (
     r"[0-9０-９]{1,2}[:：][0-9０-９]{2}",
     r"(?:早上|上午|中午|下午|晚上|凌晨)[0-9０-９一二三四五六七八九十]{1,3}(?:點|時)",
     r"[0-9０-９]{1,2}(?:點|時)(?:到|至|~|～|-)",
     r"[一二三四五六七八九十]{1,3}點(?:到|至|半|以後|之後|以前|之前|開|關|左右|營業)",
 )
-PRICE_WORDS = ("免費", "收費", "票價", "門票", "低消", "入場費", "費用是", "價格是", "價錢是", "銅板價")
+PRICE_WORDS: tuple[str, ...] = words_of("gate_price_words")
 PRICE_PATTERNS = (
     r"[0-9０-９]+(?:元|塊)",
     r"[一二三四五六七八九十百千兩]+(?:元|塊錢)",  # 一百元, 五十塊錢 (not 一塊去: "together")
@@ -254,33 +157,12 @@ NUMBER_PATTERNS = (
 # -- people and diets ---------------------------------------------------------------------------------
 # Another person's preference: a word for someone else (these and the lexicon's third persons) next
 # to a diet (the lexicon's diet words) or one of these preference words, in one sentence.
-PREFERENCE_WORDS = ("偏好", "飲食", "忌口")
-OTHER_PEOPLE = (
-    "他",
-    "她",
-    "大家",
-    "別人",
-    "其他人",
-    "其他使用者",
-    "其他用戶",
-    "群組裡",
-    "成員",
-    "朋友",
-    "家人",
-    "每個人",
-    "每一位",
-    "各位",
-    "某某",
-    "同學",
-    "鄰居",
-    "先生",
-    "太太",
-    "小姐",
-)
+PREFERENCE_WORDS: tuple[str, ...] = words_of("gate_preference_words")
+OTHER_PEOPLE: tuple[str, ...] = words_of("gate_other_people")
 # Words for someone else that say nothing about a person's diet: a shop and its staff (「店家有素食嗎」).
-NOT_OTHER_PEOPLE = ("店家", "商家", "老闆", "老闆娘", "服務生", "店員")
+NOT_OTHER_PEOPLE: tuple[str, ...] = words_of("gate_not_other_people")
 # Where a text names a diet: in a group or room never; in a 1:1 chat only one the person's message named
 # (with no one else in it), and only in a question: a sentence ending with one of these or holding one
 # of the lexicon's question words.
-QUESTION_ENDINGS = ("?", "？")
+QUESTION_ENDINGS: tuple[str, ...] = words_of("gate_question_endings")
 SENTENCE_STOPS = "。！？!?；;\n"

@@ -115,19 +115,20 @@ def is_question(t: str) -> bool:
     return "可以" in t and not t.rstrip(words.TRAILING_PARTICLES).endswith(("了", "吧"))
 
 
-def _ends_negated(head: str, extra: tuple[str, ...] = ()) -> bool:
-    """A negation ends ``head`` (「不要」, 「別」, 「不想讓你」, or one of ``extra``), allowing
-    幫我/再/你/把 after it; an asking form (「要不要」, 「會不會」) is no negation."""
-    for _ in range(4):
-        if any(head.endswith(q) for q in words.ASKING):
-            return False
-        if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
-            return True
-        filler = next((f for f in words.NEGATION_FILLERS if head.endswith(f)), "")
-        if not filler:
-            return False
-        head = head.removesuffix(filler)
-    return False
+def _ends_negated(head: str, extra: tuple[str, ...] = (), depth: int = 4) -> bool:
+    """A negation ends ``head`` (「不要」, 「別」, 「不想讓你」, or one of ``extra``), allowing up to
+    four fillers (幫我/再/你/把 …) after it; an asking form (「要不要」, 「會不會」) is no negation.
+    Every way of taking the fillers off is tried, so none of them eats a negation's own last
+    character (「不想讓你們」: 你們 off leaves 不想讓; 讓你們 off would leave only 不想)."""
+    if any(head.endswith(q) for q in words.ASKING):
+        return False
+    if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
+        return True
+    return depth > 0 and any(
+        _ends_negated(head.removesuffix(f), extra, depth - 1)
+        for f in words.NEGATION_FILLERS
+        if head.endswith(f)
+    )
 
 
 @functools.cache

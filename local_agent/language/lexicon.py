@@ -1,13 +1,21 @@
-"""The lexicon: every word the reading rules use, once, with its classes, as data.
+"""The lexicon: every word the language layer and the text gate read, once, with its classes, as data.
 
 ``data/lexicon.json`` maps each word (in the reading form of ``text.reading_form``) to the classes
 it belongs to. A word may have several classes (套用 is a remembering and an applying verb); it is
 listed once. The diet words of ``listings.catalogue`` (the one diet reader) belong to ``diet`` without
 being listed again here.
 
+Two kinds of class:
+  * **rule classes** (``CLASS_MEANINGS``): the classes the rule table's patterns name. Their words are
+    the sentence's tokens (``tokens``);
+  * **list classes** (the file's ``lists``, each with its meaning): words the code looks for in a
+    sentence or in a model-written text (``words.py``'s tables, the text gate's ``gate_``
+    classes). They are never tokens, so a list word cannot hide a rule word under it.
+
     words_of("delete_verb")  → every delete verb, longest first
+    words_of("kept_topics")  → a list class's words, longest first
     classes_of("刪掉")        → frozenset({"delete_verb"})
-    tokens(text)             → the lexicon's words in a sentence, longest first at each position
+    tokens(text)             → the lexicon's rule words in a sentence, longest first at each position
 
 Standard library only; imports only ``context`` and ``listings`` (the language wing's rule).
 """
@@ -72,6 +80,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "courtesy": "a courtesy read whole (不好意思, 不客氣): its 不 negates nothing",
 }
 WORD_CLASSES: tuple[str, ...] = tuple(CLASS_MEANINGS)
+_RULE_CLASSES = frozenset(CLASS_MEANINGS)
 
 
 class LexiconError(KeyError):
@@ -96,9 +105,25 @@ def _table() -> dict[str, frozenset[str]]:
     return load(DATA)
 
 
+@functools.cache
+def list_meanings() -> dict[str, str]:
+    """Each list class of the shipped lexicon with its meaning."""
+    return _list_meanings(DATA, json.loads(DATA.read_text(encoding="utf-8")))
+
+
+def _list_meanings(path: Path, raw: object) -> dict[str, str]:
+    lists = raw.get("lists", {}) if isinstance(raw, dict) else None
+    if not isinstance(lists, dict) or not all(
+        isinstance(m, str) and m and isinstance(c, str) and c not in CLASS_MEANINGS for c, m in lists.items()
+    ):
+        raise LexiconError(f"{path.name}: 'lists' maps each list class (no rule class) to its meaning")
+    return dict(lists)
+
+
 def load(path: Path) -> dict[str, frozenset[str]]:
-    """A lexicon file read and checked: every word with a non-empty list of known classes, else
-    LexiconError naming the word (the shipped file is read once, on first use)."""
+    """A lexicon file read and checked: every word with a non-empty list of known classes (rule
+    classes, or list classes the file's ``lists`` describes), every list class with a word, else
+    LexiconError naming the word or class (the shipped file is read once, on first use)."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -106,11 +131,12 @@ def load(path: Path) -> dict[str, frozenset[str]]:
     entries = raw.get("words") if isinstance(raw, dict) else None
     if not isinstance(entries, dict):
         raise LexiconError(f"{path.name}: no 'words' object")
+    lists = _list_meanings(path, raw)
     table: dict[str, frozenset[str]] = {}
     for word, classes in entries.items():
         if not word or not isinstance(classes, list) or not classes:
             raise LexiconError(f"{path.name}: {word!r} needs a non-empty list of classes")
-        unknown = [c for c in classes if c not in CLASS_MEANINGS]
+        unknown = [c for c in classes if c not in CLASS_MEANINGS and c not in lists]
         if unknown:
             raise LexiconError(f"{path.name}: {word!r} has unknown classes {unknown}")
         table[word] = frozenset(classes)
@@ -118,14 +144,17 @@ def load(path: Path) -> dict[str, frozenset[str]]:
     diet_words += tuple(w for w, classes in table.items() if "vegetarian_word" in classes)
     for word in diet_words:
         table[word] = table.get(word, frozenset()) | {"diet"}
+    empty = sorted(set(lists) - {c for classes in table.values() for c in classes})
+    if empty:
+        raise LexiconError(f"{path.name}: list classes with no word: {empty}")
     return table
 
 
 @functools.cache
 def words_of(word_class: str) -> tuple[str, ...]:
-    """The words of ``word_class``, longest first (then in code-point order); LexiconError on an
-    unknown class."""
-    if word_class not in CLASS_MEANINGS:
+    """The words of ``word_class`` (a rule class or a list class), longest first (then in
+    code-point order); LexiconError on an unknown class."""
+    if word_class not in CLASS_MEANINGS and word_class not in list_meanings():
         raise LexiconError(f"unknown word class {word_class!r}")
     found = [w for w, classes in _table().items() if word_class in classes]
     return tuple(sorted(found, key=lambda w: (-len(w), w)))
@@ -137,14 +166,20 @@ def classes_of(word: str) -> frozenset[str]:
 
 
 @functools.cache
+def _rule_words() -> dict[str, frozenset[str]]:
+    """Each word with a rule class, with its rule classes only (a token never carries a list class)."""
+    return {w: c & _RULE_CLASSES for w, c in _table().items() if c & _RULE_CLASSES}
+
+
+@functools.cache
 def _any_word() -> re.Pattern[str]:
-    """Every word, longest first: at each position the first alternative that fits is the longest."""
-    return re.compile("|".join(re.escape(w) for w in sorted(_table(), key=lambda w: (-len(w), w))))
+    """Every rule word, longest first: at each position the first alternative that fits is the longest."""
+    return re.compile("|".join(re.escape(w) for w in sorted(_rule_words(), key=lambda w: (-len(w), w))))
 
 
 @memoised
 def tokens(text: str) -> tuple[Token, ...]:
-    """The lexicon's words in reading-form ``text``, left to right; at each position the longest
+    """The lexicon's rule words in reading-form ``text``, left to right; at each position the longest
     word wins and its characters are not read again (「不要再用」 is one stop verb, not 不要 + 用)."""
-    table = _table()
+    table = _rule_words()
     return tuple(Token(m.group(), m.start(), table[m.group()]) for m in _any_word().finditer(text.lower()))
