@@ -159,6 +159,13 @@ def _verb_positions(
     return sorted(found.items())
 
 
+def supposed(t: str, clause: str | None = None) -> bool:
+    """A delete or stop in ``t`` is supposed (如果, 萬一: anywhere before it) or hedged in its own
+    ``clause`` (好像, 應該, 可能; the whole of ``t`` when no clause is given), not asked for plainly:
+    it is confirmed first."""
+    return has_any(t, words.SUPPOSING) or has_any(t if clause is None else clause, words.HEDGES)
+
+
 @memoised
 def has_object(t: str) -> bool:
     """The sentence says what to delete: the preference, a diet, 「我的資料」."""
@@ -172,7 +179,7 @@ def _stop_remembering(t: str) -> ForgetMatch | None:
     """「不用記了」, 「不想讓你記得我吃素」: a negated remembering verb asks to forget."""
     for at, _ in _verb_positions(t, words.REMEMBER_VERBS):
         if _ends_negated(t[:at]):  # 「不要再記」 is said to the bot: only its own question asks
-            if is_question(_clause_at(t, at)) or has_any(t, words.SUPPOSING):
+            if is_question(_clause_at(t, at)) or supposed(t, _clause_at(t, at)):
                 return "forget_confirm"
             return "forget" if has_object(t) or len(t) <= 8 else "forget_confirm"
     for at, _ in _verb_positions(t, words.FILTER_VERBS, ()):
@@ -205,7 +212,7 @@ def _asks_about_deleting(t: str, at: int) -> bool:
     紀錄刪掉了，你還記得我吃素嗎」); a search asked after a clear delete (「你把那個刪掉，然後幫我看
     芬園有啥好吃的」) leaves the delete a request."""
     clause = _clause_at(t, at)
-    if is_question(clause) or has_any(t, words.SUPPOSING):
+    if is_question(clause) or supposed(t, clause):
         return True
     others = t.replace(clause, "")
     return is_question(others) and goal_of(_without_diet(others)) is None
@@ -261,7 +268,7 @@ def _requested(t: str, clause: str, verb: str) -> bool:
     """The delete's clause asks someone to do it (「請直接幫我刪除」, 「你把那個刪掉」, or ends with the
     verb: 「…我不是說過不用了嗎 刪掉」, 「吃素那個取消」), not a question; a plea put as a question
     (「可以麻煩幫我把蛋奶素刪除嗎」) asks it too."""
-    if has_any(t, words.SUPPOSING):
+    if supposed(t, clause):
         return False
     if is_question(clause):
         return _pleaded(clause, verb)

@@ -122,7 +122,13 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     folded = unicodedata.normalize("NFKC", text.encode("utf-8", "replace").decode("utf-8"))
     folded = folded.translate(_SYMBOLS)
     folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
-    return mandarin(to_traditional("".join(ch for ch in folded if _kept(ch)), converters).lower())
+    read = mandarin(to_traditional("".join(ch for ch in folded if _kept(ch)), converters).lower())
+    return _CORRECTION.sub(r"\1,\2", read) if "不是" in read else read
+
+
+# A correction: 「不是X，是要Y」 said without a pause (「我不是要找餐廳我是要你把它取消」). What comes
+# after the pivot is a clause of its own, so the 不是 negates X, never Y. (是不是 asks; it is no 不是.)
+_CORRECTION = re.compile(r"((?<!是)不是(?!不是)[^,]{1,16}?)(而是|我是要|我是說|我要的是|是要)")
 
 
 _TAIWANESE_WORDS = tuple(taiwanese for taiwanese, _ in TAIWANESE)

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canonical_township
-from local_agent.language import words
+from local_agent.language import lexicon, words
 from local_agent.language.diets import find_diet
 from local_agent.language.memo import memoised
 from local_agent.language.text import has_any, reading_form
@@ -139,7 +139,9 @@ def vocabulary() -> _Vocabulary:
         readings=readings,
         false_hits={k: tuple(v) for k, v in false_hits.items()},
         not_misheard=frozenset(_words(raw["not_misheard"])),
-        residence=tuple(sorted(raw["residence_markers"], key=len, reverse=True)),
+        residence=tuple(
+            sorted([*raw["residence_markers"], *_words(raw["passing_markers"])], key=len, reverse=True)
+        ),
         destination=tuple(sorted(raw["destination_markers"], key=len, reverse=True)),
         residence_suffixes=tuple((str(b), str(a)) for b, a in raw["residence_suffixes"]["pairs"]),
         products=tuple(_words(raw["products"])),
@@ -336,6 +338,16 @@ def _decide(mentions: list[_Mention]) -> PlaceReading:
     return PlaceReading("choice", choices=going or named)
 
 
+def _alternatives(text: str, mentions: list[_Mention]) -> PlaceReading | None:
+    """Two townships offered as alternatives (「二林還是芳苑」, the lexicon's ``alternatives``): which
+    one is asked, whatever marks the first as where the person goes."""
+    offered = lexicon.words_of("alternatives")
+    for first, second in zip(mentions, mentions[1:], strict=False):
+        if first.township != second.township and text[first.end : second.start] in offered:
+            return PlaceReading("choice", choices=(first.township, second.township))
+    return None
+
+
 def _without_products(mentions: list[_Mention]) -> list[_Mention]:
     """「鹿港哪裡吃得到彰化肉圓」: a product's township gives way to another township named on its own."""
     areas = [m for m in mentions if not m.product]
@@ -387,7 +399,7 @@ def read_places(text: str) -> PlaceReading:
     mentions = _asked(text, _corrected(text, mentions, vocab))
     staying = all(m.role == "residence" for m in mentions)
     if mentions and not staying:
-        return _decide(mentions)
+        return _alternatives(text, mentions) or _decide(mentions)
     _mask_words(text, taken, [word for pairs in vocab.false_hits.values() for word, _ in pairs])
     outside = _outside(text, taken, vocab)
     if outside:

@@ -198,7 +198,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         named,
         named_search=named_search,
         classes=frozenset(classes),
-        supposed=has_any(form, words.SUPPOSING),
+        supposed=intents.supposed(form),
         stop_classes=_stop_classes(clauses),
     )
     today = _today(now)

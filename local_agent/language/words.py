@@ -185,6 +185,8 @@ REQUEST_QUESTIONS: tuple[str, ...] = words_of("request_questions")
 ASKING_SOMEONE: tuple[str, ...] = words_of("asking_someone")
 # A delete said after these is supposed, not asked for: confirmed first.
 SUPPOSING: tuple[str, ...] = words_of("supposing")
+# Said with these, the speaker is not sure (「好像也不用記了吧」): a delete or stop is asked about first.
+HEDGES: tuple[str, ...] = words_of("hedges")
 QUESTION_MARKERS: tuple[str, ...] = lexicon.words_of("question")
 
 # -- asking what is kept ------------------------------------------------------------------------------
