@@ -16,8 +16,10 @@ words hold a negation or a hesitation (else no label: a remark made while the pr
 - the rule examples of ``language.rules``: each rule's ``matches`` with the rule's reading.
 - ``bench/data/intent_training.jsonl``: sentences written for the classifier, ``{"text", "label"}``.
 
-Only the training takes the phrasing corpus's development half (``phrasings.half_of``); its test
-half is only ever scored.
+Only the training takes the phrasing corpus's development half (``phrasings.half_of``), of the
+batches up to ``TRAINED_BATCHES``; its test half is only ever scored. The newest blind batches stay
+out of the training whole: their development half tunes the rules and the policy, so what the
+learned reader does on them is what it does on sentences it never saw.
 """
 
 from __future__ import annotations
@@ -221,9 +223,15 @@ def written_examples(path: Path = TRAINING) -> Iterator[Example]:
         yield Example(raw["text"], raw["label"], f"written:{n}")
 
 
+# The phrasing corpus's batches whose development half the classifier learns from (batches 12-14,
+# written blind after it was built, are kept out: see the module docstring).
+TRAINED_BATCHES = frozenset(range(1, 12))
+
+
 def training_examples(path: Path = TRAINING) -> list[Example]:
     """Everything the classifier is trained on, in a fixed order."""
-    return [*phrasing_examples("dev"), *conversation_examples(), *rule_examples(), *written_examples(path)]
+    phrasings = phrasing_examples("dev", set(TRAINED_BATCHES))
+    return [*phrasings, *conversation_examples(), *rule_examples(), *written_examples(path)]
 
 
 assert set(RULE_LABELS.values()) <= set(LABELS) and all(f"smalltalk_{k}" in LABELS for k in SMALL_TALK_KINDS)

@@ -61,6 +61,10 @@ def negated_diet(t: str) -> re.Match[str] | None:
             continue
         if "肉" in match.group(0) and t[max(0, start - 1) : start] in words.MEAT_NEGATIONS and start:
             continue  # 「我不吃肉」 eats no meat
+        if match.group(0).startswith("都") and t[:start].rstrip("啊呀也跟和及").endswith(
+            words.ALLOWED_INGREDIENTS
+        ):
+            continue  # 「五辛素，蔥啊蒜啊都可以吃」: what the diet allows, said to explain it
         return match
     return None
 

@@ -183,6 +183,8 @@ def _stop_remembering(t: str) -> ForgetMatch | None:
                 return "forget_confirm"
             return "forget" if has_object(t) or len(t) <= 8 else "forget_confirm"
     for at, _ in _verb_positions(t, words.FILTER_VERBS, ()):
+        if has_any(_clause_at(t, at), words.FOR_NOW):
+            continue  # 「今天不用找素的」: this search only, no stop
         if _ends_negated(t[:at]) and has_object(t):
             return "forget_confirm"  # 「以後不要再幫我過濾素食」: stop applying it, asked first
     return None
@@ -438,7 +440,11 @@ def _without_diet(t: str) -> str:
 
 def _asks_unsupported(t: str) -> bool:
     """Parking or buses asked about in the last clause that asks anything: 「搭客運去二林，二林有什麼
-    好吃的」 asks for food, 「二林有什麼好吃的，哪裡停車」 for parking."""
+    好吃的」 asks for food, 「二林有什麼好吃的，哪裡停車」 for parking. A question added by the way
+    (順便, 另外: 「竹塘有什麼好吃的，順便問一下有公車嗎」) leaves a search asked before it the request."""
+    aside = min((t.find(w) for w in words.BY_THE_WAY if w in t), default=-1)
+    if aside > 0 and has_any(t[:aside], _SEARCH_WORDS):
+        return False
     for clause in reversed([c for c in CLAUSES.split(t) if c]):
         asking = has_any(clause, _SEARCH_WORDS)
         if asking:  # 「搭員林客運去二林吃飯」: the bus is how they get there
@@ -538,6 +544,8 @@ def small_talk(t: str) -> Intent | None:
     plain = _without(t.lower(), words.GREETING_FILLERS)
     if b in words.GREETING_WORDS or plain.rstrip("?") in words.GREETING_WORDS:
         return "greeting"
+    if plain and len(plain) <= 12 and not _without(plain.rstrip("?"), words.GREETING_WORDS):
+        return "greeting"  # greetings said one after another: 「早安啊，吃飽沒」
     rest = t.lower()
     if not has_any(rest, _THANKS_LONGEST_FIRST):
         return None
@@ -551,9 +559,16 @@ def thanked(t: str) -> bool:
     return small_talk(t) == "thanks" and has_any(t.lower(), words.GRATITUDE)
 
 
+@functools.cache
+def _polite_endings() -> re.Pattern[str]:
+    asks = [q for q in words.REQUEST_QUESTIONS if q != "嗎"]  # (a bare 嗎 asks)
+    return re.compile(f"(?:{'|'.join(map(re.escape, asks))})(?=[,!?]|$)")
+
+
 def _lasting(t: str) -> bool:
-    """「以後找店家都幫我找素食的」, 「以後推薦都用素食就好」: from now on, every time (no question)."""
-    if is_question(t):
+    """「以後找店家都幫我找素食的」, 「以後推薦都用素食就好」: from now on, every time (no question;
+    a clause ending in a polite 好嗎 / 可以嗎 asks it kindly, it is no question)."""
+    if is_question(_polite_endings().sub("", t)):
         return False
     if has_any(t, words.LASTING_PREFERENCE):
         return True
@@ -604,7 +619,7 @@ def consent_answer(b: str) -> Intent | None:
         return "consent_yes"  # 「嗯嗯好」, 「好啦好啦」, 「OK的」
     told = _without(_without(rest, _keeping_verbs()), words.CONSENT_DOERS)
     if has_any(b, _keeping_verbs()) and _a_yes(told):
-        return "consent_yes"  # a yes said with the keeping it asked for: 「好啦就記下來吧」
+        return "consent_yes"  # a yes said with the keeping it asked for: 「好啦就記下來吧」, 「嗯 你就記吧」
     return None
 
 
@@ -719,6 +734,8 @@ def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
     if "exclusion" in kinds:
         return Reading("search" if goal_of(_without_diet(t)) or find_townships(t) else "unknown")
     if kinds & {"forgot_before", "self_forgot"}:
+        if goal_of(_without_diet(t)) and find_townships(t):
+            return Reading("search")  # 「阿嬤常忘記她吃素，幫她找鹿港的素食」: a remark, then the search
         return Reading("preference_question")
     return Reading("forget_confirm")
 

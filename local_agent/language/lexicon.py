@@ -77,7 +77,8 @@ CLASS_MEANINGS: dict[str, str] = {
     "visited": "a comment about a place already visited (去過, 吃過, 那家很好吃)",
     "self_forgetting": "the speaker's own forgetting (我忘記, 我自己忘了): a remark, not a request",
     "diet_place": "a place named by a diet (素食店, 素食餐廳): a place, not the kept diet",
-    "courtesy": "a courtesy read whole (不好意思, 不客氣): its 不 negates nothing",
+    "courtesy": "a courtesy read whole (不好意思, 不客氣, 麻煩): its 不 negates nothing, its 煩 is no complaint",
+    "self_correction": "the speaker takes back what they said (講錯, 打錯, 說錯): a correction, no complaint",
 }
 WORD_CLASSES: tuple[str, ...] = tuple(CLASS_MEANINGS)
 _RULE_CLASSES = frozenset(CLASS_MEANINGS)

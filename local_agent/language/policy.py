@@ -111,6 +111,7 @@ def decide(
     classes: frozenset[str] = frozenset(),
     supposed: bool = False,
     stop_classes: frozenset[str] = frozenset(),
+    kept_named: bool = True,
 ) -> Decision:
     """The outcome for the rules' ``reading`` (``kinds``: its clauses' rule readings; ``diet``: the
     rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring).
@@ -120,7 +121,9 @@ def decide(
     among them with a diet named and a sure remember from the classifier is a remember request
     the rules missed (a question, the consent prompt, never a grant). ``supposed``: the sentence
     supposes (如果, 萬一): a stop in it is never acted on. ``stop_classes``: the lexicon classes of
-    the clauses the table read as a stop."""
+    the clauses the table read as a stop. ``kept_named``: nothing in the sentence is a record the
+    service never keeps; with one, a remember the classifier alone reads is about it (「記住我的
+    電話」) and passes."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
@@ -151,15 +154,68 @@ def decide(
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
+    return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
+
+
+def _no_act_read(
+    reading: Reading,
+    ruled: str,
+    scores: Scores,
+    why: tuple[str, ...],
+    diet: str | None,
+    named_search: bool,
+    classes: frozenset[str],
+    kept_named: bool,
+) -> Decision:
+    """The rules read no act on the kept preference and the readers disagree: the classifier's
+    reading may ask (never act), or answer small talk; else the rules stand."""
+    best, sure = scores.best, scores.confidence
+    if _names_the_kept_thing_only(reading, best, sure, named_search, classes):
+        # 「那個我吃素的紀錄喔…」: the kept thing named with no verb, trailing off; keep it, delete it
+        # or show it is the person's to say, with the three-way question (never a delete question
+        # for a verb nobody said; 「我吃素」 names no record and stays a statement)
+        asked = Reading("preference_question")
+        return Decision(
+            "ask", asked, ruled, (*why, "the kept thing named with no verb: the three-way question")
+        )
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
+        if best == "remember" and not kept_named:
+            return Decision("pass", reading, ruled, (*why, "a remember of something never kept: rules stand"))
         return _classifier_touches(reading, best, sure, why, diet, weak=not named_search)
     weak = ruled == "other" or (reading.intent == "search" and not named_search)
-    if weak and best.startswith("smalltalk_") and sure >= HIGH:
+    if weak and best.startswith("smalltalk_") and sure >= (MIDDLE if reading.intent == "unknown" else HIGH):
+        # (nothing read at all: small talk answers better than 「聽不懂」 even when middling)
         talk = best.removeprefix("smalltalk_")
         intent: Intent = talk if talk in ("thanks", "greeting") else "small_talk"  # type: ignore[assignment]
         talked = Reading(intent, talk=None if intent != "small_talk" else talk)
         return Decision("pass", talked, ruled, (*why, "small talk by the classifier"))
     return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "rules stand"))
+
+
+# The classifier's labels that undo what is kept, and the lexicon's classes that say what to do.
+_UNDOING = frozenset({"delete", "stop"})
+_VERBS = frozenset(
+    {
+        *("delete_verb", "stop_verb", "remember_verb", "apply_verb", "show_verb", "filter_loose"),
+        *("drop", "undo_phrase", "bare_stop", "stop_again", "stop_lead", "keep_as_is"),
+    }
+)
+
+
+def _names_the_kept_thing_only(
+    reading: Reading, best: str, sure: float, named_search: bool, classes: frozenset[str]
+) -> bool:
+    """The rules read a search from a diet word alone, the sentence names the kept thing (a diet,
+    偏好, 紀錄) with no word saying what to do, and the classifier is sure it undoes it: 「那個我吃素
+    的那件事喔…」 trails off before its verb."""
+    return (
+        reading.intent == "search"
+        and best in _UNDOING
+        and sure >= HIGH
+        and not named_search
+        and bool(classes & {"diet", "memory_object"})
+        and not classes & _VERBS
+    )
 
 
 # Clause readings that make a stop doubtful (keep it, it was forgotten before, undecided, apart from).

@@ -200,6 +200,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         classes=frozenset(classes),
         supposed=intents.supposed(form),
         stop_classes=_stop_classes(clauses),
+        kept_named=not has_any(form, words.OTHER_RECORDS),
     )
     today = _today(now)
     bare = intents.bare(form)

@@ -223,6 +223,8 @@ FOR_NOW: tuple[str, ...] = words_of("for_now")
 NOT_VEGETARIAN_LEADS: tuple[str, ...] = words_of("not_vegetarian_leads")
 NOT_VEGETARIAN_MIDDLES: tuple[str, ...] = words_of("not_vegetarian_middles")
 VEGETARIAN_WORDS: tuple[str, ...] = lexicon.words_of("vegetarian_word")
+# Before 「都可以吃」 these explain the diet named (「五辛素，蔥啊蒜啊都可以吃」): no diet negated.
+ALLOWED_INGREDIENTS: tuple[str, ...] = words_of("allowed_ingredients")
 NOT_VEGETARIAN: tuple[str, ...] = words_of("not_vegetarian")
 # Before a meat word these make it vegetarian after all: 「我不吃肉」 is no 「吃肉」.
 MEAT_NEGATIONS = "不沒別免無"
@@ -248,6 +250,10 @@ CONSENT_SAME: dict[str, str] = {
     "ok": "好",
     "yes": "好",
     "sure": "好",
+    "yeah": "好",
+    "yep": "好",
+    "yup": "好",
+    "ofcourse": "當然",
     "我不同意": "不同意",
     "我同意": "同意",
     "我不要": "不要",
@@ -283,6 +289,10 @@ SEARCH_ASKS: tuple[str, ...] = words_of("search_asks")
 FOLLOW_UP_ENDINGS: tuple[str, ...] = words_of("follow_up_endings")
 FOLLOW_UP_STARTS: tuple[str, ...] = words_of("follow_up_starts")
 UNSUPPORTED_WORDS: tuple[str, ...] = words_of("unsupported_words")
+# A remember of one of these is about something the service never keeps (「記住我的電話」).
+OTHER_RECORDS: tuple[str, ...] = words_of("other_records")
+# A question added by the way after these (「順便問一下有公車嗎」) is not the request.
+BY_THE_WAY: tuple[str, ...] = words_of("by_the_way")
 # The last search again, wherever the sentence points (「剛才那個鄉鎮再查一次」).
 AGAIN_WORDS: tuple[str, ...] = words_of("again_words")
 # Bus companies: riding one (「搭員林客運去二林」) does not make a food or event question a transport one.
