@@ -131,3 +131,21 @@ def test_a_plain_stop_is_read_as_one_and_a_supposed_or_relayed_one_is_asked() ->
     assert language.read("拜託不要再用全素幫我過濾了").reading.intent == "forget"
     for said in ("如果不要再用素食過濾會怎樣", "我先生不要再用素食過濾了", "這次先不要用素食過濾"):
         assert language.read(said).reading.intent == "forget_confirm", said
+
+
+def test_the_kept_thing_named_with_no_verb_and_a_sure_delete_gets_the_three_way_question() -> None:
+    search = SEARCH
+    diet = frozenset({"diet"})
+    sure = decide(search, "places", frozenset(), Given("delete", 0.9), named_search=False, classes=diet)
+    assert (sure.outcome, sure.reading.intent) == ("ask", "preference_question")
+    middling = decide(search, "places", frozenset(), Given("delete", 0.5), named_search=False, classes=diet)
+    assert middling.reading.intent == "search"
+    verb = decide(
+        search,
+        "places",
+        frozenset(),
+        Given("delete", 0.9),
+        named_search=False,
+        classes=diet | {"delete_verb"},
+    )
+    assert verb.reading.intent != "preference_question"

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from local_agent.language import intents, townships
+from local_agent import language
+from local_agent.language import intents, lexicon, townships
 from local_agent.language.text import reading_form
 
 
@@ -61,3 +62,54 @@ def test_a_township_passed_on_the_way_is_not_where_the_search_goes() -> None:
 @pytest.mark.parametrize("text", ["要去田中還是二水比較好玩", "社頭或是田尾有什麼活動"])
 def test_two_townships_offered_as_alternatives_are_asked_between(text: str) -> None:
     assert townships.read_places(text).kind == "choice"
+
+
+# -- kinds read by the policy and the word lists -------------------------------------------------------
+
+
+def _consent(text: str) -> str | None:
+    return intents.consent_answer(intents.bare(reading_form(text)))
+
+
+@pytest.mark.parametrize(("text", "answer"), [("嗯 那你記吧", "consent_yes"), ("Yep thanks", "consent_yes")])
+def test_a_yes_particle_with_the_keeping_verb_and_an_english_yes_with_courtesy_are_yeses(
+    text, answer
+) -> None:
+    assert _consent(text) == answer
+    assert _consent("你記吧") is None  # the verb alone still asks nothing of the prompt
+
+
+def test_a_diet_explained_by_what_it_allows_negates_no_diet() -> None:
+    assert language.read("我是吃蛋奶素的 蛋跟奶都可以吃 幫我記起來").diet.code == "lacto_ovo"
+    assert language.read("我現在什麼都可以吃了").diet.code == "any"
+
+
+def test_a_lasting_wish_asked_kindly_is_a_remember() -> None:
+    assert intents.read("以後找吃的都幫我挑蛋奶素的好不好").intent == "remember"
+    assert intents.read("以後都會有素食的嗎").intent != "remember"  # a real question stays one
+
+
+def test_greetings_said_one_after_another_are_a_greeting() -> None:
+    assert intents.small_talk(reading_form("午安喔 呷飽未")) == "greeting"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("鹿港老街那邊有車位嗎", "unsupported"),
+        ("二水有什麼好吃的 另外想問哪裡停車", "search"),  # by the way: the search stays the request
+        ("這次不用找素的 田中有什麼好吃的", "search"),  # for now only: no stop
+        ("我爸常常忘記他自己吃素 幫他找北斗的素食", "search"),
+    ],
+)
+def test_asides_and_remarks_leave_the_search_the_request(text: str, intent: str) -> None:
+    assert language.read(text).decision.reading.intent == intent
+
+
+def test_a_courtesy_and_a_self_correction_are_no_complaint() -> None:
+    for text in ("麻煩你了", "我打錯了"):
+        assert all("complaint" not in t.classes for t in lexicon.tokens(reading_form(text)))
+
+
+def test_a_remember_of_a_record_the_service_never_keeps_asks_nothing() -> None:
+    assert language.read("幫我記住我家地址").decision.outcome == "pass"

@@ -734,7 +734,7 @@ def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
     if "exclusion" in kinds:
         return Reading("search" if goal_of(_without_diet(t)) or find_townships(t) else "unknown")
     if kinds & {"forgot_before", "self_forgot"}:
-        if goal_of(_without_diet(t)) and find_townships(t):
+        if find_townships(t) and (goal_of(_without_diet(t)) or has_any(t, words.FIND_VERBS)):
             return Reading("search")  # 「阿嬤常忘記她吃素，幫她找鹿港的素食」: a remark, then the search
         return Reading("preference_question")
     return Reading("forget_confirm")
