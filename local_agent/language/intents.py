@@ -536,6 +536,7 @@ def is_follow_up_form(form: str) -> bool:
     return t.endswith(words.FOLLOW_UP_ENDINGS) or t.startswith(words.FOLLOW_UP_STARTS)
 
 
+@memoised
 def small_talk(t: str) -> Intent | None:
     """help, greeting or thanks for reading form ``t``, else None."""
     b = bare(t)
@@ -568,7 +569,7 @@ def _polite_endings() -> re.Pattern[str]:
 def _lasting(t: str) -> bool:
     """「以後找店家都幫我找素食的」, 「以後推薦都用素食就好」: from now on, every time (no question;
     a clause ending in a polite 好嗎 / 可以嗎 asks it kindly, it is no question)."""
-    if is_question(_polite_endings().sub("", t)):
+    if is_question(_polite_endings().sub("", t) if has_any(t, words.REQUEST_QUESTIONS) else t):
         return False
     if has_any(t, words.LASTING_PREFERENCE):
         return True
@@ -591,6 +592,7 @@ def _remember(t: str) -> Reading | None:
 CONSENT_ANSWER_CHARS = 16
 
 
+@memoised
 def consent_answer(b: str) -> Intent | None:
     """A short answer to a yes/no question, in bare reading form ``b``: 「好」, 「好的，謝謝你」,
     「可以，幫我記住」, 「嘿啊」 say yes; 「不用了，謝謝」, 「毋免啦」 say no; 「考慮一下」 neither."""
