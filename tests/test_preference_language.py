@@ -376,3 +376,21 @@ def test_remember_again_with_a_search_says_it_is_kept_and_searches_with_it(app):
     assert out.tool_calls[-1]["effective_arguments"]["area"] == "和美鎮"
     assert out.tool_calls[-1]["preference_origin"] == "consented_memory"
     assert "同意" not in buttons(app)
+
+
+# -- townships asked for together ----------------------------------------------------------------------
+
+
+def test_townships_asked_for_together_are_each_searched_in_one_reply(app):
+    out = say(app, "二水和田中的素食都幫我查一下")
+    searched = [c["effective_arguments"]["area"] for c in out.tool_calls]
+    assert searched == ["二水鄉", "田中鎮"]
+    assert all(c["effective_arguments"].get("dietary_type") == "vegetarian" for c in out.tool_calls)
+    texts = [m.get("text", "") for m in app.line.replies()[-1].body["messages"]]
+    assert any("二水鄉" in t for t in texts) and any("田中鎮" in t for t in texts)  # one reply, both
+
+
+def test_townships_offered_as_alternatives_are_still_asked_between(app):
+    out = say(app, "田中還是二水 哪邊有好吃的")
+    assert all(not c["effective_arguments"] for c in out.tool_calls)  # no search ran
+    assert "哪一個鄉鎮" in first_text(app.line.replies()[-1])

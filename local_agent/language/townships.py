@@ -39,7 +39,7 @@ import importlib.util
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -74,6 +74,7 @@ class PlaceReading:
     choices: tuple[str, ...] = ()  # ``choice``: the townships named, in order
     outside: str = ""  # ``outside``: the county or city named, e.g. 臺中市
     heard: str = ""  # ``confirm``: the characters that sounded like ``township``
+    together: bool = False  # ``choice``: asked for together (「鹿港跟福興都幫我找」), not as alternatives
 
     def area_argument(self) -> str:
         """What a model passes as the tool's ``area`` for this reading (the tool reads it again)."""
@@ -338,6 +339,21 @@ def _decide(mentions: list[_Mention]) -> PlaceReading:
     return PlaceReading("choice", choices=going or named)
 
 
+def _together(text: str, mentions: list[_Mention], reading: PlaceReading) -> PlaceReading:
+    """Townships the person asks for together: joined by 跟 / 和 / 及 (「鹿港跟福興的素食」) or said
+    with a word for both (兩邊, 兩個都): each is searched, where two townships otherwise ask which."""
+    if reading.kind != "choice" or len(reading.choices) > 3:
+        return reading
+    chosen = [m for m in mentions if m.township in reading.choices]
+    joined = any(
+        text[first.end : second.start] in lexicon.words_of("joined")
+        for first, second in zip(chosen, chosen[1:], strict=False)
+    )
+    if joined or has_any(text, lexicon.words_of("both")):
+        return replace(reading, together=True)
+    return reading
+
+
 def _alternatives(text: str, mentions: list[_Mention]) -> PlaceReading | None:
     """Two townships offered as alternatives (「二林還是芳苑」, the lexicon's ``alternatives``): which
     one is asked, whatever marks the first as where the person goes."""
@@ -399,7 +415,7 @@ def read_places(text: str) -> PlaceReading:
     mentions = _asked(text, _corrected(text, mentions, vocab))
     staying = all(m.role == "residence" for m in mentions)
     if mentions and not staying:
-        return _alternatives(text, mentions) or _decide(mentions)
+        return _alternatives(text, mentions) or _together(text, mentions, _decide(mentions))
     _mask_words(text, taken, [word for pairs in vocab.false_hits.values() for word, _ in pairs])
     outside = _outside(text, taken, vocab)
     if outside:

@@ -69,7 +69,50 @@ class LocalService:
             return await self._then_search(scope, said, outcome, turn_id)
         if outcome is not None:
             return outcome
+        each = self._each(said)
+        if each:
+            return await self._search_each(scope, each, turn_id)
         return await self._search(scope, said, turn_id)
+
+    def _each(self, said: Utterance) -> list[Utterance]:
+        """「鹿港跟福興都幫我找一下吃的」: townships asked for together, each as the message with the
+        others' names left out (its search, diet and dates kept); none when one of them does not then
+        read as its own township (an alias, a sound-alike: asked which one, as before)."""
+        places = said.places
+        if places.kind != "choice" or not places.together or said.reading.intent != "search":
+            return []
+        parts = []
+        for township in places.choices:
+            text = said.text
+            for other in places.choices:
+                if other != township:
+                    text = text.replace(other, "").replace(other[:-1], "")
+            part = language.read(text, self.clock())
+            if part.places.kind != "township" or part.places.township != township:
+                return []
+            parts.append(part)
+        return parts
+
+    async def _search_each(self, scope: ScopeKey, parts: list[Utterance], turn_id: str | None) -> TurnOutcome:
+        """One turn per township, one reply: each search's texts and cards in order, the last one's
+        next steps. Each is its own model turn (bounded alone, projected alone)."""
+        found: list[TurnOutcome] = []
+        for n, part in enumerate(parts):
+            found.append(await self._search(scope, part, f"{turn_id}-{n + 1}" if turn_id and n else turn_id))
+        last = found[-1]
+        reply = replace(
+            last.reply,
+            texts=tuple(dict.fromkeys(t for f in found for t in f.reply.texts)),  # (a refusal said once)
+            cards=tuple(c for f in found for c in f.reply.cards),
+            alt_text="、".join(a for a in (f.reply.alt_text for f in found) if a),
+        )
+        return replace(
+            last,
+            reply=reply,
+            error_code=next((f.error_code for f in found if f.error_code), None),
+            model_requests=[r for f in found for r in f.model_requests],
+            tool_calls=[c for f in found for c in f.tool_calls],
+        )
 
     async def _then_search(
         self, scope: ScopeKey, said: Utterance, done: TurnOutcome, turn_id: str | None
