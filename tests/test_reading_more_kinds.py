@@ -113,3 +113,26 @@ def test_a_courtesy_and_a_self_correction_are_no_complaint() -> None:
 
 def test_a_remember_of_a_record_the_service_never_keeps_asks_nothing() -> None:
     assert language.read("幫我記住我家地址").decision.outcome == "pass"
+
+
+def test_a_question_that_goes_on_past_a_pause_asks_about_the_delete() -> None:
+    # 是不是可以 / 有沒有辦法 opens a question the delete in the next clause still belongs to
+    assert intents.read("請問一下喔 是不是可以把蛋奶素的 那個 清掉").intent == "forget_confirm"
+    assert intents.read("蛋奶素的那個設定，幫我清掉").intent == "forget"
+
+
+def test_a_stop_passed_on_from_someone_else_is_asked_about() -> None:
+    assert intents.read("我是他兒子 我爸說他吃素的事以後不用記").intent == "forget_confirm"
+    # the speaker asks it too: a request
+    assert intents.read("我爸說他吃素的事以後不用記 麻煩幫他刪掉").intent == "forget"
+
+
+def test_a_remark_on_a_visit_with_no_place_named_is_small_talk() -> None:
+    said = language.read("前天你介紹的那家素食麵很好吃 我先生也說讚")
+    assert said.decision.reading.intent in ("small_talk", "thanks")
+    assert language.read("前天去的那家很好吃 二林還有類似的嗎").decision.reading.intent == "search"
+
+
+@pytest.mark.parametrize("text", ["元旦員林有升旗典禮嗎", "二林下個月有路跑嗎"])
+def test_event_words_of_more_kinds_ask_for_events(text: str) -> None:
+    assert language.read(text).goal == "events"

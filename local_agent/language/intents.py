@@ -179,7 +179,7 @@ def _stop_remembering(t: str) -> ForgetMatch | None:
     """「不用記了」, 「不想讓你記得我吃素」: a negated remembering verb asks to forget."""
     for at, _ in _verb_positions(t, words.REMEMBER_VERBS):
         if _ends_negated(t[:at]):  # 「不要再記」 is said to the bot: only its own question asks
-            if is_question(_clause_at(t, at)) or supposed(t, _clause_at(t, at)):
+            if is_question(_clause_at(t, at)) or supposed(t, _clause_at(t, at)) or _relayed(t, at):
                 return "forget_confirm"
             return "forget" if has_object(t) or len(t) <= 8 else "forget_confirm"
     for at, _ in _verb_positions(t, words.FILTER_VERBS, ()):
@@ -188,6 +188,16 @@ def _stop_remembering(t: str) -> ForgetMatch | None:
         if _ends_negated(t[:at]) and has_object(t):
             return "forget_confirm"  # 「以後不要再幫我過濾素食」: stop applying it, asked first
     return None
+
+
+def _relayed(t: str, at: int) -> bool:
+    """The stop at ``at`` is someone else's words passed on (「她說她吃素的事不用你記」: X 說 before
+    it) and the speaker asks nothing themselves (no 幫她, 麻煩, 請): asked about first."""
+    head = t[:at]
+    said = any(
+        "third_person" in tok.classes and head.startswith("說", tok.end) for tok in lexicon.tokens(head)
+    )
+    return said and not has_any(t, words.REQUEST_LEADS) and not has_any(t, ("幫她", "幫他", "請"))
 
 
 def _negated_request(t: str, at: int) -> bool:
@@ -206,6 +216,15 @@ def _clause_at(t: str, at: int) -> str:
     start = max((m.end() for m in CLAUSES.finditer(t) if m.end() <= at), default=0)
     end = next((m.start() for m in CLAUSES.finditer(t) if m.start() > at), len(t))
     return t[start:end]
+
+
+def _clause_before(t: str, at: int) -> str:
+    """The clause of ``t`` just before the one around position ``at`` (empty when there is none)."""
+    start = max((m.start() for m in CLAUSES.finditer(t) if m.end() <= at), default=-1)
+    if start == -1:
+        return ""
+    begin = max((m.end() for m in CLAUSES.finditer(t) if m.end() <= start), default=0)
+    return t[begin:start]
 
 
 def _asks_about_deleting(t: str, at: int) -> bool:
@@ -305,6 +324,14 @@ def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
     if not about and not marked:
         return "forget_confirm" if _unclear_delete(t, True) else None
     if not about:
+        return "forget_confirm"
+    before = _clause_before(t, at)
+    if (
+        has_any(before, words.ASKING)
+        and has_any(before, ("把", "將"))
+        and not has_any(before, words.FORGET_VERBS)
+    ):
+        # 「我是不是可以把那個全素的，嗯，取消掉」: a question and a 把 with no verb yet go on past the pause
         return "forget_confirm"
     if _requested(t, clause, verb) or not _asks_about_deleting(t, at):
         return "forget"

@@ -190,6 +190,8 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
     # A search read from a diet word alone, with no place named, is a weak reading: a sure
     # classifier may read it as what is kept or as small talk (policy.decide's ``named_search``).
     named_search = also_searches or places.kind != "none"
+    if places.kind == "none" and kinds & rules.SMALL_TALK_READINGS and not intents.is_question(form):
+        named_search = False  # 「上次你推薦那家麵很好吃」: food words in a remark (a visit), no place named
     decision = policy.decide(
         said,
         goal,
