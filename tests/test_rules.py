@@ -84,6 +84,8 @@ def test_tokens_take_the_longest_word_at_each_position() -> None:
         ('{"words": {"刪掉": []}}', "non-empty list"),
         ('{"word": {}}', "no 'words' object"),
         ("{not json", "not readable as JSON"),
+        ('{"lists": {"x": ""}, "words": {}}', "'lists' maps"),  # a list class needs its meaning
+        ('{"lists": {"x": "a list"}, "words": {}}', "no word"),  # and a word
     ],
 )
 def test_a_malformed_lexicon_file_is_refused_by_word(tmp_path, text: str, says: str) -> None:
@@ -131,17 +133,3 @@ def test_each_word_list_of_the_code_is_a_view_of_the_lexicon() -> None:
         ]
         own = [name for name in literal if not name.endswith("_PATTERNS") and name != "REMEMBERABLE"]
         assert own == [], f"{module.__name__} keeps word lists of its own: {own}"
-
-
-@pytest.mark.parametrize(
-    ("lists", "says"),
-    [
-        ('{"lists": {"x": ""}, "words": {}}', "'lists' maps"),
-        ('{"lists": {"x": "a list"}, "words": {}}', "no word"),
-    ],
-)
-def test_a_malformed_list_class_is_refused(tmp_path, lists: str, says: str) -> None:
-    path = tmp_path / "lexicon.json"
-    path.write_text(lists, encoding="utf-8")
-    with pytest.raises(lexicon.LexiconError, match=says):
-        lexicon.load(path)

@@ -197,7 +197,7 @@ def _relayed(t: str, at: int) -> bool:
     said = any(
         "third_person" in tok.classes and head.startswith("說", tok.end) for tok in lexicon.tokens(head)
     )
-    return said and not has_any(t, words.REQUEST_LEADS) and not has_any(t, ("幫她", "幫他", "請"))
+    return said and not has_any(t, words.REQUEST_LEADS) and not has_any(t, words.ASKED_FOR_SOMEONE)
 
 
 def _negated_request(t: str, at: int) -> bool:
@@ -220,11 +220,8 @@ def _clause_at(t: str, at: int) -> str:
 
 def _clause_before(t: str, at: int) -> str:
     """The clause of ``t`` just before the one around position ``at`` (empty when there is none)."""
-    start = max((m.start() for m in CLAUSES.finditer(t) if m.end() <= at), default=-1)
-    if start == -1:
-        return ""
-    begin = max((m.end() for m in CLAUSES.finditer(t) if m.end() <= start), default=0)
-    return t[begin:start]
+    start = max((m.start() for m in CLAUSES.finditer(t) if m.end() <= at), default=0)
+    return _clause_at(t, start - 1) if start else ""
 
 
 def _asks_about_deleting(t: str, at: int) -> bool:
