@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Literal
 
+from local_agent.language.patterns import quick
 from local_agent.listings.dates import MAX_WINDOW_DAYS, TAIPEI, DateWindow
 
 FIRST_YEAR, LAST_YEAR = 1901, 2100
@@ -129,7 +130,7 @@ _YEAR_WORDS = {
 # A year: 2027年, ROC 116年, a two-digit 27年 (the nearer century), 今年 …; after Chinese numerals of
 # years became digits (二零二七年 → 2027年).
 YEAR_WORD = r"(?<![\d])\d{2,4}\s*年|大前年|今年|明年|下年|次年|隔年|後年|去年|前年"
-YEAR = re.compile(f"({YEAR_WORD})")
+YEAR = quick(f"({YEAR_WORD})")
 
 
 def year_of(word: str, today: date) -> int:
@@ -149,10 +150,10 @@ def year_said(text: str, today: date) -> int | None:
     return None if match is None else year_of(match.group(1), today)
 
 
-_GROUP_NAME = re.compile(r"\(\?P<\w+>")
+_GROUP_NAME = quick(r"\(\?P<\w+>")
 
 
 def any_of(patterns: list[re.Pattern[str]] | tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
     """One pattern that matches where any of ``patterns`` does (group names dropped): a reader that
     tries many patterns in turn asks this one first and stops when it finds nothing."""
-    return re.compile("|".join(f"(?:{_GROUP_NAME.sub('(?:', p.pattern)})" for p in patterns))
+    return quick("|".join(f"(?:{_GROUP_NAME.sub('(?:', p.pattern)})" for p in patterns))

@@ -20,6 +20,7 @@ from local_agent.language.date_base import (
     span_of,
     year_said,
 )
+from local_agent.language.patterns import quick
 
 # -- the lunar calendar --------------------------------------------------------------------------
 
@@ -89,25 +90,25 @@ def _next_lunar(
 
 # (lunar month, day, days before, days after): 過年 is 除夕 (the day before 正月初一) to 初五.
 FESTIVALS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
-    (re.compile("除夕|年三十|年夜飯"), (1, 1, 1, -1)),
-    (re.compile("大年初一|正月初一|正月朔日"), (1, 1, 0, 0)),
-    (re.compile("過年|春節|農曆年|農曆新年|新春"), (1, 1, 1, 4)),
-    (re.compile("元宵|上元|燈節|正月十五(?![日號号])"), (1, 15, 0, 0)),
-    (re.compile("端午|端陽|五月節|五日節|肉粽節|龍舟節|五月初五(?![日號号])"), (5, 5, 0, 0)),
-    (re.compile("七夕|七娘媽生|七月初七(?![日號号])"), (7, 7, 0, 0)),
-    (re.compile("中元|普渡|鬼節|七月十五(?![日號号])"), (7, 15, 0, 0)),
-    (re.compile("中秋|八月節|八月十五(?![日號号])"), (8, 15, 0, 0)),
-    (re.compile("重陽|重九|九月初九(?![日號号])"), (9, 9, 0, 0)),
-    (re.compile("媽祖生|媽祖誕辰|媽祖聖誕|媽祖生日|三月瘋媽祖"), (3, 23, 0, 0)),
-    (re.compile("土地公生|頭牙"), (2, 2, 0, 0)),
-    (re.compile("臘八"), (12, 8, 0, 0)),
-    (re.compile("尾牙"), (12, 16, 0, 0)),
+    (quick("除夕|年三十|年夜飯"), (1, 1, 1, -1)),
+    (quick("大年初一|正月初一|正月朔日"), (1, 1, 0, 0)),
+    (quick("過年|春節|農曆年|農曆新年|新春"), (1, 1, 1, 4)),
+    (quick("元宵|上元|燈節|正月十五(?![日號号])"), (1, 15, 0, 0)),
+    (quick("端午|端陽|五月節|五日節|肉粽節|龍舟節|五月初五(?![日號号])"), (5, 5, 0, 0)),
+    (quick("七夕|七娘媽生|七月初七(?![日號号])"), (7, 7, 0, 0)),
+    (quick("中元|普渡|鬼節|七月十五(?![日號号])"), (7, 15, 0, 0)),
+    (quick("中秋|八月節|八月十五(?![日號号])"), (8, 15, 0, 0)),
+    (quick("重陽|重九|九月初九(?![日號号])"), (9, 9, 0, 0)),
+    (quick("媽祖生|媽祖誕辰|媽祖聖誕|媽祖生日|三月瘋媽祖"), (3, 23, 0, 0)),
+    (quick("土地公生|頭牙"), (2, 2, 0, 0)),
+    (quick("臘八"), (12, 8, 0, 0)),
+    (quick("尾牙"), (12, 16, 0, 0)),
 )
 _ANY_FESTIVAL = any_of([p for p, _ in FESTIVALS])
 # 「中秋前一天」, 「過年後第三天」, 「端午節後兩天」: days counted from the festival's own day.
-_FROM_FESTIVAL = re.compile(f"^節?的?(前|後|之前|之後)第?({NUMBER})[天日]")
+_FROM_FESTIVAL = quick(f"^節?的?(前|後|之前|之後)第?({NUMBER})[天日]")
 # 「元旦開始算第三天」, 「中秋起第二天」: the festival's own day is the first.
-_COUNTED_FROM = re.compile(f"^節?(?:那天)?的?(?:開始算?|起算?|算起)的?第({NUMBER})[天日]")
+_COUNTED_FROM = quick(f"^節?(?:那天)?的?(?:開始算?|起算?|算起)的?第({NUMBER})[天日]")
 
 
 def _offset_after(rest: str) -> int | None:
@@ -136,7 +137,7 @@ def festival(text: str, today: date) -> DateReading | None:
 
 
 _LUNAR_MONTH_NAMES = {"正": 1, "冬": 11, "臘": 12}
-_LUNAR_DATE = re.compile(
+_LUNAR_DATE = quick(
     "(農曆|陰曆|舊曆)?(?:\\d{2,4}年)?(正|冬|臘|十[一二]|[一二三四五六七八九十])月"
     "(初[一二三四五六七八九十]|[二廿]十[一二三四五六七八九]?|廿[一二三四五六七八九]|三十|十[一二三四五六七八九]?"
     "|[一二三四五六七八九])?"
@@ -176,7 +177,7 @@ def _lunar_month(month: int, today: date, year: int | None) -> DateReading:
     return DateReading("out_of_range", festival=True)  # pragma: no cover - next year's comes
 
 
-_LUNAR_DAY = re.compile(
+_LUNAR_DAY = quick(
     "初一[、，,和跟或與到及]?十五|農曆(?:初[一二三四五六七八九十]|十[一二三四五六七八九]?|[二廿]十[一二三四五六七八九]?|三十)"
     "|(?<![國大正年])初[一二三四五六七八九十](?!年級|中|次|步|期|版|稿|賽|選|審)"
 )
@@ -208,8 +209,8 @@ SOLAR_TERMS = (
     "夏至 小暑 大暑 立秋 處暑 白露 秋分 寒露 霜降 立冬 小雪 大雪"
 ).split()
 _WEATHER_LIKE_TERMS = frozenset("雨水 小雪 大雪 白露 霜降 小滿 小暑 大暑".split())
-_SOLAR_TERM = re.compile("|".join(SOLAR_TERMS))
-_TERM_CONTEXT = re.compile("節氣|那天|當天|那一天|那日")
+_SOLAR_TERM = quick("|".join(SOLAR_TERMS))
+_TERM_CONTEXT = quick("節氣|那天|當天|那一天|那日")
 
 
 def solar_term(text: str, today: date) -> DateReading | None:
@@ -235,23 +236,23 @@ def solar_term(text: str, today: date) -> DateReading | None:
 
 # (pattern, (month, day, days before, days after)).
 SOLAR_HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = (
-    (re.compile("跨年"), (12, 31, 0, 1)),
-    (re.compile("元旦|陽曆新年|新曆新年"), (1, 1, 0, 0)),
-    (re.compile("平安夜"), (12, 24, 0, 0)),
-    (re.compile("聖誕|耶誕"), (12, 25, 1, 0)),
-    (re.compile("情人節|聖瓦倫丁節"), (2, 14, 0, 0)),
-    (re.compile("二二八"), (2, 28, 0, 0)),
-    (re.compile("婦女節"), (3, 8, 0, 0)),
-    (re.compile("愚人節"), (4, 1, 0, 0)),
-    (re.compile("兒童節"), (4, 4, 0, 0)),  # Taiwan's Children's Day
-    (re.compile("勞動節|勞工節"), (5, 1, 0, 0)),
-    (re.compile("父親節"), (8, 8, 0, 0)),
-    (re.compile("軍人節"), (9, 3, 0, 0)),
-    (re.compile("教師節"), (9, 28, 0, 0)),
-    (re.compile("國慶|雙十"), (10, 10, 0, 0)),  # Taiwan's National Day
-    (re.compile("萬聖節"), (10, 31, 0, 0)),
+    (quick("跨年"), (12, 31, 0, 1)),
+    (quick("元旦|陽曆新年|新曆新年"), (1, 1, 0, 0)),
+    (quick("平安夜"), (12, 24, 0, 0)),
+    (quick("聖誕|耶誕"), (12, 25, 1, 0)),
+    (quick("情人節|聖瓦倫丁節"), (2, 14, 0, 0)),
+    (quick("二二八"), (2, 28, 0, 0)),
+    (quick("婦女節"), (3, 8, 0, 0)),
+    (quick("愚人節"), (4, 1, 0, 0)),
+    (quick("兒童節"), (4, 4, 0, 0)),  # Taiwan's Children's Day
+    (quick("勞動節|勞工節"), (5, 1, 0, 0)),
+    (quick("父親節"), (8, 8, 0, 0)),
+    (quick("軍人節"), (9, 3, 0, 0)),
+    (quick("教師節"), (9, 28, 0, 0)),
+    (quick("國慶|雙十"), (10, 10, 0, 0)),  # Taiwan's National Day
+    (quick("萬聖節"), (10, 31, 0, 0)),
 )
-_EASTER = re.compile("復活節|主復活日")
+_EASTER = quick("復活節|主復活日")
 
 
 def easter(year: int) -> date:
@@ -293,7 +294,7 @@ def solar_holiday(text: str, today: date) -> DateReading | None:
 
 # -- the new year's Nth day, leap months -------------------------------------------------------------
 
-_NEW_YEAR_DAY = re.compile(f"(?:大年|正月|新正|新年|過年|春節)(?:初|的?第)({NUMBER})天?")
+_NEW_YEAR_DAY = quick(f"(?:大年|正月|新正|新年|過年|春節)(?:初|的?第)({NUMBER})天?")
 
 
 def new_year_day(text: str, today: date) -> DateReading | None:
@@ -304,7 +305,7 @@ def new_year_day(text: str, today: date) -> DateReading | None:
     return _next_lunar(1, nth, today, year_said(text, today))
 
 
-_LEAP = re.compile(
+_LEAP = quick(
     "閏(十[一二]|[一二三四五六七八九十]|\\d{1,2})月"
     "(初[一二三四五六七八九十]|[二廿]十[一二三四五六七八九]?|廿[一二三四五六七八九]|三十|十[一二三四五六七八九]?"
     "|[一二三四五六七八九]|\\d{1,2})?"

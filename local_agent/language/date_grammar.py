@@ -33,6 +33,7 @@ from local_agent.language.date_base import (
     span_of,
     year_of,
 )
+from local_agent.language.patterns import quick
 
 _TOKENS = {
     "<year>": f"(?P<year>{YEAR_WORD})",
@@ -58,7 +59,7 @@ def rule(name: str, pattern: str) -> Callable[[Callable[[re.Match[str], date], D
         pattern = pattern.replace(token, f"(?:{regex})")
 
     def make(prod: Callable[[re.Match[str], date], DateReading | None]) -> Rule:
-        return Rule(name, re.compile(pattern), prod)
+        return Rule(name, quick(pattern), prod)
 
     return make
 
@@ -264,7 +265,7 @@ def YEAR_QUARTERS(match: re.Match[str], today: date) -> DateReading:  # noqa: N8
     return span_of(date(year, 1, 1), _quarter_days(year, min(count, 4), None)[1], today)
 
 
-_YEAR_MONTH = re.compile(f"({YEAR_WORD})的?\\s*(\\d{{1,2}})\\s*月份?(?![\\s\\d]*[日號号])")
+_YEAR_MONTH = quick(f"({YEAR_WORD})的?\\s*(\\d{{1,2}})\\s*月份?(?![\\s\\d]*[日號号])")
 
 
 def year_month(text: str, today: date) -> DateReading | None:

@@ -26,16 +26,17 @@ from local_agent.language.date_base import (
     one_day,
     span_of,
 )
+from local_agent.language.patterns import quick
 from local_agent.listings.dates import MAX_WINDOW_DAYS, DateWindow
 
 # 下一個禮拜六 is a day and 下一個月5號 a date, not counts: the unit may not be followed by a weekday or day;
 # 下下一個禮拜 is the week after next, no count.
-_COUNT_AHEAD = re.compile(
+_COUNT_AHEAD = quick(
     f"(?<!下)(下|後|未來|接下來|接下去|往後)的?\\s*({NUMBER})\\s*個?(天|日|禮拜|星期|週|周|月)"
     "(?![一二三四五六日天末初中底尾\\d])"
 )
 # 三個月後, but not 10月以後 (after October).
-_COUNT_LATER = re.compile(
+_COUNT_LATER = quick(
     f"(?<![第這那])({NUMBER})\\s*(個\\s*月|個?\\s*(?:天|日|禮拜|星期|週|周))\\s*(?:之後|以後|後)"
 )
 
@@ -80,14 +81,14 @@ def _ahead_span(count: int, unit: str, today: date, from_today: bool) -> DateRea
 _UNIT = "(?P<unit>天|日|週|周|星期|禮拜|個?月|季度|季|年)"
 # 三, 兩個半, 半個, 一個多, 七年半 (the half after the unit): an amount of a unit.
 _AMOUNT = f"(?:(?P<n>{NUMBER})\\s*(?P<half>個半|個多|多個|多)?|(?P<lone>半))\\s*個?\\s*{_UNIT}(?P<after>半)?"
-_WITHIN = re.compile(f"(?<![第這那上前\\d]){_AMOUNT}(?:之內|以內|內|裡面|裡|當中)")
-_LATER = re.compile(f"(?<![第這那\\d]){_AMOUNT}\\s*(?:之後|以後|後)")
-_AGO = re.compile(f"(?<![第這那\\d]){_AMOUNT}\\s*(?:之前|以前|前)(?![一二三四五六七八九十兩\\d])")
-_LAST_N = re.compile(
+_WITHIN = quick(f"(?<![第這那上前\\d]){_AMOUNT}(?:之內|以內|內|裡面|裡|當中)")
+_LATER = quick(f"(?<![第這那\\d]){_AMOUNT}\\s*(?:之後|以後|後)")
+_AGO = quick(f"(?<![第這那\\d]){_AMOUNT}\\s*(?:之前|以前|前)(?![一二三四五六七八九十兩\\d])")
+_LAST_N = quick(
     f"(?:(?<![早晚馬路線樓])上|(?<![以之年節天日])前|過去的?)(?P<n>{NUMBER})\\s*個?\\s*(?P<unit>天|日|週|周|星期|禮拜|個?月)(?!後|以後|之後)"
 )
-_SINCE = re.compile(f"{_AMOUNT}(?:以來|來)")
-_BARE_HALF = re.compile(
+_SINCE = quick(f"{_AMOUNT}(?:以來|來)")
+_BARE_HALF = quick(
     f"(?<![第這那上前\\d])(?:(?P<n>{NUMBER})\\s*(?P<half>個半)|(?P<lone>半))\\s*個?\\s*(?P<unit>月|年)(?![前後內])"
 )
 

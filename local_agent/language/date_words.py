@@ -20,21 +20,22 @@ from local_agent.language.date_base import (
     weekday_index,
     year_said,
 )
+from local_agent.language.patterns import quick
 from local_agent.listings.dates import DateWindow
 
 # -- written dates -------------------------------------------------------------------------------
 
 # 2027-01-10, 2027年1月10日, 2027.1.10, 2027 1 10, 20270110.
-YMD = re.compile(
+YMD = quick(
     r"(?<!\d)(\d{4})(?:\s*[-/年.]\s*|\s+)(\d{1,2})(?:\s*[-/月.]\s*|\s+)(\d{1,2})(?!\d)\s*[日號号]?"
     r"|(?<!\d)((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"
 )
 # 12月5日, 12/5, 6·30, 09-01 (two digits each side of the dash).
-_MONTH_DAY = re.compile(
+_MONTH_DAY = quick(
     r"(?<![\d/.\-])(?:(\d{1,2})\s*(?:月\s*(\d{1,2})\s*[日號号]|[/·](\d{1,2}))|(\d{2})-(\d{2}))(?![\d/\-])"
 )
-_MONTH = re.compile(r"(?<![\d/])(\d{1,2})\s*月份?(?![\s\d]*[日號号])(?!\d)")
-_CHINESE_BAD_MONTH = re.compile("(?:十[三四五六七八九]|二十)月")
+_MONTH = quick(r"(?<![\d/])(\d{1,2})\s*月份?(?![\s\d]*[日號号])(?!\d)")
+_CHINESE_BAD_MONTH = quick("(?:十[三四五六七八九]|二十)月")
 
 
 def _ymd(match: re.Match[str]) -> tuple[int, int, int]:
@@ -84,9 +85,7 @@ def written(text: str, today: date) -> DateReading | None:
     return None
 
 
-_NTH_WEEKDAY = re.compile(
-    f"(\\d{{1,2}})\\s*月(?:份)?的?第({NUMBER})個?(?:禮拜|星期|週|周)([一二三四五六日天])"
-)
+_NTH_WEEKDAY = quick(f"(\\d{{1,2}})\\s*月(?:份)?的?第({NUMBER})個?(?:禮拜|星期|週|周)([一二三四五六日天])")
 
 
 def nth_weekday(text: str, today: date) -> DateReading | None:
@@ -118,7 +117,7 @@ def bare_month(text: str, today: date) -> DateReading | None:
     return span_of(first, month_end(first), today)
 
 
-_DAY_OF_MONTH = re.compile(r"(?<![\d/月])(\d{1,2})\s*[號号日](?![\d遊游])")
+_DAY_OF_MONTH = quick(r"(?<![\d/月])(\d{1,2})\s*[號号日](?![\d遊游])")
 
 
 def day_of_month(text: str, today: date) -> DateReading | None:
@@ -143,7 +142,7 @@ _W = "(?:禮拜|星期|週|周)"
 _NOT_EVERY = "(?<!每)(?<!每個)"  # 「每週六」「每個禮拜天」 are a rhythm, not a day
 # 「下週週六」, 「下禮拜的禮拜六」, 「這禮拜天」, 「上週三」, 「下下週六」, 「週六」.
 _LAST = "(?<![早晚馬路線樓])上"  # 上週, not 晚上週六
-_WEEKDAY = re.compile(
+_WEEKDAY = quick(
     f"{_NOT_EVERY}({_LAST}一?個?|下下個?|下一?個?|這一?個?|本|今個?)?(?:{_W}的?)?{_W}([一二三四五六日天])"
 )
 _WEEK_PREFIX = {"上": -1, "下下": 2, "下": 1}
@@ -165,20 +164,20 @@ def weekday_reader(text: str, today: date) -> DateReading | None:
 
 # (pattern, what): longest and most specific first: 這週末 before 這週, 下週末 before 下週 and 週末.
 _WEEK_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(f"下下一?個?{_W}"), "week_after_next"),
-    (re.compile(f"(?:下個?|下一個?){_W}(?!六日)"), "next_week"),
-    (re.compile(f"(?:這一?個?|本|今個?){_W}"), "this_week"),
-    (re.compile("下下一?個?月"), "month_after_next"),
-    (re.compile("下個?月|下一個?月"), "next_month"),
-    (re.compile("(?:這個?|本|今個)月"), "this_month"),
+    (quick(f"下下一?個?{_W}"), "week_after_next"),
+    (quick(f"(?:下個?|下一個?){_W}(?!六日)"), "next_week"),
+    (quick(f"(?:這一?個?|本|今個?){_W}"), "this_week"),
+    (quick("下下一?個?月"), "month_after_next"),
+    (quick("下個?月|下一個?月"), "next_month"),
+    (quick("(?:這個?|本|今個)月"), "this_month"),
 )
 
 
-_NEXT_WEEKEND = re.compile(f"下個?{_W}末|下{_W}六日")
-_THIS_WEEKEND = re.compile(
+_NEXT_WEEKEND = quick(f"下個?{_W}末|下{_W}六日")
+_THIS_WEEKEND = quick(
     f"(?:這個?|本){_W}末|{_NOT_EVERY}(?:這個?|本)?{_W}六日|{_NOT_EVERY}(?:週末|周末)|週休二日|周休二日"
 )
-_BOTH_WEEKEND_DAYS = re.compile(f"{_NOT_EVERY}(下個?)?{_W}六[、，,跟和或到]?{_W}?[日天]")
+_BOTH_WEEKEND_DAYS = quick(f"{_NOT_EVERY}(下個?)?{_W}六[、，,跟和或到]?{_W}?[日天]")
 
 
 def weekend(text: str, today: date) -> DateReading | None:
@@ -213,18 +212,18 @@ def _relative(phrase: str, today: date) -> DateReading:
 
 # Single days in words: (pattern, days from today).
 _DAYS: tuple[tuple[re.Pattern[str], int], ...] = (
-    (re.compile("大大後天"), 4),
-    (re.compile("大後天|大後日"), 3),
-    (re.compile("今天|今日|今晚|今仔日|今日仔|本日"), 0),
-    (re.compile("明天|明日|明仔載|明仔再|明仔日|聽日"), 1),
-    (re.compile("後天|(?<![今明大])後日"), 2),
+    (quick("大大後天"), 4),
+    (quick("大後天|大後日"), 3),
+    (quick("今天|今日|今晚|今仔日|今日仔|本日"), 0),
+    (quick("明天|明日|明仔載|明仔再|明仔日|聽日"), 1),
+    (quick("後天|(?<![今明大])後日"), 2),
 )
 # Stretches of days said in words: (pattern, first day from today, last day from today).
 _FEW_DAYS: tuple[tuple[re.Pattern[str], int, int], ...] = (
-    (re.compile("過兩天|過幾天|再過兩天|過兩三天"), 1, 3),
-    (re.compile("這幾天|這兩天|這兩三天|最近幾天|近幾天|這陣子"), 0, 6),
+    (quick("過兩天|過幾天|再過兩天|過兩三天"), 1, 3),
+    (quick("這幾天|這兩天|這兩三天|最近幾天|近幾天|這陣子"), 0, 6),
 )
-_YEAR_END = re.compile("年底|年尾|歲末")
+_YEAR_END = quick("年底|年尾|歲末")
 
 
 def days_in_words(text: str, today: date) -> DateReading | None:
@@ -242,11 +241,11 @@ def days_in_words(text: str, today: date) -> DateReading | None:
 
 # 「昨天」, 「上禮拜」, 「上個月」, 「去年」: days already gone (only when nothing else is named).
 _PAST_WORDS: tuple[tuple[re.Pattern[str], int], ...] = (
-    (re.compile("大前天"), -3),
-    (re.compile("昨天|昨日|昨晚|尋日|昨昏"), -1),
-    (re.compile("前天|(?<![以之])前日"), -2),
+    (quick("大前天"), -3),
+    (quick("昨天|昨日|昨晚|尋日|昨昏"), -1),
+    (quick("前天|(?<![以之])前日"), -2),
 )
-_PAST_STRETCHES = re.compile(f"{_LAST}個?{_W}|{_LAST}一?個?月|去年")
+_PAST_STRETCHES = quick(f"{_LAST}個?{_W}|{_LAST}一?個?月|去年")
 
 
 def past_words(text: str, today: date) -> DateReading | None:

@@ -101,28 +101,27 @@ from local_agent.language.date_words import (
     weekend,
     written,
 )
+from local_agent.language.patterns import quick
 from local_agent.listings.dates import MAX_WINDOW_DAYS, WEEKDAYS, DateWindow, day_label
 
 # -- normalising -------------------------------------------------------------------------------------
 
-_SHORT_WEEKDAY = re.compile("(?<![禮拜])拜([一二三四五六日天])")  # Taiwanese 拜六 is 禮拜六 (not 拜拜)
-_WEEKDAY_LIKE_NAMES = re.compile(
+_SHORT_WEEKDAY = quick("(?<![禮拜])拜([一二三四五六日天])")  # Taiwanese 拜六 is 禮拜六 (not 拜拜)
+_WEEKDAY_LIKE_NAMES = quick(
     "|".join(
         sorted((n for n in (*TOWNSHIPS, *SHORT_NAMES) if n[0] in "一二三四五六日天"), key=len, reverse=True)
     )
 )
-_CHINESE_YEAR = re.compile("([零〇一二三四五六七八九]{2,4})年")
+_CHINESE_YEAR = quick("([零〇一二三四五六七八九]{2,4})年")
 # Chinese numerals before 月 or 號/日 (「十二月十號」 is 12月10號); not 初一, 正月, 五日節, 週一, 兩日前.
-_CHINESE_DATE_NUMBER = re.compile(
+_CHINESE_DATE_NUMBER = quick(
     "(?<![初正臘冬農曆週周期拜休第])([一二兩三四五六七八九十廿卅]{1,3})(?=[月號号日])(?!日節|日[前後內之以])"
 )
 # A day in Chinese numerals after a month in digits, with no 號 (「12月廿五」 is 12月25號).
-_CHINESE_DAY_AFTER_MONTH = re.compile(
+_CHINESE_DAY_AFTER_MONTH = quick(
     "(?<![\\d])(\\d{1,2}月)([一二三四五六七八九十廿卅]{1,3})(?![月號号日天個週周星禮點点時时年旬])"
 )
-_DIGIT_DAY_AFTER_MONTH = re.compile(
-    "(?<![\\d])(\\d{1,2}月)(\\d{1,2})(?![\\d月號号日天個週周星禮點点時时年:：])"
-)
+_DIGIT_DAY_AFTER_MONTH = quick("(?<![\\d])(\\d{1,2}月)(\\d{1,2})(?![\\d月號号日天個週周星禮點点時时年:：])")
 
 
 def _digit_year(match: re.Match[str]) -> str:
@@ -130,7 +129,7 @@ def _digit_year(match: re.Match[str]) -> str:
 
 
 # 「那再下一個禮拜呢」, 「再下個月」: the next one after the next, as 下下 says it.
-_AGAIN_NEXT = re.compile("再下(?=一?個?(?:禮拜|星期|週|周|月))")
+_AGAIN_NEXT = quick("再下(?=一?個?(?:禮拜|星期|週|周|月))")
 
 
 def normalise(text: str) -> str:
@@ -159,7 +158,7 @@ def _arabic_dates(text: str) -> str:
     return _DIGIT_DAY_AFTER_MONTH.sub(day_after, _CHINESE_DAY_AFTER_MONTH.sub(day_after, text))
 
 
-_YEAR_DIGITS = re.compile(r"(\d{4})\s*年")
+_YEAR_DIGITS = quick(r"(\d{4})\s*年")
 
 
 def _years_in_range(text: str, today: date) -> bool:
@@ -195,10 +194,10 @@ READERS: tuple[Reader, ...] = (
     past_words,
 )
 # Words joining several days in one phrase: 禮拜六跟下禮拜天, 12/5到12/8, 明天或後天.
-_JOIN = re.compile("跟|和|或是|或者|或|還是|與|及|、|到|至|~|—+|－+")
-_RANGE = re.compile("到|至|~|—|－")
-_YEAR_PREFIX = re.compile(r"(\d{4}\s*年)(?:(\d{1,2})月)?")
-_BARE_DAY = re.compile(r"^\s*(\d{1,2}|[一二三四五六七八九十廿卅]{1,3})\s*[號号日]")
+_JOIN = quick("跟|和|或是|或者|或|還是|與|及|、|到|至|~|—+|－+")
+_RANGE = quick("到|至|~|—|－")
+_YEAR_PREFIX = quick(r"(\d{4}\s*年)(?:(\d{1,2})月)?")
+_BARE_DAY = quick(r"^\s*(\d{1,2}|[一二三四五六七八九十廿卅]{1,3})\s*[號号日]")
 
 
 def _carried(parts: list[str]) -> list[str]:

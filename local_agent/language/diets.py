@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from local_agent.language import rules, words
+from local_agent.language.patterns import quick
 from local_agent.language.text import has_any, reading_form
 from local_agent.listings import catalogue
 
@@ -44,7 +45,7 @@ def _alternatives(items: tuple[str, ...]) -> str:
 
 
 # 「沒有在吃素」, 「不想吃素」, 「不用特別找素的」: built from the data in ``words``.
-NOT_VEGETARIAN = re.compile(
+NOT_VEGETARIAN = quick(
     f"(?:{_alternatives(words.NOT_VEGETARIAN_LEADS)})(?:{_alternatives(words.NOT_VEGETARIAN_MIDDLES)})?"
     f"(?:{_alternatives(words.VEGETARIAN_WORDS)})|{_alternatives(words.NOT_VEGETARIAN)}"
 )

@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from local_agent.language.patterns import quick
 from local_agent.language.words import (
     SIMPLIFIED_TO_TRADITIONAL,
     SYMBOL_WORDS,
@@ -177,6 +178,6 @@ def has_any(text: str, words: tuple[str, ...]) -> bool:
     if len(_FINDERS) >= _MAX_FINDERS:  # (a tuple built per call would otherwise pile up)
         _FINDERS.clear()
     alternation = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-    search = re.compile(alternation if words else "(?!)").search
+    search = quick(alternation).search if words else re.compile("(?!)").search
     _FINDERS[id(words)] = (words, search)
     return search(text) is not None

@@ -37,7 +37,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import re
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -47,6 +46,7 @@ from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canoni
 from local_agent.language import lexicon, words
 from local_agent.language.diets import find_diet
 from local_agent.language.memo import memoised
+from local_agent.language.patterns import quick
 from local_agent.language.text import has_any, reading_form
 from local_agent.language.text import warm as warm_reading_form
 
@@ -58,8 +58,8 @@ SERVED_ONLY = "目前只服務彰化縣的 26 個鄉鎮市"
 MAX_AREA_CHARS = 16  # an ``area`` argument longer than a few names is not read as places
 # A short name before these is that township's school (「和美國中」), never a false hit.
 _SCHOOLS = ("國中", "國小", "高中", "高工", "高商", "國民")
-_CLAUSE_BREAK = re.compile(r"[,，。.!！?？;；~～]+")
-_SEPARATORS = re.compile(r"[\s、，,/／和與跟或及]+")
+_CLAUSE_BREAK = quick(r"[,，。.!！?？;；~～]+")
+_SEPARATORS = quick(r"[\s、，,/／和與跟或及]+")
 _TONE_MARKS = "\u0300\u0301\u030c\u0304"  # combining grave, acute, caron, macron; ü keeps its dots
 _TONED = "āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜńňǹḿ"
 _CJK = range(0x4E00, 0xA000)  # the characters a keyboard writes (rare extensions left out)
@@ -410,8 +410,9 @@ def _asked(text: str, mentions: list[_Mention]) -> list[_Mention]:
 def read_places(text: str) -> PlaceReading:
     """What ``text`` says about a place; see the module docstring."""
     vocab = vocabulary()
-    taken = [False] * len(text)
-    mentions = _without_products(_mentions(text, taken, vocab))
+    found, covered = _named(text)
+    taken = list(covered)
+    mentions = _without_products(list(found))
     mentions = _asked(text, _corrected(text, mentions, vocab))
     staying = all(m.role == "residence" for m in mentions)
     if mentions and not staying:
@@ -450,7 +451,7 @@ def read_area(area: object) -> PlaceReading:
     return read_places(area.strip())
 
 
-_PUNCTUATION = re.compile(r"[\s，。、！？!?.,~～…]+")
+_PUNCTUATION = quick(r"[\s，。、！？!?.,~～…]+")
 YES = frozenset(
     {
         "是",
@@ -470,7 +471,7 @@ YES = frozenset(
     }
 )
 NO = frozenset({"不是", "不對", "錯了", "都不是", "不是啦", "不是喔", "不要"})
-_ZHUYIN = re.compile("[\u3105-\u312f\u31a0-\u31bf]")
+_ZHUYIN = quick("[\u3105-\u312f\u31a0-\u31bf]")
 
 
 def _bare(text: str) -> str:
@@ -489,6 +490,8 @@ def is_no(text: str) -> bool:
 
 def is_zhuyin(text: str) -> bool:
     """Mostly Zhuyin symbols (ㄏㄨㄚ ㄊㄢˊ): phonetic spelling, not a name that can be read."""
+    if not _ZHUYIN.search(text):
+        return False  # (most sentences: no symbol to count)
     letters = [c for c in _bare(text) if c not in "ˊˇˋ˙"]
     return bool(letters) and sum(1 for c in letters if _ZHUYIN.match(c)) * 2 >= len(letters)
 
@@ -519,7 +522,15 @@ def find_townships(text: str) -> list[str]:
 
 @memoised
 def _townships_named(text: str) -> tuple[str, ...]:
-    return tuple(_unique([m.township for m in _mentions(text, [False] * len(text), vocabulary())]))
+    return tuple(_unique([m.township for m in _named(text)[0]]))
+
+
+@memoised
+def _named(text: str) -> tuple[tuple[_Mention, ...], tuple[bool, ...]]:
+    """:func:`_mentions` of ``text`` and the characters they cover, found once per reading (the
+    reader and :func:`find_townships` both ask)."""
+    taken = [False] * len(text)
+    return tuple(_mentions(text, taken, vocabulary())), tuple(taken)
 
 
 __all__ = [
