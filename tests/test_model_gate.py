@@ -234,14 +234,16 @@ def test_forget_and_remember_proposed_in_a_group_get_the_one_to_one_answer(gemin
         [
             preference("forget"),
             preference("remember", dietary_type="vegetarian"),
-            preference("show"),
             preference("remember", dietary_type="vegetarian"),
             {"text": "大家的偏好是：小華吃素、阿明不吃牛。"},
         ]
     )
-    for text in ("大家的偏好你看著辦", "素食是我的習慣，幫我留意", "列出大家的偏好"):
+    for text in ("大家的偏好你看著辦", "素食是我的習慣，幫我留意"):
         seen = app.say(text, group=GROUP)
         assert seen.status == 200 and seen.texts == [IN_PRIVATE_ONLY] and seen.buttons == []
+    # What is kept, asked in the rules' words, gets the same answer before any model call.
+    shown = app.say("列出大家的偏好", group=GROUP)
+    assert shown.texts == [IN_PRIVATE_ONLY] and len(app.fake.generate_requests) == 2
     # A member without a user id (LINE allows it) is the anonymous member: same answer.
     anonymous = app.say("素食是我的習慣請幫我留意", user=None, group=GROUP)
     assert anonymous.texts == [IN_PRIVATE_ONLY] and anonymous.buttons == []
@@ -288,7 +290,8 @@ def test_text_beside_a_tool_call_is_dropped_and_the_result_answers(gemini) -> No
     )
     places = app.say("花壇有什麼好吃的？")
     assert places.texts[0].startswith("花壇鄉找到") and "訂好位" not in "".join(places.texts)
-    forget = app.say("飲食的事以後就隨便吧")
+    # (a sentence the reader leaves to the model: 「飲食的事以後就隨便吧」 is asked about before it)
+    forget = app.say("以後就隨便吧")
     assert forget.texts == [FORGET_QUESTION] and [b for b, _ in forget.buttons] == ["確定忘記", "不用"]
     assert app.codes() == ["GATE_BESIDE_TOOL", "GATE_BESIDE_TOOL"]
     assert len(app.fake.generate_requests) == 2

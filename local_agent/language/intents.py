@@ -41,6 +41,7 @@ from typing import Literal
 from local_agent.language import lexicon, rules, words
 from local_agent.language.diets import diet_said_form, find_diet, negated_diet, rememberable, unsupported_diet
 from local_agent.language.memo import memoised
+from local_agent.language.patterns import quick
 from local_agent.language.text import has_any, has_words_form, reading_form
 from local_agent.language.townships import find_townships
 from local_agent.listings import catalogue
@@ -88,9 +89,9 @@ ForgetMatch = Literal["forget", "forget_confirm", "forget_declined"]
 SearchGoal = Literal["places", "events", "unsupported"]
 # Longer than this, a message is no short command: unreadable or not, the normal turn answers it.
 SHORT_MESSAGE_CHARS = 200
-CLAUSES = re.compile("[,。!?;；]+|然後|接著|順便")
+CLAUSES = quick("[,。!?;；]+|然後|接著|順便")
 # What the speaker eats, asked about in a question on what is kept (「你知道我平常吃什麼嗎」): no search.
-_EATING_ABOUT_ME = re.compile("我.{0,2}吃(?:什麼|啥|哪一?種)?|吃(?:什麼|啥|哪一?種)")
+_EATING_ABOUT_ME = quick("我.{0,2}吃(?:什麼|啥|哪一?種)?|吃(?:什麼|啥|哪一?種)")
 
 
 @dataclass(frozen=True)
@@ -531,7 +532,7 @@ def searches_besides(t: str) -> bool:
     )
 
 
-_RAW_CLAUSES = re.compile(r"[，,。.！!？?；;\s]+")
+_RAW_CLAUSES = quick(r"[，,。.！!？?；;\s]+")
 
 
 def search_part(text: str) -> str:
@@ -587,7 +588,7 @@ def thanked(t: str) -> bool:
 @functools.cache
 def _polite_endings() -> re.Pattern[str]:
     asks = [q for q in words.REQUEST_QUESTIONS if q != "嗎"]  # (a bare 嗎 asks)
-    return re.compile(f"(?:{'|'.join(map(re.escape, asks))})(?=[,!?]|$)")
+    return quick(f"(?:{'|'.join(map(re.escape, asks))})(?=[,!?]|$)")
 
 
 def _lasting(t: str) -> bool:
@@ -783,6 +784,7 @@ def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | Non
 
 
 _DELETE_READINGS = ("forget", "forget_confirm", "forget_declined")
+_ASKED_TO_DELETE = frozenset({"delete", "delete_that", "stop"})
 
 
 def _another_shop(t: str) -> bool:
@@ -821,8 +823,9 @@ def by_policy(
         return Reading("search")  # 「這家不要 刪掉 換一家」: the shop shown goes, not the kept diet
     if legacy.intent == "forget":
         return _delete_outcome(t, kinds)
-    if "exclusion" in kinds and legacy.intent == "forget_confirm":
-        return _delete_outcome(t, kinds)
+    remarked = "forgot_before" in kinds and not kinds & _ASKED_TO_DELETE  # nothing asked deleted
+    if legacy.intent == "forget_confirm" and ("exclusion" in kinds or remarked):
+        return _delete_outcome(t, kinds)  # apart from a diet; someone's forgetting remarked on
     if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change"):
         return Reading("forget_confirm")
     if "stop" in kinds and legacy.intent == "search" and not searches_besides(t):
@@ -830,6 +833,9 @@ def by_policy(
     if "remember" in kinds and legacy.intent == "search" and searches_besides(t):
         said = [c.clause for c in read_clauses if c.rule and c.rule.reading == "remember"]
         return _remember(said[0]) or legacy  # 「我吃素請記住，順便看鹿港有什麼吃的」: both (the service)
+    kept = _about_the_kept_thing(t, legacy, kinds)
+    if kept is not None:
+        return kept
     talk = _small_talk(t, legacy, kinds)
     if talk is not None:
         return talk
@@ -842,6 +848,20 @@ def by_policy(
             "preference_question"
         )  # about what is kept, no search asked (the diet alone made it one)
     return legacy
+
+
+def _about_the_kept_thing(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | None:
+    """What the table read about the kept thing where the words read a search or nothing: which diet
+    was remembered, asked (shown); something to be done to it, unsaid what (the three-way question);
+    keeping it or not, undecided (the 確定忘記 / 不用 question)."""
+    if legacy.intent in ("search", "unknown") and not find_townships(t):
+        if "show" in kinds:
+            return Reading("show_kept")  # 「你記得她吃哪一種素」, 「列出我的偏好」
+        if "unclear" in kinds and not has_any(t, words.FIND_VERBS):
+            return Reading("preference_question")  # 「吃素那個你弄一下」
+    if "hesitant" in kinds and legacy.intent in ("show_kept", "unknown") and touches_preference(t):
+        return Reading("forget_confirm")  # 「吃素的設定，我在想要不要留著」
+    return None
 
 
 def _only_the_kept_thing(t: str) -> bool:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from local_agent.language.memo import memoised
+from local_agent.language.patterns import quick
 from local_agent.listings import catalogue
 
 DATA = Path(__file__).parent / "data" / "lexicon.json"
@@ -75,6 +76,9 @@ CLASS_MEANINGS: dict[str, str] = {
     "weather": "a remark about the weather (好熱, 下雨, 颱風)",
     "bot_question": "a question about the bot itself (你是誰, 你是機器人嗎)",
     "visited": "a comment about a place already visited (去過, 吃過, 那家很好吃)",
+    "for_someone": "the speaker asks the bot to act for someone (幫她, 幫他): a request, not a remark about them",
+    "which": "asks which or what (哪一種, 什麼, 哪些, 多久): after a remembering verb, what is kept",
+    "vague_do": "do something, unsaid what (弄一下, 處理一下, 看著辦): with what is kept, ask what",
     "self_forgetting": "the speaker's own forgetting (我忘記, 我自己忘了): a remark, not a request",
     "diet_place": "a place named by a diet (素食店, 素食餐廳): a place, not the kept diet",
     "courtesy": "a courtesy read whole (不好意思, 不客氣, 麻煩): its 不 negates nothing, its 煩 is no complaint",
@@ -175,7 +179,7 @@ def _rule_words() -> dict[str, frozenset[str]]:
 @functools.cache
 def _any_word() -> re.Pattern[str]:
     """Every rule word, longest first: at each position the first alternative that fits is the longest."""
-    return re.compile("|".join(re.escape(w) for w in sorted(_rule_words(), key=lambda w: (-len(w), w))))
+    return quick("|".join(re.escape(w) for w in sorted(_rule_words(), key=lambda w: (-len(w), w))))
 
 
 @memoised

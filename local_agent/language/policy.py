@@ -154,6 +154,10 @@ def decide(
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
+    if reading.intent == "search" and named_search and "forgot_before" in kinds and best in _UNDOING:
+        # 「我爸很健忘，常忘記吃藥，溪州有素食嗎」: the table read the forgetting as a remark about
+        # someone, and a place is named: the search, never a delete question on the word alone
+        return Decision("pass", reading, ruled, (*why, "a forgetting remarked on, a search named"))
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
 
 

@@ -16,12 +16,12 @@ its shape is new, add a rule here with the sentence among its ``matches``. Nothi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from local_agent.language import lexicon
+from local_agent.language.patterns import quick
 from local_agent.language.text import reading_form
 
 RuleReading = Literal[
@@ -35,6 +35,7 @@ RuleReading = Literal[
     "forgot_before",  # a complaint that something was forgotten (「上次你忘了」, 「我媽說你忘記」)
     "exclusion",  # apart from a diet (「除開素食」): a search, nothing deleted
     "hesitant",  # the speaker has not decided (「刪除偏好的事我再想想」): ask, never act
+    "unclear",  # something to be done to what is kept, unsaid what (「吃素那個你弄一下」): ask which
     "self_forgot",  # the speaker's own forgetting (「我自己忘記了」): no request; asked about, never acted on
     "thanks",
     "goodbye",
@@ -48,8 +49,13 @@ RuleReading = Literal[
 SMALL_TALK_READINGS: frozenset[str] = frozenset(
     {"thanks", "goodbye", "compliment", "complaint", "health", "weather", "bot_question", "visited"}
 )
-CLAUSE_BREAKS = re.compile("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過")
+CLAUSE_BREAKS = quick("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過")
 _KEPT = ("memory_object", "diet")
+# The negation classes and the verb classes a negation can reach (``_Shape._in_scope``).
+NEGATIONS = frozenset({"negation", "negation_request", "stop_lead", "negation_of_delete"})
+VERBS = frozenset(
+    {"remember_verb", "delete_verb", "forget_verb", "undo_phrase", "stop_verb", "apply_verb", "show_verb"}
+)
 
 
 class RuleError(ValueError):
@@ -118,6 +124,16 @@ RULES: tuple[Rule, ...] = (
         95,
         matches=("我沒有吃素了幫我刪除偏好", "不用再記了把我的飲食設定刪掉"),
         not_matches=("我不吃素了不要刪掉喔", "別把我吃素的資料刪掉", "不要刪除了我的偏好"),
+        needs=_KEPT,
+    ),
+    # 「幫她忘掉」 asks the bot to forget for her: a request of the speaker's, no remark that she forgot.
+    Rule(
+        "delete_for_someone",
+        ("for_someone", "delete_verb|undo_phrase"),
+        "delete",
+        86,
+        matches=("這是我媽的手機，她吃素的設定幫她忘掉", "我爸說不吃素了，幫他把素食偏好刪除"),
+        not_matches=("阿嬤說你忘了她吃素", "幫她找吃素的店，她常常忘記吃藥"),
         needs=_KEPT,
     ),
     Rule(
@@ -290,6 +306,36 @@ RULES: tuple[Rule, ...] = (
         needs=("diet",),
         without=("negation_request", "question"),
     ),
+    # 「你記得她吃哪一種素」, 「你會記多久」: which or what was remembered, asked; nothing to keep
+    Rule(
+        "remembered_which",
+        ("remember_verb|memory_object", "which"),
+        "show",
+        32,
+        matches=("你記得我爸吃哪一種素", "你到底記了我什麼資料", "吃素的設定你會記多久", "你記的是哪種素"),
+        not_matches=("記住我吃素", "你記得那家店在哪嗎", "你可以記得我吃素嗎"),
+        needs=_KEPT,
+    ),
+    Rule(
+        "which_remembered",
+        ("which", "remember_verb"),
+        "show",
+        31,
+        matches=("我吃哪種素你還記得嗎", "我的什麼資料你有存"),
+        not_matches=("記住我吃全素", "什麼時候可以幫我記我吃素"),
+        needs=_KEPT,
+        without=("negation_request",),
+    ),
+    Rule(
+        "unclear_about_kept",
+        ("vague_do",),
+        "unclear",
+        33,
+        matches=("我吃素的設定你看著辦", "那個素食的偏好幫我弄一下"),
+        not_matches=("幫我把吃素的設定刪掉", "員林的店幫我弄一下", "大家的偏好你看著辦"),
+        needs=_KEPT,
+        without=("third_person",),
+    ),
     Rule(
         "show_kept",
         ("show_verb", "memory_object"),
@@ -408,11 +454,16 @@ class _Shape:
     without: frozenset[str]
     needs: frozenset[str]
     slots: tuple[frozenset[str], ...]
+    scoped: bool  # a negation slot before a verb slot: the negation's reach is checked
 
     @classmethod
     def of(cls, rule: Rule) -> _Shape:
         slots = tuple(frozenset(s.split("|")) for s in rule.pattern)
-        return cls(rule, frozenset(rule.without), frozenset(rule.needs), slots)
+        scoped = any(
+            not one.isdisjoint(NEGATIONS) and not two.isdisjoint(VERBS)
+            for one, two in zip(slots, slots[1:], strict=False)
+        )
+        return cls(rule, frozenset(rule.without), frozenset(rule.needs), slots, scoped)
 
     def fits(self, clause: tuple[lexicon.Token, ...], chars: int, present: frozenset[str]) -> bool:
         if self.rule.max_chars and chars > self.rule.max_chars:
@@ -421,15 +472,49 @@ class _Shape:
             return False
         if any(present.isdisjoint(slot) for slot in self.slots):
             return False  # a slot no word of the clause can fill
+        if not self.scoped:
+            return self._in_order(clause)
+        return self._placed(clause, 0, 0, -1)
+
+    def _in_order(self, clause: tuple[lexicon.Token, ...]) -> bool:
+        """The slots filled in order, each by the first word after the last that can fill it (no
+        negation before a verb to keep in scope: the first fit is as good as any)."""
         at, last = 0, -1
         for slot in self.slots:
             if last >= 0 and not slot.isdisjoint(clause[last].classes):
-                continue  # one word of both classes fills both slots (不用記: a negation and a remembering verb)
+                continue  # one word of both classes fills both slots
             last = next((i for i in range(at, len(clause)) if not slot.isdisjoint(clause[i].classes)), -1)
             if last == -1:
                 return False
             at = last + 1
         return True
+
+    def _placed(self, clause: tuple[lexicon.Token, ...], slot_at: int, start: int, last: int) -> bool:
+        """The slots from ``slot_at`` on are filled by words of ``clause`` in order, from ``start``
+        (``last``: the word that filled the slot before)."""
+        if slot_at == len(self.slots):
+            return True
+        slot = self.slots[slot_at]
+        if last >= 0 and not slot.isdisjoint(clause[last].classes):
+            # one word of both classes fills both slots (不用記: a negation and a remembering verb)
+            return self._placed(clause, slot_at + 1, start, last)
+        for at in range(start, len(clause)):
+            if slot.isdisjoint(clause[at].classes) or not self._in_scope(clause, slot_at, last, at):
+                continue
+            if self._placed(clause, slot_at + 1, at + 1, at):
+                return True
+        return False
+
+    def _in_scope(self, clause: tuple[lexicon.Token, ...], slot_at: int, negation: int, verb: int) -> bool:
+        """A negation reaches only the first verb after it: 「不要記，取消」 negates the remembering, not
+        the 取消 after it, and a negation that is a verb itself (不要記) reaches no other verb."""
+        if slot_at == 0 or negation < 0 or self.slots[slot_at - 1].isdisjoint(NEGATIONS):
+            return True
+        if self.slots[slot_at].isdisjoint(VERBS):
+            return True
+        if not clause[negation].classes.isdisjoint(VERBS):
+            return False  # 不要記 reaches its own verb only (the word filling both slots, above)
+        return all(token.classes.isdisjoint(VERBS) for token in clause[negation + 1 : verb])
 
 
 _SHAPES: tuple[_Shape, ...] = tuple(_Shape.of(rule) for rule in TABLE)
