@@ -86,6 +86,13 @@ def test_tokens_take_the_longest_word_at_each_position() -> None:
         ("{not json", "not readable as JSON"),
         ('{"lists": {"x": ""}, "words": {}}', "'lists' maps"),  # a list class needs its meaning
         ('{"lists": {"x": "a list"}, "words": {}}', "no word"),  # and a word
+        ('{"maps": [], "words": {}}', "'maps' names each map"),
+        ('{"maps": {"m": {"pairs": [["a", "b"]]}}, "words": {}}', "map 'm' needs an 'about'"),
+        ('{"maps": {"m": {"about": "x", "pairs": [["a"]]}}, "words": {}}', "map 'm' needs"),
+        (
+            '{"maps": {"m": {"about": "x", "pairs": [["a", "b"], ["a", "c"]]}}, "words": {}}',
+            "maps a word twice",
+        ),
     ],
 )
 def test_a_malformed_lexicon_file_is_refused_by_word(tmp_path, text: str, says: str) -> None:
@@ -133,3 +140,24 @@ def test_each_word_list_of_the_code_is_a_view_of_the_lexicon() -> None:
         ]
         own = [name for name in literal if not name.endswith("_PATTERNS") and name != "REMEMBERABLE"]
         assert own == [], f"{module.__name__} keeps word lists of its own: {own}"
+        # nor tables of words (a dict of words, pairs of words): those are the lexicon's maps
+        tables = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) for k in node.keys)
+        ]
+        tables += [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Tuple)
+            and any(
+                isinstance(e, ast.Tuple) and all(isinstance(x, ast.Constant) for x in e.elts)
+                for e in node.elts
+            )
+        ]
+        assert tables == [], f"{module.__name__} keeps word tables at lines {[t.lineno for t in tables]}"
+    assert lexicon.pairs_of("taiwanese")[0] == ("阮兜", "我家") and words.TAIWANESE == lexicon.pairs_of(
+        "taiwanese"
+    )
+    with pytest.raises(lexicon.LexiconError):
+        lexicon.pairs_of("no_such_map")

@@ -59,44 +59,15 @@ OTHER_VERBS: tuple[str, ...] = words_of("gate_other_verbs")
 # English claims, matched lower-cased without spaces (no bare "sent", which 「consent」 contains):
 # past forms the lexicon's English verbs do not make with an ending (forgotten, saved, booked ...).
 ENGLISH_CLAIMS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("forget", ("forgotten", "iforgot", "erased")),
-    ("remember", ("remembered", "saved", "noted", "stored")),
-    (
-        "",
-        (
-            "booked",
-            "reserved",
-            "i'vecalled",
-            "ihavecalled",
-            "notified",
-            "i'vesent",
-            "ihavesent",
-            "wassent",
-            "beensent",
-        ),
-    ),
+    ("forget", words_of("gate_claims_forget_en")),
+    ("remember", words_of("gate_claims_remember_en")),
+    ("", words_of("gate_claims_done_en")),
 )
 # Promises to keep (or no longer keep) something about the person: LOCAL keeps a diet only after a
 # tapped consent and forgets it only after a tapped confirmation.
 PROMISES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("forget", ("不會再記得", "不會再記住", "不再記得", "不會再套用", "以後不會再")),
-    (
-        "remember",
-        (
-            "幫您記著",
-            "幫你記著",
-            "會幫您留意",
-            "會幫你留意",
-            "以後會幫您",
-            "以後都會幫您",
-            "以後會幫你",
-            "下次會幫您",
-            "會記得",
-            "會記住",
-            "willremember",
-            "i'llremember",
-        ),
-    ),
+    ("forget", words_of("gate_promises_forget")),
+    ("remember", words_of("gate_promises_remember")),
 )
 
 # Contact details and places (matched on the text without spaces; ``\b`` is avoided: between a Latin

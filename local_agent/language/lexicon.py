@@ -12,9 +12,14 @@ Two kinds of class:
     sentence or in a model-written text (``words.py``'s tables, the text gate's ``gate_``
     classes). They are never tokens, so a list word cannot hide a rule word under it.
 
+And **maps** (the file's ``maps``): a word as written beside the word it is read as, in order — the
+simplified characters, the Taiwanese words and the symbols the reading form reads, and the short
+answers a consent answer reads as its core (``pairs_of``).
+
     words_of("delete_verb")  → every delete verb, longest first
     words_of("kept_topics")  → a list class's words, longest first
     classes_of("刪掉")        → frozenset({"delete_verb"})
+    pairs_of("taiwanese")    → (("阮兜", "我家"), ("本人", "我"), …)
     tokens(text)             → the lexicon's rule words in a sentence, longest first at each position
 
 Standard library only; imports only ``context`` and ``listings`` (the language wing's rule).
@@ -125,6 +130,41 @@ def _list_meanings(path: Path, raw: object) -> dict[str, str]:
     return dict(lists)
 
 
+@functools.cache
+def pairs_of(name: str) -> tuple[tuple[str, str], ...]:
+    """The pairs of the shipped lexicon's map ``name`` (a word as written, the word it is read as), in
+    the file's order; LexiconError on an unknown map."""
+    found = maps(DATA, json.loads(DATA.read_text(encoding="utf-8"))).get(name)
+    if found is None:
+        raise LexiconError(f"unknown map {name!r}")
+    return found
+
+
+def maps(path: Path, raw: object) -> dict[str, tuple[tuple[str, str], ...]]:
+    """The file's ``maps``: each named map with its meaning (``about``) and its pairs of two
+    non-empty strings, no word mapped twice; else LexiconError naming the map."""
+    found = raw.get("maps", {}) if isinstance(raw, dict) else None
+    if not isinstance(found, dict):
+        raise LexiconError(f"{path.name}: 'maps' names each map with its 'about' and 'pairs'")
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+    for name, entry in found.items():
+        pairs = entry.get("pairs") if isinstance(entry, dict) else None
+        ok = isinstance(entry, dict) and isinstance(entry.get("about"), str) and isinstance(pairs, list)
+        ok = ok and all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) and x for x in p)
+            for p in pairs or ()
+        )
+        if not ok or not pairs:
+            raise LexiconError(
+                f"{path.name}: map {name!r} needs an 'about' and a list of [word, read as] pairs"
+            )
+        sources = [p[0] for p in pairs]
+        if len(set(sources)) != len(sources):
+            raise LexiconError(f"{path.name}: map {name!r} maps a word twice")
+        out[name] = tuple((p[0], p[1]) for p in pairs)
+    return out
+
+
 def load(path: Path) -> dict[str, frozenset[str]]:
     """A lexicon file read and checked: every word with a non-empty list of known classes (rule
     classes, or list classes the file's ``lists`` describes), every list class with a word, else
@@ -137,6 +177,7 @@ def load(path: Path) -> dict[str, frozenset[str]]:
     if not isinstance(entries, dict):
         raise LexiconError(f"{path.name}: no 'words' object")
     lists = _list_meanings(path, raw)
+    maps(path, raw)
     table: dict[str, frozenset[str]] = {}
     for word, classes in entries.items():
         if not word or not isinstance(classes, list) or not classes:

@@ -15,109 +15,16 @@ from __future__ import annotations
 from local_agent.language import lexicon
 from local_agent.language.lexicon import words_of
 
-# Simplified characters people mix in (a phone set to simplified input, a pasted text), mapped to
-# the traditional ones the vocabulary is written in. Only characters the vocabulary needs.
-SIMPLIFIED_TO_TRADITIONAL: dict[str, str] = {
-    "删": "刪",
-    "记": "記",
-    "忆": "憶",
-    "饮": "飲",
-    "资": "資",
-    "请": "請",
-    "帮": "幫",
-    "谢": "謝",
-    "别": "別",
-    "说": "說",
-    "么": "麼",
-    "问": "問",
-    "吗": "嗎",
-    "试": "試",
-    "还": "還",
-    "录": "錄",
-    "设": "設",
-    "让": "讓",
-    "们": "們",
-    "会": "會",
-    "这": "這",
-    "个": "個",
-    "东": "東",
-    "时": "時",
-    "间": "間",
-    "欢": "歡",
-    "见": "見",
-    "动": "動",
-}
-
-# Taiwanese written in Han characters (and a formal word or two: 本人, 茹素), read as the Mandarin words
-# the vocabulary is written in, in
-# this order (「你閣會記得我食啥物無」 reads as 「你還會記得我吃什麼嗎」). Only words with one clear
-# everyday meaning; 食 alone stays (素食, 美食), and so do place words.
-TAIWANESE: tuple[tuple[str, str], ...] = (
-    ("阮兜", "我家"),
-    ("本人", "我"),
-    ("恁兜", "你家"),
-    ("阮", "我"),
-    ("恁", "你"),
-    ("汝", "你"),
-    ("啥物", "什麼"),
-    ("佗位", "哪裡"),
-    ("佗落", "哪裡"),
-    ("食菜", "吃素"),
-    ("呷菜", "吃素"),
-    ("食素", "吃素"),
-    ("呷素", "吃素"),
-    ("食全素", "吃全素"),
-    ("食什麼", "吃什麼"),
-    ("呷什麼", "吃什麼"),
-    ("好食", "好吃"),
-    ("好呷", "好吃"),
-    ("食飯", "吃飯"),
-    ("呷飯", "吃飯"),
-    ("欲食", "要吃"),
-    ("欲呷", "要吃"),
-    ("袂記得", "忘記"),
-    ("毋通", "不要"),
-    ("毋免", "不用"),
-    ("莫閣", "不要再"),
-    ("免閣", "不用再"),
-    ("共我", "幫我"),
-    ("予我", "給我"),
-    ("代誌", "事情"),
-    ("閣", "還"),
-    ("欲", "要"),
-    ("蹛", "住"),
-    ("矣", "了"),
-    ("毋愛", "不要"),
-    ("毋是", "不是"),
-    ("毋好", "不好"),
-    ("揣", "找"),
-    ("彼个", "那個"),
-    ("彼個", "那個"),
-    ("這个", "這個"),
-    ("提掉", "拿掉"),
-    ("拊掉", "擦掉"),
-    ("吃速", "吃素"),
-    ("吃菜", "吃素"),
-    ("提走", "拿走"),
-    ("食中晝", "吃午餐"),
-    ("中晝", "午餐"),
-    ("佇", "在"),
-    ("今仔日", "今天"),
-    ("明仔載", "明天"),
-    ("早頓", "早餐"),
-    ("食晝", "午餐"),
-    ("暗頓", "晚餐"),
-    ("啥貨", "什麼"),
-    ("毋食", "不吃"),
-    ("毋呷", "不吃"),
-    ("共伊", "幫他"),
-    ("記落來", "記下來"),
-)
+# Simplified characters people mix in, read as the traditional ones the vocabulary is written in
+# (only characters the vocabulary needs), and Taiwanese written in Han characters read as the
+# Mandarin words, in the lexicon's order: the lexicon file's maps.
+SIMPLIFIED_TO_TRADITIONAL: dict[str, str] = dict(lexicon.pairs_of("simplified"))
+TAIWANESE: tuple[tuple[str, str], ...] = lexicon.pairs_of("taiwanese")
 # A sentence ending so (after its particles) asks a question the Taiwanese way: 「有素食無」.
 TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = words_of("taiwanese_question_endings")
 
 # Symbols that say something, read as words before the other symbols are dropped (「素食偏好 ❌」).
-SYMBOL_WORDS: dict[str, str] = {"❌": "取消", "✖": "取消", "🚫": "取消", "🗑": "刪掉"}
+SYMBOL_WORDS: dict[str, str] = dict(lexicon.pairs_of("symbols"))
 
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
@@ -247,20 +154,7 @@ CONSENT_DOERS: tuple[str, ...] = words_of("consent_doers")
 CONSENT_YES_CHARS = frozenset("好嗯可以對是啦吧呀喔的行要當然沒問題啊哦嘿著同意")
 CONSENT_YES_CORES: tuple[str, ...] = words_of("consent_yes_cores")
 # Read as the core they stand for before courtesies are taken out (「OK的」, 「我同意，謝謝」).
-CONSENT_SAME: dict[str, str] = {
-    "okay": "好",
-    "ok": "好",
-    "yes": "好",
-    "sure": "好",
-    "yeah": "好",
-    "yep": "好",
-    "yup": "好",
-    "ofcourse": "當然",
-    "我不同意": "不同意",
-    "我同意": "同意",
-    "我不要": "不要",
-    "我要": "要",
-}
+CONSENT_SAME: dict[str, str] = dict(lexicon.pairs_of("consent_same"))
 # Words only a consent answer uses: said with no live prompt, they get a pointer instead of small talk.
 CONSENT_ONLY: tuple[str, ...] = words_of("consent_only")
 
@@ -301,22 +195,4 @@ AGAIN_WORDS: tuple[str, ...] = words_of("again_words")
 BUS_COMPANIES: tuple[str, ...] = words_of("bus_companies")
 # Asking for results not shown yet, after a search (「再找一家」「還有嗎」「換一家」): the search runs
 # again with more=true and lists only what this conversation has not been shown.
-MORE_WORDS: tuple[str, ...] = (
-    # one more shop: 再 + a verb of finding or giving (or 換) + which one + its counter, in any of
-    # their words (「再找別間」, 「再給我一間別的」, 「換另一家」)
-    *(
-        f"{lead}{which}{counter}"
-        for lead in ("再找", "再給我", "再推薦", "再介紹", "再來", "換")
-        for which in ("一", "別", "另一", "另外一")
-        for counter in ("家", "間")
-    ),
-    "下一家",
-    "下一間",
-    "還有嗎",
-    "還有別的",
-    "還有別家",
-    "還有別間",
-    "還有其他",
-    "別的呢",
-    "其他的呢",
-)
+MORE_WORDS: tuple[str, ...] = words_of("more_words")
