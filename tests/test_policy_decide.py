@@ -149,3 +149,19 @@ def test_the_kept_thing_named_with_no_verb_and_a_sure_delete_gets_the_three_way_
         classes=diet | {"delete_verb"},
     )
     assert verb.reading.intent != "preference_question"
+
+
+def test_a_delete_the_rules_read_beside_a_search_the_classifier_reads_is_both_requests() -> None:
+    forget = Reading("forget")
+    both = decide(forget, "places", frozenset({"delete"}), Given("search_places", 0.99), named_search=True)
+    assert (both.outcome, both.reading.intent) == ("act", "forget")
+    # with no search named, a sure search from the classifier is a disagreement: asked about
+    alone = decide(forget, None, frozenset({"delete"}), Given("search_places", 0.99), named_search=False)
+    assert (alone.outcome, alone.reading.intent) == ("ask", "forget_confirm")
+
+
+def test_a_forgetting_remarked_on_beside_a_named_search_is_the_search() -> None:
+    remark = decide(SEARCH, "places", frozenset({"forgot_before"}), Given("delete", 0.97), named_search=True)
+    assert (remark.outcome, remark.reading.intent) == ("pass", "search")
+    asked = decide(SEARCH, "places", frozenset(), Given("delete", 0.97), named_search=True)
+    assert asked.reading.intent == "forget_confirm"  # no remark read: a sure delete is asked about

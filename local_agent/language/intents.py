@@ -40,7 +40,7 @@ from typing import Literal
 
 from local_agent.language import lexicon, rules, words
 from local_agent.language.diets import diet_said_form, find_diet, negated_diet, rememberable, unsupported_diet
-from local_agent.language.memo import memoised
+from local_agent.language.memo import memoised, one_reading
 from local_agent.language.patterns import quick
 from local_agent.language.text import has_any, has_words_form, reading_form
 from local_agent.language.townships import find_townships
@@ -682,9 +682,11 @@ def _asks_whether_kept(t: str) -> bool:
 
 
 def read(text: str) -> Reading:
-    """What ``text`` asks for (see the module docstring): the words' reading, then the policy."""
-    t = reading_form(text)
-    return by_policy(t, _read_words(text, t))
+    """What ``text`` asks for (see the module docstring): the words' reading, then the policy (the
+    questions both ask of the text answered once, as in ``language.read``)."""
+    with one_reading():
+        t = reading_form(text)
+        return by_policy(t, _read_words(text, t))
 
 
 def read_form(text: str, t: str, clauses: tuple[rules.ClauseReading, ...]) -> Reading:

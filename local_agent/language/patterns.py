@@ -97,8 +97,12 @@ def _first_of(name: str, arg: Any) -> tuple[set[str], bool]:
 def first_class(pattern: str, flags: int = 0) -> str | None:
     """The character class every match of ``pattern`` begins with, or ``None`` when it cannot be
     bounded (see the module docstring)."""
+    return _first_class(_parser.parse(pattern, flags))
+
+
+def _first_class(parsed: Any) -> str | None:
     try:
-        first, empty = _first(_parser.parse(pattern, flags))
+        first, empty = _first(parsed)
     except _Unbounded:
         return None
     return None if empty or not first else "[" + "".join(sorted(first)) + "]"
@@ -125,15 +129,12 @@ _GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 
 def quick(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, behind a look-ahead of the characters it can begin with."""
-    plain = re.compile(pattern, flags)
     if _GLOBAL_FLAGS.match(pattern):
-        return plain  # global inline flags (「(?i)…」) must stay first
+        return re.compile(pattern, flags)  # global inline flags (「(?i)…」) must stay first
     parsed = _parser.parse(pattern, flags)
-    if _skips_already(parsed):
-        return plain
-    first = first_class(pattern, flags)
+    first = None if _skips_already(parsed) else _first_class(parsed)
     if first is None:
-        return plain
+        return re.compile(pattern, flags)
     tail = "\n)" if flags & re.VERBOSE else ")"
     return re.compile(f"(?={first})(?:{pattern}{tail}", flags)
 

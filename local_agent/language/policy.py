@@ -152,6 +152,10 @@ def decide(
         # 「…的素食都幫我找一下」: a lasting word (都, 以後) beside a diet, no remember verb, and a sure
         # search: the search, with the diet said for this search only
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
+    if ruled in _UNDOING and best.startswith("search_") and named_search and reading.intent == "forget":
+        # 「把素食偏好刪掉，然後看看鹿港有什麼好吃的」: the table read the delete in its own clause and
+        # the classifier the search the sentence also asks: the two readers read two requests
+        return Decision("act", reading, ruled, (*why, "a delete and a search beside it: both"))
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
     if reading.intent == "search" and named_search and "forgot_before" in kinds and best in _UNDOING:
