@@ -152,17 +152,27 @@ def decide(
         # 「…的素食都幫我找一下」: a lasting word (都, 以後) beside a diet, no remember verb, and a sure
         # search: the search, with the diet said for this search only
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
-    if ruled in _UNDOING and best.startswith("search_") and named_search and reading.intent == "forget":
-        # 「把素食偏好刪掉，然後看看鹿港有什麼好吃的」: the table read the delete in its own clause and
-        # the classifier the search the sentence also asks: the two readers read two requests
-        return Decision("act", reading, ruled, (*why, "a delete and a search beside it: both"))
+    beside = _beside_a_search(reading, ruled, best, named_search, kinds, why)
+    if beside is not None:
+        return beside
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
-    if reading.intent == "search" and named_search and "forgot_before" in kinds and best in _UNDOING:
-        # 「我爸很健忘，常忘記吃藥，溪州有素食嗎」: the table read the forgetting as a remark about
-        # someone, and a place is named: the search, never a delete question on the word alone
-        return Decision("pass", reading, ruled, (*why, "a forgetting remarked on, a search named"))
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
+
+
+def _beside_a_search(
+    reading: Reading, ruled: str, best: str, named_search: bool, kinds: frozenset[str], why: tuple[str, ...]
+) -> Decision | None:
+    """A search named beside what touches the kept thing, where the two readers read different
+    parts of one sentence rather than disagree: a delete the table read in its own clause beside
+    the search the classifier reads (「把素食偏好刪掉，然後看看鹿港有什麼好吃的」) is both requests; a
+    forgetting the table read as a remark about someone (「我爸很健忘，常忘記吃藥，溪州有素食嗎」) is
+    the search, never a delete question on the classifier's word alone."""
+    if ruled in _UNDOING and best.startswith("search_") and named_search and reading.intent == "forget":
+        return Decision("act", reading, ruled, (*why, "a delete and a search beside it: both"))
+    if reading.intent == "search" and named_search and "forgot_before" in kinds and best in _UNDOING:
+        return Decision("pass", reading, ruled, (*why, "a forgetting remarked on, a search named"))
+    return None
 
 
 def _no_act_read(
