@@ -87,3 +87,22 @@ def test_someones_forgetting_remarked_on_before_a_search_is_the_search(text: str
 def test_a_meal_said_in_english_is_a_place_search(text: str) -> None:
     read = language.read(text, TODAY)
     assert (read.intent, read.goal) == ("search", "places")
+
+
+@pytest.mark.parametrize("text", ["阿伯最近很健忘 鑰匙常常忘記帶", "阮阿公常常袂記得食藥仔 真煩惱"])
+def test_a_remark_on_someones_forgetting_with_no_place_named_is_no_search_and_no_preference(
+    text: str,
+) -> None:
+    read = language.read(text, TODAY)
+    assert (read.outcome, read.intent) in (
+        ("pass", "small_talk"),
+        ("pass", "unknown"),
+    )  # small talk or the model
+
+
+def test_a_question_inside_a_forgetting_asks_the_bot_nothing() -> None:
+    from local_agent.language.utterance import _asks
+
+    forgot = rules.read_clauses(reading_form("我忘記那間店叫什麼了"))
+    assert not _asks(forgot)
+    assert _asks(rules.read_clauses(reading_form("我忘記了，那間店叫什麼")))

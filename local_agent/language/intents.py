@@ -765,8 +765,16 @@ def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
     if kinds & {"forgot_before", "self_forgot"}:
         if find_townships(t) and (goal_of(_without_diet(t)) or has_any(t, words.FIND_VERBS)):
             return Reading("search")  # 「阿嬤常忘記她吃素，幫她找鹿港的素食」: a remark, then the search
+        if _someone_forgot_something_else(t):
+            return Reading("unknown")  # 「阿公常常忘記吃藥」: nothing of what is kept
         return Reading("preference_question")
     return Reading("forget_confirm")
+
+
+def _someone_forgot_something_else(t: str) -> bool:
+    """Someone else forgets, and the sentence names neither a diet nor what is kept (偏好, 設定)."""
+    present = {cls for token in lexicon.tokens(t) for cls in token.classes}
+    return "third_person" in present and not present & {"diet", "memory_object"}
 
 
 def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | None:

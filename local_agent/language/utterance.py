@@ -160,6 +160,30 @@ def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
     return frozenset(cls for clause in stops for token in lexicon.tokens(clause) for cls in token.classes)
 
 
+# Clause readings that remark on something (small talk, someone's or the speaker's own forgetting).
+_REMARKS = rules.SMALL_TALK_READINGS | {"forgot_before", "self_forgot"}
+_FORGETTING = frozenset({"forgot_before", "self_forgot"})
+
+
+def _named_search(
+    also_searches: bool, places: PlaceReading, kinds: frozenset[str], clauses: tuple[rules.ClauseReading, ...]
+) -> bool:
+    """Whether the search is named (policy.decide's ``named_search``). A search read from a diet word
+    alone, with no place named, is a weak reading: a sure classifier may read it as what is kept or
+    as small talk; so is one read from food words in a remark (a visit, someone's forgetting: 「上次你
+    推薦那家麵很好吃」, 「我媽很健忘，常忘記吃藥」) with no place named and no question asked."""
+    if places.kind == "none" and kinds & _REMARKS and not _asks(clauses):
+        return False
+    return also_searches or places.kind != "none"
+
+
+def _asks(clauses: tuple[rules.ClauseReading, ...]) -> bool:
+    """A clause asks a question, other than one inside a forgetting (「我忘記那家叫什麼了」 asks nothing)."""
+    return any(
+        intents.is_question(c.clause) for c in clauses if c.rule is None or c.rule.reading not in _FORGETTING
+    )
+
+
 def _today(now: float | date | None) -> date | None:
     if now is None or isinstance(now, date):
         return now
@@ -187,11 +211,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
     named = diet.code if diet.code and rememberable(diet.code) else None
     places = read_places(form)
     also_searches = intents.searches_besides(form)
-    # A search read from a diet word alone, with no place named, is a weak reading: a sure
-    # classifier may read it as what is kept or as small talk (policy.decide's ``named_search``).
-    named_search = also_searches or places.kind != "none"
-    if places.kind == "none" and kinds & rules.SMALL_TALK_READINGS and not intents.is_question(form):
-        named_search = False  # 「上次你推薦那家麵很好吃」: food words in a remark (a visit), no place named
+    named_search = _named_search(also_searches, places, kinds, clauses)
     decision = policy.decide(
         said,
         goal,
