@@ -341,6 +341,21 @@ def test_find_dietary_type_longest_match_wins(text, code):
     assert find_dietary_type(text) == code
 
 
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("二水有沒有吃素的麵店 要純素的", "vegan"),  # the family first, then which kind of it
+        ("找素食餐廳 我媽吃蛋奶素", "lacto_ovo"),
+        ("全素的店 還是一般素食也行", "vegan"),  # the kind first: the earliest, as before
+        ("我吃蛋奶素 我先生吃全素", "lacto_ovo"),  # two kinds: the earliest
+        ("我吃素 不吃牛", "vegetarian"),  # no_beef is no kind of vegetarian
+        ("吃素的店 不是全素也可以", "vegetarian"),  # a negated kind says nothing
+    ],
+)
+def test_a_kind_of_vegetarian_said_beside_the_family_word_says_which_kind(text, code):
+    assert find_dietary_type(text) == code
+
+
 @pytest.mark.parametrize("text", ["", "花壇有什麼好吃的", "我不吃素", "沒有吃素"])
 def test_find_dietary_type_returns_none_without_a_positive_mention(text):
     assert find_dietary_type(text) is None

@@ -126,8 +126,9 @@ def find_dietary_type(text: str) -> str | None:
     """The dietary code a user's ``text`` mentions, else ``None``.
 
     Longer words claim their characters first (全素 → vegan, not the 素 of vegetarian; 蛋奶素 →
-    lacto_ovo); of what remains, the earliest mention wins. A negated mention (我不吃素) counts as
-    no mention.
+    lacto_ovo); of what remains, the earliest mention wins, except that a kind of vegetarian said
+    beside the family's own word says which kind it is (「吃素的地方，要全素的」 → vegan). A negated
+    mention (我不吃素) counts as no mention.
     """
     if not isinstance(text, str) or not text:
         return None
@@ -148,7 +149,11 @@ def find_dietary_type(text: str) -> str | None:
                 if not _negated(lowered, start, word):
                     hits.append((start, DIETARY_WORDS[word]))
             start = lowered.find(word, start + 1)
-    return min(hits)[1] if hits else None
+    codes = [code for _, code in sorted(hits)]
+    kinds = [code for code in codes if code in _VEGETARIAN_SUBTYPES]
+    if kinds and codes[0] == "vegetarian":
+        return kinds[0]  # the family named first, then which kind of it
+    return codes[0] if codes else None
 
 
 def normalize_dietary_type(value: object) -> str | None:
