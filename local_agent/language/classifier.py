@@ -152,4 +152,4 @@ def _entry(path: Path, feature: str, entry: Any, scale: int, values: dict[int, f
     vector = [0] * len(LABELS)
     for at in range(0, len(entry), 2):
         vector[entry[at]] += entry[at + 1]
-    return tuple(values[w] if w in values else values.setdefault(w, w / scale) for w in vector)
+    return tuple(values.setdefault(w, w / scale) for w in vector)

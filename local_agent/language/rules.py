@@ -454,16 +454,16 @@ class _Shape:
     without: frozenset[str]
     needs: frozenset[str]
     slots: tuple[frozenset[str], ...]
-    scoped: bool  # a negation slot before a verb slot: the negation's reach is checked
+    reach: tuple[bool, ...]  # each slot: a verb slot after a negation slot (the negation's reach checked)
 
     @classmethod
     def of(cls, rule: Rule) -> _Shape:
         slots = tuple(frozenset(s.split("|")) for s in rule.pattern)
-        scoped = any(
+        reach = (False,) + tuple(
             not one.isdisjoint(NEGATIONS) and not two.isdisjoint(VERBS)
             for one, two in zip(slots, slots[1:], strict=False)
         )
-        return cls(rule, frozenset(rule.without), frozenset(rule.needs), slots, scoped)
+        return cls(rule, frozenset(rule.without), frozenset(rule.needs), slots, reach)
 
     def fits(self, clause: tuple[lexicon.Token, ...], chars: int, present: frozenset[str]) -> bool:
         if self.rule.max_chars and chars > self.rule.max_chars:
@@ -472,22 +472,7 @@ class _Shape:
             return False
         if any(present.isdisjoint(slot) for slot in self.slots):
             return False  # a slot no word of the clause can fill
-        if not self.scoped:
-            return self._in_order(clause)
         return self._placed(clause, 0, 0, -1)
-
-    def _in_order(self, clause: tuple[lexicon.Token, ...]) -> bool:
-        """The slots filled in order, each by the first word after the last that can fill it (no
-        negation before a verb to keep in scope: the first fit is as good as any)."""
-        at, last = 0, -1
-        for slot in self.slots:
-            if last >= 0 and not slot.isdisjoint(clause[last].classes):
-                continue  # one word of both classes fills both slots
-            last = next((i for i in range(at, len(clause)) if not slot.isdisjoint(clause[i].classes)), -1)
-            if last == -1:
-                return False
-            at = last + 1
-        return True
 
     def _placed(self, clause: tuple[lexicon.Token, ...], slot_at: int, start: int, last: int) -> bool:
         """The slots from ``slot_at`` on are filled by words of ``clause`` in order, from ``start``
@@ -508,9 +493,7 @@ class _Shape:
     def _in_scope(self, clause: tuple[lexicon.Token, ...], slot_at: int, negation: int, verb: int) -> bool:
         """A negation reaches only the first verb after it: 「不要記，取消」 negates the remembering, not
         the 取消 after it, and a negation that is a verb itself (不要記) reaches no other verb."""
-        if slot_at == 0 or negation < 0 or self.slots[slot_at - 1].isdisjoint(NEGATIONS):
-            return True
-        if self.slots[slot_at].isdisjoint(VERBS):
+        if not self.reach[slot_at] or negation < 0:
             return True
         if not clause[negation].classes.isdisjoint(VERBS):
             return False  # 不要記 reaches its own verb only (the word filling both slots, above)
