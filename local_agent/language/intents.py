@@ -107,12 +107,18 @@ def bare(t: str) -> str:
     return t.lower().rstrip(words.TRAILING_PARTICLES) or t.lower()
 
 
+@functools.cache
+def _indefinite() -> re.Pattern[str]:
+    return quick(f"(?:{'|'.join(map(re.escape, _QUESTION_MARKERS))})[都也]")
+
+
 @memoised
 def is_question(t: str) -> bool:
     """A question marker in ``t``; 「可以」 only when the sentence does not end as a statement
-    (「偏好可以刪掉了」 says it may go now)."""
+    (「偏好可以刪掉了」 says it may go now). A question word before 都 / 也 says "any" and asks
+    nothing (「我現在什麼都吃」, 「有沒有都沒關係」)."""
     if has_any(t, _QUESTION_MARKERS):
-        return True
+        return has_any(_indefinite().sub("", t), _QUESTION_MARKERS) if "都" in t or "也" in t else True
     return "可以" in t and not t.rstrip(words.TRAILING_PARTICLES).endswith(("了", "吧"))
 
 
@@ -123,13 +129,20 @@ def _ends_negated(head: str, extra: tuple[str, ...] = (), depth: int = 4) -> boo
     character (「不想讓你們」: 你們 off leaves 不想讓; 讓你們 off would leave only 不想)."""
     if any(head.endswith(q) for q in words.ASKING):
         return False
-    if any(head.endswith(n) for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra)):
-        return True
+    ending = next((n for n in (*words.NEGATIONS, *words.STOP_LEADS, *extra) if head.endswith(n)), None)
+    if ending is not None:
+        return not _a_not_a(head, len(head) - len(ending))
     return depth > 0 and any(
         _ends_negated(head.removesuffix(f), extra, depth - 1)
         for f in words.NEGATION_FILLERS
         if head.endswith(f)
     )
+
+
+def _a_not_a(head: str, at: int) -> bool:
+    """The negation at ``at`` is the middle of an A-not-A question (「是不是要拿掉」, 「要不要刪」):
+    the character before the 不 / 沒 is the one after it, and the question negates nothing."""
+    return 0 < at < len(head) - 1 and head[at] in "不沒" and head[at - 1] == head[at + 1]
 
 
 @functools.cache
@@ -170,8 +183,8 @@ def supposed(t: str, clause: str | None = None) -> bool:
 @memoised
 def has_object(t: str) -> bool:
     """The sentence says what to delete: the preference, a diet, 「我的資料」."""
-    if has_any(t, words.FORGET_OBJECTS):
-        return True
+    if any("memory_object" in token.classes for token in lexicon.tokens(t)):
+        return True  # (a word of the lexicon: 行車紀錄器 and 病歷 hold no kept record)
     lowered = t.lower()
     return has_any(lowered, lexicon.words_of("diet"))
 
@@ -254,7 +267,7 @@ def _unclear_delete(t: str, verb: bool) -> bool:
 def _dropped(t: str) -> bool:
     """「吃素那個不要了」, 「我不要這個設定了」: a clause that drops the diet or the kept data."""
     for clause in (c for c in CLAUSES.split(t) if c):
-        if bare(clause).endswith(words.DROP_ENDINGS) and has_object(t):
+        if bare(clause.rstrip("?")).endswith(words.DROP_ENDINGS) and has_object(t):
             return True
         lead = min((clause.find(n) for n in words.DATA_DROP_LEADS if n in clause), default=-1)
         if lead != -1 and clause.endswith("了") and has_any(clause[lead:], words.DATA_OBJECTS):
@@ -484,10 +497,40 @@ def _asks_unsupported(t: str) -> bool:
 
 def _goal_words(t: str) -> SearchGoal | None:
     if has_any(t, words.EVENT_WORDS):
-        return "events"
+        return _asked_for(t) or "events"
     if has_any(t, words.PLACE_WORDS) or find_diet(t):
         return "places"  # a diet named is about food: 「彰化市有沒有純素的」
     return None
+
+
+@functools.cache
+def _goal_word_at() -> re.Pattern[str]:
+    """Every event and place word, longest first, each in a group of its kind."""
+    events, places = (
+        "|".join(map(re.escape, _longest_first(ws))) for ws in (words.EVENT_WORDS, words.PLACE_WORDS)
+    )
+    return quick(f"(?P<events>{events})|(?P<places>{places})")
+
+
+def _asked_for(clause: str) -> SearchGoal | None:
+    """With place and event words in one clause, the kind the question asks for: the noun phrase right
+    after its asking word (有什麼, 有沒有, 哪裡), read to its last word (「有什麼親子餐廳」 is a restaurant,
+    「有什麼吃飯的地方…要去走走」 a place to eat); None when no place word is in it or nothing asks."""
+    if not has_any(clause, words.PLACE_WORDS):
+        return None
+    starts = [
+        clause.find(w) + len(w) for w in (*words.ASKING_PLACE, *lexicon.words_of("which")) if w in clause
+    ]
+    if not starts:
+        return None
+    head: re.Match[str] | None = None
+    for found in _goal_word_at().finditer(clause, min(starts)):
+        if head is not None and found.start() - head.end() > 1:
+            break  # (one character between: 的)
+        head = found
+    if head is None:
+        return None
+    return "events" if head.lastgroup == "events" else "places"
 
 
 def search_goal(text: str) -> SearchGoal | None:
@@ -838,8 +881,8 @@ def by_policy(
         return _delete_outcome(t, kinds)  # apart from a diet; someone's forgetting remarked on
     if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change"):
         return Reading("forget_confirm")
-    if "stop" in kinds and legacy.intent == "search" and not searches_besides(t):
-        return Reading("forget_confirm")
+    if "stop" in kinds and legacy.intent == "search":
+        return Reading("forget_confirm")  # 「別再給我素的 鹿港有什麼吃的」: the stop is asked about first
     if "remember" in kinds and legacy.intent == "search" and searches_besides(t):
         said = [c.clause for c in read_clauses if c.rule and c.rule.reading == "remember"]
         return _remember(said[0]) or legacy  # 「我吃素請記住，順便看鹿港有什麼吃的」: both (the service)

@@ -53,6 +53,8 @@ CLAUSE_BREAKS = quick("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不
 _KEPT = ("memory_object", "diet")
 # The negation classes and the verb classes a negation can reach (``_Shape._in_scope``).
 NEGATIONS = frozenset({"negation", "negation_request", "stop_lead", "negation_of_delete"})
+# A diet word that begins so is said as eating (吃素, 食菜): a verb a negation can reach.
+EATING = ("吃", "食")
 VERBS = frozenset(
     {"remember_verb", "delete_verb", "forget_verb", "undo_phrase", "stop_verb", "apply_verb", "show_verb"}
 )
@@ -239,6 +241,27 @@ RULES: tuple[Rule, ...] = (
             "你還記不記得我",
             "日期不存在",
         ),
+    ),
+    # 「不要再給我素食」, 「素的不要再推了」: no more of the kept thing, said as a plea or a complaint
+    # with whatever verb (推, 給, 加): a stop, asked about by the policy; 「今天不要再找素的」 is this
+    # search's only.
+    Rule(
+        "no_more_of_it",
+        ("stop_again", "diet|memory_object"),
+        "stop",
+        58,
+        matches=("拜託以後不要再推素食的給我", "搜尋不用再加我的偏好", "別再一直挑素的了"),
+        not_matches=("今天不要再找素的了", "不要再忘記我吃素", "不要再給我辣的"),
+        without=("temporary",),
+    ),
+    Rule(
+        "it_no_more",
+        ("diet|memory_object", "stop_again"),
+        "stop",
+        57,
+        matches=("吃素那個別再推給我了", "素的別再出現了啦"),
+        not_matches=("素食的這次不要再找了", "吃素的不要再忘記喔", "素食店不要再太遠"),
+        without=("temporary",),
     ),
     Rule(
         "stop_remembering_alone",
@@ -492,12 +515,21 @@ class _Shape:
 
     def _in_scope(self, clause: tuple[lexicon.Token, ...], slot_at: int, negation: int, verb: int) -> bool:
         """A negation reaches only the first verb after it: 「不要記，取消」 negates the remembering, not
-        the 取消 after it, and a negation that is a verb itself (不要記) reaches no other verb."""
+        the 取消 after it, and a negation that is a verb itself (不要記) reaches no other verb. Eating is
+        a verb too (「沒辦法吃全素，記的全素取消掉」 negates the eating), unless 把 / 將 put the
+        object before the verb (「別把我吃素的資料刪掉」)."""
         if not self.reach[slot_at] or negation < 0:
             return True
         if not clause[negation].classes.isdisjoint(VERBS):
             return False  # 不要記 reaches its own verb only (the word filling both slots, above)
-        return all(token.classes.isdisjoint(VERBS) for token in clause[negation + 1 : verb])
+        for token in clause[negation + 1 : verb]:
+            if not token.classes.isdisjoint(VERBS):
+                return False
+            if "disposal" in token.classes:
+                return True  # the object and then its verb: nothing after 把 is negated apart
+            if "diet" in token.classes and token.word.startswith(EATING):
+                return False
+        return True
 
 
 _SHAPES: tuple[_Shape, ...] = tuple(_Shape.of(rule) for rule in TABLE)

@@ -168,7 +168,7 @@ THANKS_WORDS: tuple[str, ...] = words_of("thanks_words")
 GRATITUDE: tuple[str, ...] = words_of("gratitude")
 # What may surround a thank-you without making it more than small talk (「好，謝謝你喔」).
 SMALL_TALK_FILLERS: tuple[str, ...] = words_of("small_talk_fillers")
-TRAILING_PARTICLES = "!.。~、,呀啊喔哦唷啦耶囉嘛"
+TRAILING_PARTICLES = "!.。~、,呀啊喔哦唷啦耶囉嘛齁捏"
 
 # -- searches --------------------------------------------------------------------------------------
 # Words that make a sentence a place search, an event search, or a question the tools cannot answer.

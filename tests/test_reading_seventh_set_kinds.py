@@ -1,0 +1,73 @@
+"""Kinds read by design from the seventh blind set's development half, each with sentences written for
+the test (not the corpus's): eating is a verb a negation reaches, an A-not-A question negates nothing,
+a question word before 都 / 也 asks nothing, a record of something else is not what is kept, a drop
+said with a degree, and no more of the kept thing said as a plea or a complaint."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.language import intents, rules
+from local_agent.language.text import reading_form
+
+_FORGET = ("forget", "forget_confirm")
+
+
+def _kinds(text: str) -> set[str]:
+    return {c.rule.reading for c in rules.read_clauses(reading_form(text)) if c.rule is not None}
+
+
+def test_a_negation_before_eating_negates_the_eating_not_the_delete_after_it() -> None:
+    assert _kinds("上班都沒時間吃全素 那個全素的設定取消") == {"delete"}
+    assert intents.read("上班都沒時間吃全素 那個全素的設定取消").intent == "forget"
+
+
+def test_a_negation_before_把_still_reaches_the_verb_after_the_object() -> None:
+    assert _kinds("別把我吃全素的紀錄刪掉") == {"keep"}
+    assert intents.read("別把我吃全素的紀錄刪掉").intent == "forget_declined"
+
+
+@pytest.mark.parametrize("text", ["我的素食設定是不是要清掉", "那個全素的偏好是不是該拿掉了"])
+def test_an_a_not_a_question_before_a_delete_negates_nothing(text: str) -> None:
+    assert intents.read(text).intent in _FORGET
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("我現在什麼都吃", False),
+        ("啥也不想吃", False),
+        ("你記了我什麼", True),
+        ("什麼都可以吃嗎", True),
+    ],
+)
+def test_a_question_word_before_都_or_也_says_any(text: str, asks: bool) -> None:
+    assert intents.is_question(reading_form(text)) is asks
+
+
+def test_a_stop_with_any_food_after_it_is_no_question() -> None:
+    assert intents.read("全素那個不用再幫我記了 我現在什麼都吃").intent == "forget"
+
+
+@pytest.mark.parametrize("text", ["手機的通話紀錄要刪一刪 好麻煩", "行車記錄器滿了 要刪影片"])
+def test_a_record_of_something_else_is_not_what_is_kept(text: str) -> None:
+    assert not intents.has_object(reading_form(text))
+    assert intents.read(text).intent != "forget"
+
+
+def test_a_drop_said_with_a_degree_is_asked_about() -> None:
+    assert intents.read("蛋奶素那個我看是不太需要了齁").intent == "forget_confirm"
+
+
+@pytest.mark.parametrize("text", ["拜託別再一直推素的給我了", "我的偏好不用再幫我加進去了"])
+def test_no_more_of_the_kept_thing_is_a_stop_asked_about(text: str) -> None:
+    assert "stop" in _kinds(text)
+    assert intents.read(text).intent in _FORGET
+
+
+def test_no_more_of_it_for_today_is_this_search_only() -> None:
+    assert "stop" not in _kinds("今天不用再找素的")
+
+
+def test_a_stop_beside_a_search_is_asked_about_first() -> None:
+    assert intents.read("別再給我素的了 田中有什麼吃的").intent == "forget_confirm"
