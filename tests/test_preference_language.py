@@ -268,7 +268,9 @@ def test_a_plea_to_drop_the_diet_asks_to_forget_it_by_name(app):
 def test_a_lasting_change_alone_asks_to_forget(app):
     grant(app)
     say(app, "我現在沒有吃素了")
-    assert first_text(app.line.replies()[-1]) == forget_question_text("素食") and "確定忘記" in buttons(app)
+    text = first_text(app.line.replies()[-1])  # the diet named, and whether to delete it asked
+    assert "「素食」" in text and "刪除" in text and "確定忘記" in buttons(app)
+    assert app.store.get(U1).consent == "granted"
 
 
 # -- the township survives a preference change ---------------------------------------------------------------

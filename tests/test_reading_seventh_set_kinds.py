@@ -71,3 +71,29 @@ def test_no_more_of_it_for_today_is_this_search_only() -> None:
 
 def test_a_stop_beside_a_search_is_asked_about_first() -> None:
     assert intents.read("別再給我素的了 田中有什麼吃的").intent == "forget_confirm"
+
+
+@pytest.mark.parametrize(
+    ("text", "goal"),
+    [
+        ("花壇有什麼親子餐廳", "places"),  # the restaurant is asked for; 親子 says which
+        ("田尾有沒有吃午餐的地方 我們想去走走", "places"),
+        ("田尾有沒有親子活動 順便吃個飯", "events"),
+    ],
+)
+def test_the_noun_asked_for_decides_places_or_events(text: str, goal: str) -> None:
+    assert intents.search_goal(text) == goal
+
+
+def test_what_the_bot_can_do_asked_beside_a_compliment_is_the_help_text() -> None:
+    assert intents.read("請問你能做什麼 我鄰居說你很好用").intent == "help"
+
+
+def test_thanks_for_a_search_done_before_asks_no_new_search() -> None:
+    found = intents.read("之前你幫我找的那家素食很讚 謝謝你")
+    assert (found.intent, found.talk) == ("small_talk", "thanks")
+
+
+@pytest.mark.parametrize("text", ["我阿公吃全素的那個紀錄喔", "那個我吃蛋奶素的那件事"])
+def test_the_kept_thing_named_alone_is_asked_what_to_do_with(text: str) -> None:
+    assert intents.read(text).intent == "preference_question"

@@ -822,7 +822,9 @@ def _someone_forgot_something_else(t: str) -> bool:
 
 def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | None:
     """Small talk the words' reading left unknown (or a comment on a place read as a search, a
-    goodbye read as thanks)."""
+    goodbye read as thanks), or what the bot can do asked beside it."""
+    if "help" in kinds and legacy.intent in ("unknown", "greeting", "thanks"):
+        return Reading("help")  # 「你會做什麼啊，我孫子說你很厲害」: the question, not the compliment
     talk = next((k for k in sorted(kinds) if k in rules.SMALL_TALK_READINGS), None)
     if talk is None:
         return None
@@ -833,7 +835,16 @@ def _small_talk(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | Non
         return Reading("small_talk", talk=remark)  # 「謝謝，很好吃」: a comment, no new search
     if legacy.intent == "thanks" and "goodbye" in kinds and not has_any(t.lower(), words.GRATITUDE):
         return Reading("small_talk", talk="goodbye")
+    if legacy.intent == "search" and talk == "thanks" and _said_of_before(t):
+        return Reading("small_talk", talk="thanks")  # 「謝謝你上次幫我找到那間」: no new search
     return None
+
+
+def _said_of_before(t: str) -> bool:
+    """A remark on what was done before (上次, 之前): no question, no township named."""
+    if is_question(t) or find_townships(t):
+        return False
+    return any("past_marker" in token.classes for token in lexicon.tokens(t))
 
 
 _DELETE_READINGS = ("forget", "forget_confirm", "forget_declined")
@@ -896,7 +907,7 @@ def by_policy(
         return Reading("preference_question")
     if legacy.intent == "unknown" and len(bare(t)) > 1 and "remember_verb" in lexicon.classes_of(bare(t)):
         return Reading("help")  # 「記住」 typed alone (the three-way question's first button): how to
-    if legacy.intent == "search" and _only_the_kept_thing(t):
+    if legacy.intent == "search" and (_only_the_kept_thing(t) or _kept_thing_alone(t)):
         return Reading(
             "preference_question"
         )  # about what is kept, no search asked (the diet alone made it one)
@@ -910,11 +921,40 @@ def _about_the_kept_thing(t: str, legacy: Reading, kinds: frozenset[str]) -> Rea
     if legacy.intent in ("search", "unknown") and not find_townships(t):
         if "show" in kinds:
             return Reading("show_kept")  # 「你記得她吃哪一種素」, 「列出我的偏好」
-        if "unclear" in kinds and not has_any(t, words.FIND_VERBS):
-            return Reading("preference_question")  # 「吃素那個你弄一下」
+    unsure = legacy.intent in ("search", "unknown") or (
+        legacy.intent == "remember" and _noun_not_verb(t, kinds)
+    )
+    if "unclear" in kinds and unsure and not find_townships(t) and not has_any(t, words.FIND_VERBS):
+        if any(token.classes & {"diet", "memory_object"} for token in lexicon.tokens(t)):
+            return Reading("preference_question")  # 「吃素那個你弄一下」, 「素食的設定喔，你看著辦」
     if "hesitant" in kinds and legacy.intent in ("show_kept", "unknown") and touches_preference(t):
         return Reading("forget_confirm")  # 「吃素的設定，我在想要不要留著」
     return None
+
+
+# Classes that say what to do with the kept thing without a verb (drop it, no more, leave it, not yet).
+_SAYS_WHAT_TO_DO = frozenset({"drop", "stop_again", "stop_lead", "keep_as_is", "hesitation", "negation"})
+
+
+def _noun_not_verb(t: str, kinds: frozenset[str]) -> bool:
+    """The words' remember stood on a verb the lexicon reads as a noun here (「素食的設定喔」: 的設定 is
+    the setting): no remember the table read, no remembering verb and no changing verb (改吃)."""
+    if "remember" in kinds or has_any(t, words.CHANGE_VERBS):
+        return False
+    return not any("remember_verb" in token.classes for token in lexicon.tokens(t))
+
+
+def _kept_thing_alone(t: str) -> bool:
+    """A diet and what is kept named as a topic with no verb, no question and no search
+    (「我媽吃素的那個紀錄喔」): what to do with it is asked (the three-way question)."""
+    found = lexicon.tokens(t)
+    present = {cls for token in found for cls in token.classes}
+    if not {"diet", "memory_object"} <= present or present & _SAYS_WHAT_TO_DO:
+        return False  # 「吃素那件事就算了吧」 says: drop it
+    if is_question(t) or find_townships(t):
+        return False
+    verbs = any(token.classes & rules.VERBS and "memory_object" not in token.classes for token in found)
+    return not verbs and goal_of(_without_diet(t)) is None
 
 
 def _only_the_kept_thing(t: str) -> bool:

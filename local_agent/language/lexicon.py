@@ -88,6 +88,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "diet_place": "a place named by a diet (素食店, 素食餐廳): a place, not the kept diet",
     "courtesy": "a courtesy read whole (不好意思, 不客氣, 麻煩): its 不 negates nothing, its 煩 is no complaint",
     "self_correction": "the speaker takes back what they said (講錯, 打錯, 說錯): a correction, no complaint",
+    "help_question": "asks what the bot can do (你會做什麼, 使用說明): the help text, beside small talk too",
     "disposal": "把, 將: the object comes before its verb, so a negation before them reaches that verb",
     "other_record": "a record or memory of something else (行車紀錄器, 病歷, 聊天紀錄, 記憶卡): not what is kept",
 }

@@ -300,7 +300,8 @@ def _classifier_touches(
 ) -> Decision:
     """The classifier reads the kept preference touched where the rules read something else: never an
     act on the classifier alone. A delete or stop becomes the 確定忘記 / 不用 question; what is kept is
-    shown when the classifier is sure (it changes nothing) and the rules read no search; a remember
+    shown when the classifier is sure (it changes nothing) and the rules read no search nor a diet
+    changed (「我現在沒有吃素了」 is asked whether to forget it); a remember
     gets the consent prompt for the diet named (itself a question), else the question which diet when
     the classifier is sure, else the three-way question; a consent word stays the rules' reading
     (the typed answer is checked against the prompt's token, and a grant needs the rules' yes)."""
@@ -310,7 +311,7 @@ def _classifier_touches(
     searching = reading.intent == "unsupported" or (reading.intent == "search" and not weak)
     if best in ("delete", "stop") and (sure >= HIGH or not asked_search):
         return Decision("ask", Reading("forget_confirm"), "other", (*why, "classifier alone: ask"))
-    if best == "show_kept" and sure >= HIGH and not searching:
+    if best == "show_kept" and sure >= HIGH and not searching and reading.intent != "diet_change":
         return Decision(
             "act", Reading("show_kept"), "other", (*why, "classifier alone: show, nothing changes")
         )

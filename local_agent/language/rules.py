@@ -37,6 +37,7 @@ RuleReading = Literal[
     "hesitant",  # the speaker has not decided (「刪除偏好的事我再想想」): ask, never act
     "unclear",  # something to be done to what is kept, unsaid what (「吃素那個你弄一下」): ask which
     "self_forgot",  # the speaker's own forgetting (「我自己忘記了」): no request; asked about, never acted on
+    "help",  # what the bot can do, asked (「你會做什麼啊」)
     "thanks",
     "goodbye",
     "compliment",
@@ -359,6 +360,17 @@ RULES: tuple[Rule, ...] = (
         needs=_KEPT,
         without=("third_person",),
     ),
+    # 「那個素食的設定喔，你看著辦」: the kept thing said first, then a short comment on it
+    Rule(
+        "unclear_comment",
+        ("vague_do",),
+        "unclear",
+        32,
+        matches=("吃素那個設定喔，你看著辦", "我的偏好啊 弄一下"),
+        not_matches=("員林的店幫我弄一下", "她的事你看著辦"),
+        without=("third_person",),
+        max_chars=6,
+    ),
     Rule(
         "show_kept",
         ("show_verb", "memory_object"),
@@ -368,6 +380,14 @@ RULES: tuple[Rule, ...] = (
         not_matches=("刪除我的偏好", "幫我查看員林的店"),
     ),
     # -- small talk -----------------------------------------------------------------------------
+    Rule(
+        "asks_for_help",
+        ("help_question",),
+        "help",
+        22,
+        matches=("你會做什麼啊，我女兒說你很好用", "請問你能做什麼"),
+        not_matches=("你會做菜嗎", "員林有什麼好吃的"),
+    ),
     Rule(
         "thanks_in_other_words",
         ("thanks_word",),
