@@ -9,6 +9,7 @@ import pytest
 
 from local_agent.language import intents, rules
 from local_agent.language.text import reading_form
+from local_agent.language.townships import find_townships
 
 _FORGET = ("forget", "forget_confirm")
 
@@ -97,3 +98,20 @@ def test_thanks_for_a_search_done_before_asks_no_new_search() -> None:
 @pytest.mark.parametrize("text", ["我阿公吃全素的那個紀錄喔", "那個我吃蛋奶素的那件事"])
 def test_the_kept_thing_named_alone_is_asked_what_to_do_with(text: str) -> None:
     assert intents.read(text).intent == "preference_question"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["我鄰居叫陳和美 她說田中有一家不錯", "我乾媽張秀水推薦的那家在田中", "老師王大村說田中有市集"],
+)
+def test_a_persons_full_name_holds_no_township(text: str) -> None:
+    assert find_townships(text) == ["田中鎮"]
+
+
+def test_a_blessing_with_和美_names_no_township() -> None:
+    assert find_townships("祝你們夫妻和美 田中有什麼好吃的") == ["田中鎮"]
+
+
+@pytest.mark.parametrize("text", ["北斗有宵夜嗎", "上次那間是哪一家 北斗的"])
+def test_a_late_meal_or_a_shop_asked_about_is_a_place_search(text: str) -> None:
+    assert intents.search_goal(text) == "places"

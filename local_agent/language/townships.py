@@ -110,6 +110,8 @@ class _Vocabulary:
     outside_names: tuple[str, ...]  # the aliases alone
     older_times: tuple[str, ...]  # 「一開始」「昨天」: earlier than the live conversation
     older_places: tuple[str, ...]  # 「那個鄉鎮」「那裡」: what such a time points at
+    surnames: frozenset[str] = frozenset()  # a person's name: a surname right before a township's name,
+    introducers: tuple[str, ...] = ()  # itself right after one of these (「同事叫林永靖」)
 
 
 def _words(section: Any) -> list[str]:
@@ -151,6 +153,8 @@ def vocabulary() -> _Vocabulary:
         outside_names=tuple(alias for alias, _ in outside),
         older_times=tuple(_words(raw["older_references"]["times"])),
         older_places=tuple(_words(raw["older_references"]["places"])),
+        surnames=frozenset(raw["person_names"]["surnames"]),
+        introducers=tuple(raw["person_names"]["introducers"]),
     )
 
 
@@ -235,7 +239,13 @@ def _is_false_hit(text: str, alias: str, start: int, vocab: _Vocabulary) -> bool
         begin = start - offset
         if begin >= 0 and text.startswith(word, begin):
             return True
-    return False
+    return _in_a_persons_name(text, start, vocab)
+
+
+def _in_a_persons_name(text: str, start: int, vocab: _Vocabulary) -> bool:
+    """The name at ``start`` ends a person's full name: a surname right before it, and before that a
+    word that introduces a person (「我女兒的同事叫林永靖」, 「我乾媽林秀水」)."""
+    return start > 0 and text[start - 1] in vocab.surnames and text[: start - 1].endswith(vocab.introducers)
 
 
 def _after_outside(text: str, start: int, township: str, vocab: _Vocabulary) -> bool:
