@@ -180,13 +180,14 @@ def supposed(t: str, clause: str | None = None) -> bool:
     return has_any(t, words.SUPPOSING) or has_any(t if clause is None else clause, words.HEDGES)
 
 
+_KEPT_CLASSES = frozenset({"memory_object", "diet"})
+
+
 @memoised
 def has_object(t: str) -> bool:
     """The sentence says what to delete: the preference, a diet, 「我的資料」."""
-    if any("memory_object" in token.classes for token in lexicon.tokens(t)):
-        return True  # (a word of the lexicon: 行車紀錄器 and 病歷 hold no kept record)
-    lowered = t.lower()
-    return has_any(lowered, lexicon.words_of("diet"))
+    # The lexicon's words, longest first: 行車紀錄器 and 病歷 hold no kept record, 素食館 no diet.
+    return any(token.classes & _KEPT_CLASSES for token in lexicon.tokens(t))
 
 
 def _stop_remembering(t: str) -> ForgetMatch | None:
@@ -309,16 +310,29 @@ def _requested(t: str, clause: str, verb: str) -> bool:
 
 
 def _pleaded(clause: str, verb: str) -> bool:
-    """A delete asked as a plea (麻煩, 拜託) someone does for the speaker, ending with the verb and a
-    polite question (「可以麻煩幫我把之前記的蛋奶素刪除嗎」): a request put kindly, not a question
-    whether it can be done (「怎麼刪除」, 「可以刪除嗎」 stay asked)."""
-    if not has_any(clause, words.PLEAS) or has_any(clause, words.HOW_TO):
+    """A delete put kindly, ending with the verb and a polite question: a tag after the verb
+    (「把那個提掉好嗎」, 「忘掉好不好」), or a bare 嗎 in a plea (麻煩, 拜託: 「可以麻煩幫我把之前記的
+    蛋奶素刪除嗎」). Not a question whether it can be done (「怎麼刪除」, 「可以刪除嗎」 stay asked)."""
+    if has_any(clause, words.HOW_TO):
         return False
-    ending = bare(clause).rstrip("?")
-    for question in words.REQUEST_QUESTIONS:
-        ending = ending.removesuffix(question)
-    ending = ending.removesuffix("光光").removesuffix("掉").removesuffix("一下")
-    return ending != bare(clause).rstrip("?") and ending.endswith(verb.removesuffix("掉"))
+    asked = bare(clause).rstrip("?")
+    tag = next((q for q in words.REQUEST_QUESTIONS if asked.endswith(q)), "")
+    if not tag or (tag == "嗎" and not has_any(clause, words.PLEAS)):
+        return False
+    ending = asked.removesuffix(tag).removesuffix("光光").removesuffix("掉").removesuffix("一下")
+    return ending.endswith(verb.removesuffix("掉"))
+
+
+def _reported(clause: str, verb: str) -> bool:
+    """Someone else did the delete, said as done (「老闆剛剛把會取消了」): a third person before the
+    verb, 了 after it, and nothing of the speaker's kept thing in the clause."""
+    at = clause.find(verb)
+    found = lexicon.tokens(clause)
+    if not clause[at + len(verb) :].removeprefix("掉").startswith("了") or any(
+        token.classes & _KEPT_CLASSES for token in found
+    ):
+        return False
+    return any("third_person" in token.classes and token.end <= at for token in found)
 
 
 def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
@@ -330,6 +344,8 @@ def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
         return None  # 「你忘了帶我去吃素食」: forgetting to do something is no request
     if _negated_request(t, at):
         return "forget_declined"
+    if _reported(clause, verb):
+        return None  # 「老闆把中午的會取消了」: someone else did it, nothing is asked
     about = has_object(t)
     marked = len(bare(t)) <= 6 or has_any(t, words.REQUEST_MARKERS)
     if not about and not marked:

@@ -89,6 +89,8 @@ CLASS_MEANINGS: dict[str, str] = {
     "courtesy": "a courtesy read whole (不好意思, 不客氣, 麻煩): its 不 negates nothing, its 煩 is no complaint",
     "self_correction": "the speaker takes back what they said (講錯, 打錯, 說錯): a correction, no complaint",
     "help_question": "asks what the bot can do (你會做什麼, 使用說明): the help text, beside small talk too",
+    "other_verb": "a verb that is none of the preference's (知道, 曉得, 懂): a negation before it negates it (毋知, 不知道)",
+    "request_tag": "a polite tag after a request (好嗎, 好不好, 可以嗎): the clause asks something done, no remark",
     "disposal": "把, 將: the object comes before its verb, so a negation before them reaches that verb",
     "other_record": "a record or memory of something else (行車紀錄器, 病歷, 聊天紀錄, 記憶卡): not what is kept",
 }

@@ -145,7 +145,13 @@ RULES: tuple[Rule, ...] = (
         "forgot_before",
         85,
         matches=("我媽說你上次忘記她吃素", "阿嬤說你忘了她吃素", "他都忘記我吃素"),
-        not_matches=("幫我忘記我吃素", "把我的偏好忘掉", "媽媽說她蛋奶素的那個偏好請你取消掉"),
+        not_matches=(
+            "幫我忘記我吃素",
+            "把我的偏好忘掉",
+            "媽媽說她蛋奶素的那個偏好請你取消掉",
+            "我媽說把她吃素的忘掉好嗎",
+        ),
+        without=("request_tag",),
     ),
     Rule(
         "forgot_before",
@@ -153,8 +159,13 @@ RULES: tuple[Rule, ...] = (
         "forgot_before",
         80,
         matches=("上次你忘了", "你之前忘記我吃素", "你又忘記我吃素了"),
-        not_matches=("忘了我吃素吧", "以後刪除我的偏好", "你好我想要把之前設定的素食取消"),
-        without=("negation",),
+        not_matches=(
+            "忘了我吃素吧",
+            "以後刪除我的偏好",
+            "你好我想要把之前設定的素食取消",
+            "每次都推素的，把吃素的記錄忘掉好不好",
+        ),
+        without=("negation", "request_tag"),
     ),
     Rule(
         "apart_from_diet",
@@ -535,9 +546,9 @@ class _Shape:
 
     def _in_scope(self, clause: tuple[lexicon.Token, ...], slot_at: int, negation: int, verb: int) -> bool:
         """A negation reaches only the first verb after it: 「不要記，取消」 negates the remembering, not
-        the 取消 after it, and a negation that is a verb itself (不要記) reaches no other verb. Eating is
-        a verb too (「沒辦法吃全素，記的全素取消掉」 negates the eating), unless 把 / 將 put the
-        object before the verb (「別把我吃素的資料刪掉」)."""
+        the 取消 after it, and a negation that is a verb itself (不要記) reaches no other verb. Eating and
+        knowing are verbs too (「沒辦法吃全素，記的全素取消掉」 negates the eating, 「毋知欲按怎」 the
+        knowing), unless 把 / 將 put the object before the verb (「別把我吃素的資料刪掉」)."""
         if not self.reach[slot_at] or negation < 0:
             return True
         if not clause[negation].classes.isdisjoint(VERBS):
@@ -547,7 +558,7 @@ class _Shape:
                 return False
             if "disposal" in token.classes:
                 return True  # the object and then its verb: nothing after 把 is negated apart
-            if "diet" in token.classes and token.word.startswith(EATING):
+            if "other_verb" in token.classes or ("diet" in token.classes and token.word.startswith(EATING)):
                 return False
         return True
 

@@ -1,0 +1,66 @@
+"""Kinds read by design from the development half of a blind set written on deleting and keeping only,
+each with sentences written for the test (not the corpus's): Taiwanese forms of letting, not wanting
+and asking, knowing as a verb a negation reaches, a delete someone else did, a delete put kindly with a
+tag after the verb, a place named by its diet, a request tag that makes a forgetting no remark, and a
+yes said as "exactly so"."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent.language import intents, rules
+from local_agent.language.text import reading_form
+
+
+def _kinds(text: str) -> set[str]:
+    return {c.rule.reading for c in rules.read_clauses(reading_form(text)) if c.rule is not None}
+
+
+@pytest.mark.parametrize(
+    ("taiwanese", "read_as"),
+    [
+        ("我無愛予你記", "我不要讓你記"),
+        ("敢愛共素食刪掉", "要不要共素食刪掉"),
+        ("以後攏揣素的", "以後都找素的"),
+    ],
+)
+def test_taiwanese_forms_are_read_as_their_mandarin_ones(taiwanese: str, read_as: str) -> None:
+    assert reading_form(taiwanese) == reading_form(read_as)
+
+
+def test_a_negation_before_knowing_negates_the_knowing() -> None:
+    assert "keep" not in _kinds("我也不知道要怎樣 那個全素的設定刪掉")
+    assert intents.read("我也不知道要怎樣 那個全素的設定刪掉").intent in ("forget", "forget_confirm")
+
+
+def test_asked_whether_to_delete_in_taiwanese_is_asked_about() -> None:
+    assert intents.read("阮查某囝講免記遐濟 敢愛共全素彼个刪掉").intent == "forget_confirm"
+
+
+@pytest.mark.parametrize("text", ["我同事剛剛把下午的課取消了 員林找一家吃的", "我朋友把群組刪掉了 好傷心"])
+def test_a_delete_someone_else_did_asks_nothing(text: str) -> None:
+    assert intents.read(text).intent not in ("forget", "forget_confirm")
+
+
+@pytest.mark.parametrize("text", ["你記的那個蛋奶素 拿掉好嗎", "把我吃全素的記錄清掉好不好"])
+def test_a_delete_with_a_polite_tag_after_the_verb_is_a_request(text: str) -> None:
+    assert intents.read(text).intent == "forget"
+
+
+def test_a_bare_question_whether_it_can_be_deleted_is_still_asked() -> None:
+    assert intents.read("素食的偏好可以刪除嗎").intent == "forget_confirm"
+
+
+def test_a_place_named_by_its_diet_is_no_kept_thing() -> None:
+    assert not intents.has_object(reading_form("那間素食館收了"))
+    assert intents.read("那間素食館收起來了 取消 換一家").intent == "search"
+
+
+def test_a_request_tag_makes_a_forgetting_no_remark() -> None:
+    assert "forgot_before" not in _kinds("你每次都推素的 把吃素那個記錄忘掉好嗎")
+    assert intents.read("你每次都推素的 把吃素那個記錄忘掉好嗎").intent == "forget"
+
+
+@pytest.mark.parametrize("text", ["對 就是這樣 記", "沒錯 就是按呢"])
+def test_exactly_so_is_a_yes(text: str) -> None:
+    assert intents.consent_answer(intents.bare(reading_form(text))) == "consent_yes"
