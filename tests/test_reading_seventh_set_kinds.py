@@ -9,7 +9,7 @@ import pytest
 
 from local_agent.language import intents, rules
 from local_agent.language.text import reading_form
-from local_agent.language.townships import find_townships
+from local_agent.language.townships import find_townships, read_places
 
 _FORGET = ("forget", "forget_confirm")
 
@@ -115,3 +115,15 @@ def test_a_blessing_with_和美_names_no_township() -> None:
 @pytest.mark.parametrize("text", ["北斗有宵夜嗎", "上次那間是哪一家 北斗的"])
 def test_a_late_meal_or_a_shop_asked_about_is_a_place_search(text: str) -> None:
     assert intents.search_goal(text) == "places"
+
+
+def test_a_pause_in_voice_typing_ends_a_clause_for_the_township_asked() -> None:
+    assert read_places("我兒子佇和美 我佇線西 線西有啥物好食").township == "線西鄉"
+
+
+def test_a_township_said_not_to_be_searched_gives_way() -> None:
+    assert read_places("幫我看芳苑 不要二林").township == "芳苑鄉"
+
+
+def test_a_township_before_a_person_names_where_the_person_is_from() -> None:
+    assert read_places("和美的朋友說大村那家素食很好吃 在哪").township == "大村鄉"

@@ -58,7 +58,7 @@ SERVED_ONLY = "目前只服務彰化縣的 26 個鄉鎮市"
 MAX_AREA_CHARS = 16  # an ``area`` argument longer than a few names is not read as places
 # A short name before these is that township's school (「和美國中」), never a false hit.
 _SCHOOLS = ("國中", "國小", "高中", "高工", "高商", "國民")
-_CLAUSE_BREAK = quick(r"[,，。.!！?？;；~～]+")
+_CLAUSE_BREAK = quick(r"[,，。.!！?？;；~～\s]+")  # (a space is a pause in voice typing)
 _SEPARATORS = quick(r"[\s、，,/／和與跟或及]+")
 _TONE_MARKS = "\u0300\u0301\u030c\u0304"  # combining grave, acute, caron, macron; ü keeps its dots
 _TONED = "āáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜńňǹḿ"
@@ -381,16 +381,20 @@ def _without_products(mentions: list[_Mention]) -> list[_Mention]:
     return areas if areas and any(m.township not in own for m in mentions) else mentions
 
 
+# Before a township, these deny it: 「不是員林，是埔心」, 「幫我看秀水，不要伸港」.
+_DENIALS = ("不是", "不要", "不去", "別去", "毋是")
+
+
 def _corrected(text: str, mentions: list[_Mention], vocab: _Vocabulary) -> list[_Mention]:
-    """「員林，喔不是，是埔心」, 「不是員林，是埔心」: a township taken back or denied gives way to
-    the others."""
+    """「員林，喔不是，是埔心」, 「不是員林，是埔心」, 「看秀水，不要伸港」: a township taken back or
+    denied gives way to the others."""
     if len({m.township for m in mentions}) < 2:
         return mentions
     kept = []
     for at, mention in enumerate(mentions):
         after = text[mention.end : mentions[at + 1].start] if at + 1 < len(mentions) else ""
         before = text[max(0, mention.start - 3) : mention.start]
-        denied = before.endswith("不是") and not before.endswith("是不是")
+        denied = before.endswith(_DENIALS) and not before.endswith(("是不是", "要不要"))
         taken_back = has_any(after, vocab.corrections) and "是不是" not in after
         if not (denied or taken_back):
             kept.append(mention)
