@@ -238,7 +238,8 @@ def test_forget_and_remember_proposed_in_a_group_get_the_one_to_one_answer(gemin
             {"text": "大家的偏好是：小華吃素、阿明不吃牛。"},
         ]
     )
-    for text in ("大家的偏好你看著辦", "素食是我的習慣，幫我留意"):
+    # (sentences no reader acts on, so the model is asked and proposes; the gate answers)
+    for text in ("這群組的大家你看著辦", "素食是我的習慣，幫我留意"):
         seen = app.say(text, group=GROUP)
         assert seen.status == 200 and seen.texts == [IN_PRIVATE_ONLY] and seen.buttons == []
     # What is kept, asked in the rules' words, gets the same answer before any model call.

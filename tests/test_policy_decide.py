@@ -165,3 +165,19 @@ def test_a_forgetting_remarked_on_beside_a_named_search_is_the_search() -> None:
     assert (remark.outcome, remark.reading.intent) == ("pass", "search")
     asked = decide(SEARCH, "places", frozenset(), Given("delete", 0.97), named_search=True)
     assert asked.reading.intent == "forget_confirm"  # no remark read: a sure delete is asked about
+
+
+def test_a_delete_a_sure_classifier_reads_as_a_stop_acts_and_a_sure_other_reading_asks() -> None:
+    forget = Reading("forget")
+    stop = decide(forget, None, frozenset({"delete"}), Given("stop", 0.97), named_search=False)
+    assert (stop.outcome, stop.reading.intent) == ("act", "forget")
+    other = decide(forget, None, frozenset({"delete"}), Given("other", 0.97), named_search=False)
+    assert (other.outcome, other.reading.intent) == ("ask", "forget_confirm")
+
+
+def test_a_sure_delete_of_another_thing_named_is_not_asked_about() -> None:
+    photos = frozenset({"other_thing", "delete_verb"})
+    named = decide(Reading("unknown"), None, frozenset(), Given("delete", 0.97), classes=photos)
+    assert (named.outcome, named.reading.intent) == ("pass", "unknown")
+    kept = decide(Reading("unknown"), None, frozenset(), Given("delete", 0.97), classes=photos | {"diet"})
+    assert kept.reading.intent == "forget_confirm"

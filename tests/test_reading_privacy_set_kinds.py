@@ -64,3 +64,20 @@ def test_a_request_tag_makes_a_forgetting_no_remark() -> None:
 @pytest.mark.parametrize("text", ["對 就是這樣 記", "沒錯 就是按呢"])
 def test_exactly_so_is_a_yes(text: str) -> None:
     assert intents.consent_answer(intents.bare(reading_form(text))) == "consent_yes"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "孫子幫我把手機裡的相片刪了",
+        "預約可以取消嗎 我那天沒空",
+        "我不小心把群組刪掉了 怎麼加回來",
+        "幫我把鬧鐘關掉",
+    ],
+)
+def test_deleting_another_thing_named_asks_nothing_of_the_kept_one(text: str) -> None:
+    assert intents.read(text).intent not in ("forget", "forget_confirm", "forget_declined")
+
+
+def test_a_not_that_negates_nothing() -> None:
+    assert "keep" not in _kinds("我不小心說錯了 那個全素的偏好刪掉")

@@ -328,9 +328,8 @@ def _reported(clause: str, verb: str) -> bool:
     verb, 了 after it, and nothing of the speaker's kept thing in the clause."""
     at = clause.find(verb)
     found = lexicon.tokens(clause)
-    if not clause[at + len(verb) :].removeprefix("掉").startswith("了") or any(
-        token.classes & _KEPT_CLASSES for token in found
-    ):
+    done = verb.endswith("了") or clause[at + len(verb) :].removeprefix("掉").startswith("了")
+    if not done or any(token.classes & _KEPT_CLASSES for token in found):
         return False
     return any("third_person" in token.classes and token.end <= at for token in found)
 
@@ -873,6 +872,24 @@ def _another_shop(t: str) -> bool:
     return has_any(t, words.MORE_WORDS) and not has_object(t)
 
 
+def _something_else_deleted(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | None:
+    """A delete the words read that is about something else: the shop just shown (「這家不要 刪掉
+    換一家」: one more result) or another thing named (照片, 通知): no question about the kept diet."""
+    if legacy.intent not in _DELETE_READINGS:
+        return None
+    if _another_shop(t):
+        return Reading("search")
+    if _only_another_thing(t, kinds):
+        return Reading("search" if goal_of(t) in ("places", "events") or find_townships(t) else "unknown")
+    return None
+
+
+def _only_another_thing(t: str, kinds: frozenset[str]) -> bool:
+    """What is deleted, cancelled or turned off is named and is something else (「群組的通知可以關掉嗎」,
+    「孫子幫我把照片刪了」), no clause asks anything of the kept thing, and the sentence names none."""
+    return "other_named" in kinds and not kinds & (_ASKED_TO_DELETE | {"keep"}) and not has_object(t)
+
+
 # Small talk a search's words can carry: a comment on a place, a remark on health, a complaint.
 _REMARKS = ("visited", "health", "complaint")
 
@@ -899,8 +916,9 @@ def by_policy(
     remember; nothing is deleted on a sentence that did not ask."""
     read_clauses = rules.read_clauses(t) if read_clauses is None else read_clauses
     kinds = frozenset(c.rule.reading for c in read_clauses if c.rule is not None)
-    if legacy.intent in _DELETE_READINGS and _another_shop(t):
-        return Reading("search")  # 「這家不要 刪掉 換一家」: the shop shown goes, not the kept diet
+    other = _something_else_deleted(t, legacy, kinds)
+    if other is not None:
+        return other
     if legacy.intent == "forget":
         return _delete_outcome(t, kinds)
     remarked = "forgot_before" in kinds and not kinds & _ASKED_TO_DELETE  # nothing asked deleted

@@ -91,6 +91,8 @@ CLASS_MEANINGS: dict[str, str] = {
     "help_question": "asks what the bot can do (你會做什麼, 使用說明): the help text, beside small talk too",
     "other_verb": "a verb that is none of the preference's (知道, 曉得, 懂): a negation before it negates it (毋知, 不知道)",
     "request_tag": "a polite tag after a request (好嗎, 好不好, 可以嗎): the clause asks something done, no remark",
+    "other_thing": "something else people delete, cancel or turn off (照片, 訊息, 帳號, 通知, 報名, 訂閱): not what is kept",
+    "no_negation": "a word holding 不 or 沒 that negates nothing (不小心, 沒關係, 不錯, 沒問題)",
     "disposal": "把, 將: the object comes before its verb, so a negation before them reaches that verb",
     "other_record": "a record or memory of something else (行車紀錄器, 病歷, 聊天紀錄, 記憶卡): not what is kept",
 }

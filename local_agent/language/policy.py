@@ -196,6 +196,8 @@ def _no_act_read(
         return Decision(
             "ask", asked, ruled, (*why, "the kept thing named with no verb: the three-way question")
         )
+    if best in _UNDOING and "other_thing" in classes and not classes & {"diet", "memory_object"}:
+        return Decision("pass", reading, ruled, (*why, "another thing named is deleted: rules stand"))
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
         if best == "remember" and not kept_named:
             return Decision("pass", reading, ruled, (*why, "a remember of something never kept: rules stand"))
@@ -276,7 +278,8 @@ def _rules_touch(
 ) -> Decision:
     """The rules read an act on the kept preference and the classifier's best is another label: the
     act stands unless the classifier is sure of something else; then a delete or a stop is asked
-    about; a remember said beside a complaint (``kinds``), where the classifier does not read a
+    about (a delete the classifier is sure is a stop stands: both undo it); a remember said beside a
+    complaint (``kinds``), where the classifier does not read a
     remember, gets the three-way question; a remember or a consent answer otherwise stays what the
     rules read (a consent prompt is itself a question; a typed yes is checked against the live
     prompt's token)."""
@@ -290,6 +293,11 @@ def _rules_touch(
         return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
     if sure < HIGH or own >= MIDDLE:
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
+    if ruled == "delete" and best == "stop" and reading.intent == "forget":
+        # both undo what is kept: the rules read the delete in so many words, the classifier the stop
+        return Decision(
+            "act", reading, ruled, (*why, "a delete the classifier reads as a stop: both undo it")
+        )
     if ruled == "delete":
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on a delete: ask"))
     return Decision("act", reading, ruled, (*why, "disagree; the rules' act asks anyway"))

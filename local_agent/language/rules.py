@@ -27,7 +27,8 @@ from local_agent.language.text import reading_form
 RuleReading = Literal[
     "delete",  # delete the kept preference
     "delete_that",  # a short delete naming nothing (「幫我刪了」): the kept thing when the sentence names it
-    "delete_other",  # delete something the clause does not say is the kept preference (那張照片)
+    "delete_other",  # delete something the clause does not say is the kept preference (那個東西)
+    "other_named",  # delete, cancel or turn off another thing the clause names (照片, 通知, 報名)
     "stop",  # stop applying or remembering the kept preference
     "remember",  # keep a diet
     "show",  # show what is kept
@@ -321,12 +322,32 @@ RULES: tuple[Rule, ...] = (
         without=("memory_object", "diet", "negation"),
         max_chars=6,
     ),
+    # 「群組的通知可以關掉嗎」, 「我把舊手機清空了」: the thing deleted or turned off is named, and it is
+    # not what is kept
+    Rule(
+        "another_thing_deleted",
+        ("other_thing", "delete_verb|stop_verb|undo_phrase"),
+        "other_named",
+        42,
+        matches=("手機的照片幫我刪掉", "群組通知可以關掉嗎", "我女兒說要把我的臉書帳號刪掉"),
+        not_matches=("刪除我的偏好", "那個東西你可以幫我取消嗎", "把照片裡的素食偏好刪掉"),
+        without=("memory_object", "diet"),
+    ),
+    Rule(
+        "deleting_another_thing",
+        ("delete_verb|stop_verb|undo_phrase", "other_thing"),
+        "other_named",
+        42,
+        matches=("取消訂閱電子報要怎麼弄", "刪掉那則訊息就好"),
+        not_matches=("刪掉我吃素的設定", "取消吧"),
+        without=("memory_object", "diet"),
+    ),
     Rule(
         "delete_something",
         ("delete_verb",),
         "delete_other",
         40,
-        matches=("刪掉那張照片就好", "那個東西你可以幫我取消嗎"),
+        matches=("刪掉那張舊的就好啦", "那個東西你可以幫我取消嗎"),
         not_matches=("刪除我的偏好", "不要刪除喔"),
         without=("memory_object", "diet", "negation"),
     ),
