@@ -181,3 +181,29 @@ def test_a_sure_delete_of_another_thing_named_is_not_asked_about() -> None:
     assert (named.outcome, named.reading.intent) == ("pass", "unknown")
     kept = decide(Reading("unknown"), None, frozenset(), Given("delete", 0.97), classes=photos | {"diet"})
     assert kept.reading.intent == "forget_confirm"
+
+
+@dataclass(frozen=True)
+class Split:
+    """A classifier that splits a reading between labels."""
+
+    scores: Mapping[str, float]
+
+    @property
+    def best(self) -> str:
+        return max(self.scores, key=lambda label: self.scores[label])
+
+    @property
+    def confidence(self) -> float:
+        return self.scores[self.best]
+
+
+def test_delete_and_stop_together_are_asked_about_where_neither_alone_would_be() -> None:
+    split = Split({"other": 0.4, "delete": 0.3, "stop": 0.3})
+    kept = frozenset({"diet", "stop_lead"})
+    asked = decide(Reading("unknown"), None, frozenset(), split, named_search=False, classes=kept)
+    assert (asked.outcome, asked.reading.intent) == ("ask", "forget_confirm")
+    beside = decide(Reading("search"), "places", frozenset(), split, named_search=True, classes=kept)
+    assert beside.reading.intent == "search"  # a named search stands
+    nothing = decide(Reading("unknown"), None, frozenset(), split, named_search=False, classes=frozenset())
+    assert nothing.reading.intent == "unknown"  # nothing of the kept thing named

@@ -29,6 +29,7 @@ from local_agent.turns.commands import (
     FORGOTTEN,
     NO_LIVE_PROMPT,
     NOT_DELETED,
+    NOTHING_TO_FORGET,
     TAP_HINT,
     forget_question_text,
 )
@@ -369,6 +370,13 @@ def test_a_delete_with_a_search_forgets_and_then_searches_without_the_diet(app, 
     call = out.tool_calls[-1]
     assert call["effective_arguments"]["area"] == area
     assert call["effective_arguments"]["dietary_type"] == "any"  # the diet it asked to forget is not applied
+
+
+def test_a_stop_with_a_search_and_nothing_kept_says_so_and_searches(app):
+    out = say(app, "吃素那個好像不用再記了吧 先幫我找二林的店")  # (hedged: a question, were anything kept)
+    assert out.command == "kept" and first_text(app.line.replies()[-1]) == NOTHING_TO_FORGET
+    assert out.tool_calls[-1]["effective_arguments"]["area"] == "二林鎮"
+    assert app.store.get(U1).consent != "granted"
 
 
 def test_remember_again_with_a_search_says_it_is_kept_and_searches_with_it(app):

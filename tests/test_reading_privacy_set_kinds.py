@@ -81,3 +81,22 @@ def test_deleting_another_thing_named_asks_nothing_of_the_kept_one(text: str) ->
 
 def test_a_not_that_negates_nothing() -> None:
     assert "keep" not in _kinds("我不小心說錯了 那個全素的偏好刪掉")
+
+
+def test_a_polite_tag_then_thanks_is_still_a_request() -> None:
+    assert intents.read("你把那個全素的刪掉好嗎 謝謝你").intent == "forget"
+
+
+def test_the_kept_thing_then_show_me_shows_it() -> None:
+    assert intents.read("我的偏好給我看一下 我忘記設什麼了").intent == "show_kept"
+
+
+@pytest.mark.parametrize("text", ["remember 我吃全素 ok?", "我吃全素 幫我 save 一下"])
+def test_a_remember_in_english_words_is_a_remember(text: str) -> None:
+    found = intents.read(text)
+    assert (found.intent, found.diet) == ("remember", "vegan")
+
+
+def test_a_remember_asked_with_a_reason_is_no_stop() -> None:
+    found = intents.read("我吃全素 可以幫我記起來嗎 以後就不用再說一次")
+    assert (found.intent, found.diet) == ("remember", "vegan")

@@ -287,7 +287,10 @@ def match_forget(t: str) -> ForgetMatch | None:
     if not hits:
         if has_any(t, words.KEEP_AS_IS) and has_object(t):
             return "forget_declined"  # 「吃素的事不用改，照原本的就好」
-        unclear = _dropped(t) or _unclear_delete(t, False) or bare(t) in words.BARE_STOPS
+        unclear = _dropped(t) or bare(t) in words.BARE_STOPS
+        unclear = unclear or (
+            _unclear_delete(t, False) and not asks_to_remember(t)
+        )  # (…記住嗎，下次就不用再講)
         return "forget_confirm" if unclear else None
     verdicts = {_verdict(t, at, verb) for at, verb in hits}
     order: tuple[ForgetMatch, ...] = ("forget", "forget_confirm", "forget_declined")
@@ -316,6 +319,8 @@ def _pleaded(clause: str, verb: str) -> bool:
     if has_any(clause, words.HOW_TO):
         return False
     asked = bare(clause).rstrip("?")
+    thanks = next((w for w in _THANKS_LONGEST_FIRST if asked.endswith(w) and asked != w), "")
+    asked = bare(asked.removesuffix(thanks)).rstrip("?")  # 「…刪掉好嗎 謝謝」: the tag before the thanks
     tag = next((q for q in words.REQUEST_QUESTIONS if asked.endswith(q)), "")
     if not tag or (tag == "嗎" and not has_any(clause, words.PLEAS)):
         return False
@@ -464,7 +469,7 @@ def _asked_to_do(tail: str) -> bool:
 def asks_to_remember(t: str) -> bool:
     """A remembering verb addressed to the bot (not 「我記得…」, not negated), with what follows it
     being the speaker or the end of the clause."""
-    asking = is_question(t)
+    asking = is_question(_polite_endings().sub("", t) if has_any(t, words.REQUEST_QUESTIONS) else t)
     lasting = not has_any(t, words.FOR_NOW) and not find_townships(t)
     for at, verb in _verb_positions(t, words.CHANGE_VERBS, ()):
         if lasting and find_diet(t[at + len(verb) : at + 5]) and not _ends_negated(t[:at]):
@@ -646,7 +651,7 @@ def thanked(t: str) -> bool:
 @functools.cache
 def _polite_endings() -> re.Pattern[str]:
     asks = [q for q in words.REQUEST_QUESTIONS if q != "嗎"]  # (a bare 嗎 asks)
-    return quick(f"(?:{'|'.join(map(re.escape, asks))})(?=[,!?]|$)")
+    return quick(f"(?:{'|'.join(map(re.escape, asks))})\\?*(?=[,!?]|$)")  # (and its own question mark)
 
 
 def _lasting(t: str) -> bool:

@@ -145,6 +145,8 @@ def decide(
     ):
         asked = Reading("remember", diet=diet)
         return Decision("ask", asked, ruled, (*why, "a remember verb and a sure classifier: consent prompt"))
+    if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
     if ruled == best:
         outcome: Outcome = "pass" if ruled == "other" else "act"
         return Decision(outcome, reading, ruled, (*why, "agree"))
@@ -220,6 +222,18 @@ _VERBS = frozenset(
         *("drop", "undo_phrase", "bare_stop", "stop_again", "stop_lead", "keep_as_is"),
     }
 )
+
+
+def _undoing_together(scores: Scores, named_search: bool, classes: frozenset[str]) -> bool:
+    """Neither delete nor stop is the classifier's middling-or-better reading, but the two together
+    are (a stop said so that the classifier splits it between them), the sentence names the kept thing
+    or a word saying what to do with it, and no search is named: asked about, never ignored."""
+    together = scores.scores.get("delete", 0.0) + scores.scores.get("stop", 0.0)
+    alone = scores.best in _UNDOING and scores.confidence >= MIDDLE
+    touched = bool(classes & {"diet", "memory_object"}) or (
+        bool(classes & _VERBS) and "other_thing" not in classes
+    )
+    return together >= MIDDLE and not alone and touched and not named_search
 
 
 def _names_the_kept_thing_only(

@@ -264,8 +264,13 @@ RULES: tuple[Rule, ...] = (
         "stop",
         58,
         matches=("拜託以後不要再推素食的給我", "搜尋不用再加我的偏好", "別再一直挑素的了"),
-        not_matches=("今天不要再找素的了", "不要再忘記我吃素", "不要再給我辣的"),
-        without=("temporary",),
+        not_matches=(
+            "今天不要再找素的了",
+            "不要再忘記我吃素",
+            "不要再給我辣的",
+            "我吃素 記住它 以後不用再講吃素",
+        ),
+        without=("temporary", "remember_verb"),
     ),
     Rule(
         "it_no_more",
@@ -273,8 +278,13 @@ RULES: tuple[Rule, ...] = (
         "stop",
         57,
         matches=("吃素那個別再推給我了", "素的別再出現了啦"),
-        not_matches=("素食的這次不要再找了", "吃素的不要再忘記喔", "素食店不要再太遠"),
-        without=("temporary",),
+        not_matches=(
+            "素食的這次不要再找了",
+            "吃素的不要再忘記喔",
+            "素食店不要再太遠",
+            "我吃素 你可以記住嗎 下次就不用再講",
+        ),
+        without=("temporary", "remember_verb"),
     ),
     Rule(
         "stop_remembering_alone",
@@ -402,6 +412,14 @@ RULES: tuple[Rule, ...] = (
         not_matches=("員林的店幫我弄一下", "她的事你看著辦"),
         without=("third_person",),
         max_chars=6,
+    ),
+    Rule(
+        "kept_shown",
+        ("memory_object", "show_verb"),
+        "show",
+        56,
+        matches=("我的設定給我看一下 我忘了設了什麼", "偏好列出來"),
+        not_matches=("刪除我的偏好", "我都忘了我設定過什麼", "看一下員林的店"),
     ),
     Rule(
         "show_kept",

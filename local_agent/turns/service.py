@@ -65,7 +65,11 @@ class LocalService:
         if await self._remember_and_search(scope, said):
             return await self._search_then_prompt(scope, said, turn_id)
         outcome = await self.command(scope, said)
-        if outcome is not None and outcome.command in THEN_SEARCH and said.also_searches:
+        then = outcome is not None and (
+            outcome.command in THEN_SEARCH
+            or (outcome.command == "kept" and said.reading.intent == "forget_confirm")
+        )  # (「不要記我任何東西，幫我找芳苑的店」 with nothing kept: that said, then the search)
+        if outcome is not None and then and said.also_searches:
             return await self._then_search(scope, said, outcome, turn_id)
         if outcome is not None:
             return outcome
