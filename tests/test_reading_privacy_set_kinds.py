@@ -100,3 +100,18 @@ def test_a_remember_in_english_words_is_a_remember(text: str) -> None:
 def test_a_remember_asked_with_a_reason_is_no_stop() -> None:
     found = intents.read("我吃全素 可以幫我記起來嗎 以後就不用再說一次")
     assert (found.intent, found.diet) == ("remember", "vegan")
+
+
+@pytest.mark.parametrize("text", ["全素那個喔 我看是不要了吧", "蛋奶素那個 算了吧"])
+def test_a_drop_softened_with_吧_is_asked_about(text: str) -> None:
+    assert intents.read(text).intent == "forget_confirm"
+
+
+def test_a_negation_before_把_reaches_only_the_first_verb_after_the_object() -> None:
+    found = intents.read("不要把我吃全素的事記下來了 刪掉")
+    assert found.intent in ("forget", "forget_confirm")
+
+
+@pytest.mark.parametrize("text", ["全素那個就當我沒說過", "你就當作不知道我吃蛋奶素"])
+def test_as_if_never_said_takes_the_kept_thing_back(text: str) -> None:
+    assert intents.read(text).intent in ("forget", "forget_confirm")

@@ -219,10 +219,19 @@ def _negated_request(t: str, at: int) -> bool:
     head, extra = t[:at], words.FORGET_NEGATIONS
     if _ends_negated(head, extra):
         return True
-    for ba in ("把", "將"):  # 「別把我的偏好刪掉」
-        if ba in head and _ends_negated(head[: head.rfind(ba)], extra):
+    for ba in ("把", "將"):  # 「別把我的偏好刪掉」; not 「不要把我吃素的事存起來了，刪掉」 (存 is its verb)
+        if (
+            ba in head
+            and _ends_negated(head[: head.rfind(ba)], extra)
+            and not _a_verb_in(head[head.rfind(ba) :])
+        ):
             return True
     return False
+
+
+def _a_verb_in(t: str) -> bool:
+    """A verb the rules read (keep, delete, stop, apply, show) in ``t``."""
+    return any(not token.classes.isdisjoint(rules.VERBS) for token in lexicon.tokens(t))
 
 
 def _clause_at(t: str, at: int) -> str:
@@ -268,7 +277,8 @@ def _unclear_delete(t: str, verb: bool) -> bool:
 def _dropped(t: str) -> bool:
     """「吃素那個不要了」, 「我不要這個設定了」: a clause that drops the diet or the kept data."""
     for clause in (c for c in CLAUSES.split(t) if c):
-        if bare(clause.rstrip("?")).endswith(words.DROP_ENDINGS) and has_object(t):
+        softened = bare(bare(clause.rstrip("?")).removesuffix("吧"))  # (不用了吧, 算了吧)
+        if softened.endswith(words.DROP_ENDINGS) and has_object(t):
             return True
         lead = min((clause.find(n) for n in words.DATA_DROP_LEADS if n in clause), default=-1)
         if lead != -1 and clause.endswith("了") and has_any(clause[lead:], words.DATA_OBJECTS):
