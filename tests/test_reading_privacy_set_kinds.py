@@ -115,3 +115,14 @@ def test_a_negation_before_把_reaches_only_the_first_verb_after_the_object() ->
 @pytest.mark.parametrize("text", ["全素那個就當我沒說過", "你就當作不知道我吃蛋奶素"])
 def test_as_if_never_said_takes_the_kept_thing_back(text: str) -> None:
     assert intents.read(text).intent in ("forget", "forget_confirm")
+
+
+@pytest.mark.parametrize(
+    "text", ["我取消了素食便當的訂單 改訂一般的", "素食展取消了 好可惜", "我把素食的食譜丟掉了"]
+)
+def test_a_delete_told_as_done_is_never_acted_on(text: str) -> None:
+    assert intents.read(text).intent != "forget"
+
+
+def test_a_delete_asked_with_a_done_ending_is_still_a_request() -> None:
+    assert intents.read("素食偏好幫我取消了吧").intent == "forget"

@@ -374,9 +374,18 @@ def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
     ):
         # 「我是不是可以把那個全素的，嗯，取消掉」: a question and a 把 with no verb yet go on past the pause
         return "forget_confirm"
+    if _told_as_done(t, at, verb, clause):
+        return "forget_confirm"  # 「我取消了素食便當的訂單」, 「素食展取消了」: told, not asked; asked about at most
     if _requested(t, clause, verb) or not _asks_about_deleting(t, at):
         return "forget"
     return "forget_confirm"
+
+
+def _told_as_done(t: str, at: int, verb: str, clause: str) -> bool:
+    """The delete at ``at`` is told as done (了 right after the verb), with nobody asked to do it in
+    its clause (幫我, 請, 你, 吧 …): a report of something, never acted on."""
+    done = verb.endswith("了") or t[at + len(verb) :].removeprefix("掉").startswith("了")
+    return done and not has_any(clause, words.ASKING_SOMEONE)
 
 
 def _only_kept_topic(t: str) -> bool:
