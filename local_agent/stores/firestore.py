@@ -159,6 +159,8 @@ class _FirestoreInbox:
     ) -> list[bool]:
         claims = [self._col("webhook_events").document(_doc_id(e.event_id)) for e in entries]
         rows = [self._col("inbox").document(_doc_id(e.event_id)) for e in entries]
+        if entries and self._create_all(entries, claims, rows, holder=holder, now=now, lease=lease, ttl=ttl):
+            return [True] * len(entries)  # every claim new: one batch, no read locks to wait on
 
         def body(tx: Any) -> list[bool]:
             found = {snap.reference.path: snap for snap in tx.get_all(claims, **self._deadline)}
@@ -182,6 +184,38 @@ class _FirestoreInbox:
 
         result: list[bool] = self._transaction("inbox.accept", body)
         return result
+
+    def _create_all(
+        self,
+        entries: Sequence[InboxEntry],
+        claims: Sequence[Any],
+        rows: Sequence[Any],
+        *,
+        holder: str,
+        now: float,
+        lease: float,
+        ttl: float,
+    ) -> bool:
+        """Create every claim and write every row in one batch, which fails whole if a claim exists
+        (``False``: a redelivery, or another instance claimed first; the transaction then reads
+        them). Two instances receiving one event at once no longer both take a read lock in a
+        transaction and then wait on each other to write."""
+        batch = self._db().batch()
+        expire = now + DEDUPE_TTL_SECONDS
+        for entry, claim, row in zip(entries, claims, rows, strict=True):
+            batch.create(
+                claim, {"event_id": entry.event_id, "expire_at": _utc(expire), "expire_at_epoch": expire}
+            )
+            batch.set(row, self._inbox_doc(entry, holder=holder, lease_until=now + lease, expire=now + ttl))
+        try:
+            with self._guard("inbox.accept"):
+                try:
+                    batch.commit(**self._deadline)
+                except (self._api_exc.AlreadyExists, self._api_exc.Conflict):
+                    return False
+        except StoreError:
+            return False  # (whatever failed, the transaction below tries once more and reports)
+        return True
 
     @staticmethod
     def _inbox_doc(entry: InboxEntry, *, holder: str, lease_until: float, expire: float) -> dict[str, Any]:
