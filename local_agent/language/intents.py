@@ -220,11 +220,8 @@ def _negated_request(t: str, at: int) -> bool:
     if _ends_negated(head, extra):
         return True
     for ba in ("把", "將"):  # 「別把我的偏好刪掉」; not 「不要把我吃素的事存起來了，刪掉」 (存 is its verb)
-        if (
-            ba in head
-            and _ends_negated(head[: head.rfind(ba)], extra)
-            and not _a_verb_in(head[head.rfind(ba) :])
-        ):
+        at_ba = head.rfind(ba)
+        if at_ba != -1 and _ends_negated(head[:at_ba], extra) and not _a_verb_in(head[at_ba:]):
             return True
     return False
 
@@ -297,10 +294,9 @@ def match_forget(t: str) -> ForgetMatch | None:
     if not hits:
         if has_any(t, words.KEEP_AS_IS) and has_object(t):
             return "forget_declined"  # 「吃素的事不用改，照原本的就好」
-        unclear = _dropped(t) or bare(t) in words.BARE_STOPS
-        unclear = unclear or (
-            _unclear_delete(t, False) and not asks_to_remember(t)
-        )  # (…記住嗎，下次就不用再講)
+        # (a remember asked with a reason, 「…記住嗎，下次就不用再講」, is no stop for the net)
+        net = _unclear_delete(t, False) and not asks_to_remember(t)
+        unclear = _dropped(t) or bare(t) in words.BARE_STOPS or net
         return "forget_confirm" if unclear else None
     verdicts = {_verdict(t, at, verb) for at, verb in hits}
     order: tuple[ForgetMatch, ...] = ("forget", "forget_confirm", "forget_declined")
@@ -343,8 +339,9 @@ def _reported(clause: str, verb: str) -> bool:
     verb, 了 after it, and nothing of the speaker's kept thing in the clause."""
     at = clause.find(verb)
     found = lexicon.tokens(clause)
-    done = verb.endswith("了") or clause[at + len(verb) :].removeprefix("掉").startswith("了")
-    if not done or any(token.classes & _KEPT_CLASSES for token in found):
+    if not _said_done(verb, clause[at + len(verb) :]) or any(
+        token.classes & _KEPT_CLASSES for token in found
+    ):
         return False
     return any("third_person" in token.classes and token.end <= at for token in found)
 
@@ -384,8 +381,12 @@ def _verdict(t: str, at: int, verb: str) -> ForgetMatch | None:
 def _told_as_done(t: str, at: int, verb: str, clause: str) -> bool:
     """The delete at ``at`` is told as done (了 right after the verb), with nobody asked to do it in
     its clause (幫我, 請, 你, 吧 …): a report of something, never acted on."""
-    done = verb.endswith("了") or t[at + len(verb) :].removeprefix("掉").startswith("了")
-    return done and not has_any(clause, words.ASKING_SOMEONE)
+    return _said_done(verb, t[at + len(verb) :]) and not has_any(clause, words.ASKING_SOMEONE)
+
+
+def _said_done(verb: str, after: str) -> bool:
+    """A delete verb told as done: 了 in it (刪了) or right after it (取消了, 刪掉了)."""
+    return verb.endswith("了") or after.removeprefix("掉").startswith("了")
 
 
 def _only_kept_topic(t: str) -> bool:
@@ -983,7 +984,7 @@ def _about_the_kept_thing(t: str, legacy: Reading, kinds: frozenset[str]) -> Rea
         legacy.intent == "remember" and _noun_not_verb(t, kinds)
     )
     if "unclear" in kinds and unsure and not find_townships(t) and not has_any(t, words.FIND_VERBS):
-        if any(token.classes & {"diet", "memory_object"} for token in lexicon.tokens(t)):
+        if has_object(t):
             return Reading("preference_question")  # 「吃素那個你弄一下」, 「素食的設定喔，你看著辦」
     if "hesitant" in kinds and legacy.intent in ("show_kept", "unknown") and touches_preference(t):
         return Reading("forget_confirm")  # 「吃素的設定，我在想要不要留著」
@@ -1007,7 +1008,7 @@ def _kept_thing_alone(t: str) -> bool:
     (「我媽吃素的那個紀錄喔」): what to do with it is asked (the three-way question)."""
     found = lexicon.tokens(t)
     present = {cls for token in found for cls in token.classes}
-    if not {"diet", "memory_object"} <= present or present & _SAYS_WHAT_TO_DO:
+    if not _KEPT_CLASSES <= present or present & _SAYS_WHAT_TO_DO:
         return False  # 「吃素那件事就算了吧」 says: drop it
     if is_question(t) or find_townships(t):
         return False

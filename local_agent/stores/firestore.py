@@ -137,11 +137,12 @@ def _inbox_row(data: dict[str, Any]) -> InboxRow:
 
 class _FirestoreInbox:
     """The durable inbox on Firestore (mixed into ``FirestoreStore``). A body's rows and dedupe
-    claims are one transaction (one commit); a claim reads its candidates again inside a
-    transaction, so two processes never take the same row."""
+    claims are one batch of creates, or, when a claim exists, one transaction (one commit); a claim
+    reads its candidates again inside a transaction, so two processes never take the same row."""
 
     _firestore: Any
     _api_exc: Any
+    _auth_exc: Any
     _deadline: dict[str, Any]
     _col: Callable[[str], Any]
     _guard: Callable[[str], Any]
@@ -208,13 +209,9 @@ class _FirestoreInbox:
             )
             batch.set(row, self._inbox_doc(entry, holder=holder, lease_until=now + lease, expire=now + ttl))
         try:
-            with self._guard("inbox.accept"):
-                try:
-                    batch.commit(**self._deadline)
-                except (self._api_exc.AlreadyExists, self._api_exc.Conflict):
-                    return False
-        except StoreError:
-            return False  # (whatever failed, the transaction below tries once more and reports)
+            batch.commit(**self._deadline)
+        except (self._api_exc.GoogleAPIError, self._auth_exc.GoogleAuthError):
+            return False  # a claim exists (AlreadyExists), or the store failed: the transaction reports
         return True
 
     @staticmethod
