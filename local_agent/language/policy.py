@@ -130,10 +130,9 @@ def decide(
         return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "classifier:absent"))
     best, sure = scores.best, scores.confidence
     why = (*why, f"classifier:{best}:{sure:.2f}")
-    if not supposed and _a_plain_stop(reading, kinds, best, sure, stop_classes):
-        # 「不要再用素食幫我過濾了」: a stop rule read a clause, nothing says keep, wait or for now,
-        # the kept thing is named, and the classifier is sure it is a stop: both readers agree
-        return Decision("act", Reading("forget"), ruled, (*why, "a stop rule and a sure stop: act"))
+    agreed = None if supposed else _undone_by_both(reading, kinds, best, sure, stop_classes, classes)
+    if agreed is not None:
+        return Decision("act", Reading("forget"), ruled, (*why, agreed))
     if reading.intent in _ASKS:
         return Decision("ask", reading, ruled, (*why, "rules ask"))
     if (
@@ -271,6 +270,44 @@ def _a_plain_stop(
         and best == "stop"
         and sure >= HIGH
         and bool(classes & {"diet", "memory_object"})
+        and not classes & _STOP_ASKED
+    )
+
+
+def _undone_by_both(
+    reading: Reading,
+    kinds: frozenset[str],
+    best: str,
+    sure: float,
+    stop_classes: frozenset[str],
+    classes: frozenset[str],
+) -> str | None:
+    """Why both readers agree the kept thing is to be undone where the rules alone would ask, or None."""
+    if _a_plain_stop(reading, kinds, best, sure, stop_classes):
+        # 「不要再用素食幫我過濾了」: a stop rule read a clause, nothing says keep, wait or for now,
+        # the kept thing is named, and the classifier is sure it is a stop
+        return "a stop rule and a sure stop: act"
+    if _a_mistake_undone(reading, kinds, best, sure, classes):
+        # 「啊 按錯了 剛剛那個不要記 刪掉」: the person takes back what they just did and says to delete
+        # it; the rules read a delete of 「that」, the classifier is sure
+        return "a mistake taken back with a delete: act"
+    return None
+
+
+def _a_mistake_undone(
+    reading: Reading, kinds: frozenset[str], best: str, sure: float, classes: frozenset[str]
+) -> bool:
+    """The rules ask about a delete of 「that」 said beside a phrase taking back what was just done
+    (按錯, 反悔: ``undo_phrase``) and a delete or stop verb, and the classifier is sure it undoes the
+    kept thing; nothing keeps it, asks, waits or speaks of someone else."""
+    return (
+        reading.intent == "forget_confirm"
+        and "delete_that" in kinds
+        and not kinds & _STOP_DOUBTS
+        and best in _UNDOING
+        and sure >= HIGH
+        and "undo_phrase" in classes
+        and bool(classes & {"delete_verb", "bare_stop"})
         and not classes & _STOP_ASKED
     )
 

@@ -394,11 +394,32 @@ def _corrected(text: str, mentions: list[_Mention], vocab: _Vocabulary) -> list[
     for at, mention in enumerate(mentions):
         after = text[mention.end : mentions[at + 1].start] if at + 1 < len(mentions) else ""
         before = text[max(0, mention.start - 3) : mention.start]
-        denied = before.endswith(_DENIALS) and not before.endswith(("是不是", "要不要"))
+        between = text[mentions[at - 1].end : mention.start] if at else ""
+        denied = (
+            before.endswith(_DENIALS)
+            and not before.endswith(("是不是", "要不要"))
+            and not _retracts(between, vocab)
+        )
         taken_back = has_any(after, vocab.corrections) and "是不是" not in after
         if not (denied or taken_back):
             kept.append(mention)
     return kept or mentions
+
+
+def _retracts(between: str, vocab: _Vocabulary) -> bool:
+    """「鹿港喔不是福興」: a correction word said after an interjection takes back the township before
+    it; it denies none after (where 「員林，不是埔心」 denies 埔心)."""
+    rest = between.lstrip(" ,")
+    spoken = rest.lstrip(_INTERJECTIONS)
+    return spoken != rest and spoken.startswith(vocab.corrections)
+
+
+def corrects(form: str) -> bool:
+    """The sentence takes back or corrects what was said before (「不是啦 是福興」, 「我講錯了」)."""
+    return has_any(form, vocabulary().corrections)
+
+
+_INTERJECTIONS = "喔哦啊阿欸呃嗯齁唉"
 
 
 def _asks(clause: str) -> bool:

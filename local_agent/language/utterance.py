@@ -28,6 +28,7 @@ from local_agent.language.policy import Decision, Scores
 from local_agent.language.text import has_any, reading_form
 from local_agent.language.townships import (
     PlaceReading,
+    corrects,
     is_no,
     is_yes,
     is_zhuyin,
@@ -83,7 +84,7 @@ class Utterance:
     thanked: bool  # a thank-you (「好的，謝謝你」), not a bare 「好」
     more: bool  # 「再找一家」「還有嗎」: results not shown yet
     again: bool  # 「再查一次」: the last search again
-    follow_up: bool  # 「員林呢」: the same question about something new
+    follow_up: bool  # 「員林呢」, 「不是啦 是福興」: the same question about something new
     yes: bool  # 是 / 對 to 「您是說員林市嗎？」
     no: bool  # 不是 / 不對
     older: bool  # 「一開始問的那個鄉鎮」: a place older than the live conversation
@@ -245,7 +246,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         thanked=intents.thanked(form),
         more=has_any(form, words.MORE_WORDS),
         again=has_any(form, words.AGAIN_WORDS),
-        follow_up=intents.is_follow_up_form(form),
+        follow_up=intents.is_follow_up_form(form) or (places.kind == "township" and corrects(form)),
         yes=is_yes(form),
         no=is_no(form),
         older=refers_to_older_form(form),
