@@ -109,16 +109,20 @@ def bare(t: str) -> str:
 
 @functools.cache
 def _indefinite() -> re.Pattern[str]:
-    return quick(f"(?:{'|'.join(map(re.escape, _QUESTION_MARKERS))})[都也]")
+    return quick(f"(?:{'|'.join(map(re.escape, _QUESTION_MARKERS))})(?:{'|'.join(_ANY_WORDS)})")
+
+
+# After a question word these say "any" or "all" (什麼都, 什麼全部): the question word asks nothing.
+_ANY_WORDS = ("都", "也", "全部", "通通", "統統")
 
 
 @memoised
 def is_question(t: str) -> bool:
     """A question marker in ``t``; 「可以」 only when the sentence does not end as a statement
-    (「偏好可以刪掉了」 says it may go now). A question word before 都 / 也 says "any" and asks
-    nothing (「我現在什麼都吃」, 「有沒有都沒關係」)."""
+    (「偏好可以刪掉了」 says it may go now). A question word before 都 / 也 / 全部 says "any" or "all"
+    and asks nothing (「我現在什麼都吃」, 「有沒有都沒關係」, 「存了我什麼全部刪掉」)."""
     if has_any(t, _QUESTION_MARKERS):
-        return has_any(_indefinite().sub("", t), _QUESTION_MARKERS) if "都" in t or "也" in t else True
+        return has_any(_indefinite().sub("", t), _QUESTION_MARKERS) if has_any(t, _ANY_WORDS) else True
     return "可以" in t and not t.rstrip(words.TRAILING_PARTICLES).endswith(("了", "吧"))
 
 
@@ -186,8 +190,21 @@ _KEPT_CLASSES = frozenset({"memory_object", "diet"})
 @memoised
 def has_object(t: str) -> bool:
     """The sentence says what to delete: the preference, a diet, 「我的資料」."""
-    # The lexicon's words, longest first: 行車紀錄器 and 病歷 hold no kept record, 素食館 no diet.
-    return any(token.classes & _KEPT_CLASSES for token in lexicon.tokens(t))
+    # The lexicon's words, longest first: 行車紀錄器 and 病歷 hold no kept record, 素食館 no diet;
+    # a record said as another record's or thing's (帳本的紀錄, 照片的資料) is none either.
+    found = lexicon.tokens(t)
+    return any(
+        token.classes & _KEPT_CLASSES and not (at and _of_another(t, found[at - 1], token))
+        for at, token in enumerate(found)
+    )
+
+
+def _of_another(t: str, before: lexicon.Token, token: lexicon.Token) -> bool:
+    return (
+        "memory_object" in token.classes
+        and bool(before.classes & {"other_record", "other_thing"})
+        and t[before.end : token.start] in ("", "的")
+    )
 
 
 def _stop_remembering(t: str) -> ForgetMatch | None:
@@ -474,6 +491,10 @@ _REMEMBER_TAIL_STARTS = (
     "著",
     "耶",
     "嗎",  # after a polite asking word only: 「可以幫忙記起來嗎」
+    # a time word right after the verb begins what follows it, a reason (「你記著 以後就不用每次講」)
+    "下次",
+    "以後",
+    "之後",
 )
 
 
@@ -703,14 +724,11 @@ CONSENT_ANSWER_CHARS = 16
 @memoised
 def consent_answer(b: str) -> Intent | None:
     """A short answer to a yes/no question, in bare reading form ``b``: 「好」, 「好的，謝謝你」,
-    「可以，幫我記住」, 「嘿啊」 say yes; 「不用了，謝謝」, 「毋免啦」 say no; 「考慮一下」 neither."""
+    「可以，幫我記住」, 「嘿啊」 say yes; 「不用了，謝謝」, 「毋免啦」 say no; 「考慮一下」 neither. An
+    answer started over (等等, 等一下) is what follows."""
     b = b.replace(",", "").replace("、", "").replace(".", "")
-    if b in words.CONSENT_YES:
-        return "consent_yes"
-    if b in words.CONSENT_NO:
-        return "consent_no"
-    if b in words.CONSENT_UNCLEAR:
-        return "consent_unclear"
+    if (whole := _whole_answers().get(b) or _started_over(b)) is not None:
+        return whole
     if len(b) > CONSENT_ANSWER_CHARS:
         return None
     rest = b
@@ -731,6 +749,24 @@ def consent_answer(b: str) -> Intent | None:
     if has_any(b, _keeping_verbs()) and _a_yes(told):
         return "consent_yes"  # a yes said with the keeping it asked for: 「好啦就記下來吧」, 「嗯 你就記吧」
     return None
+
+
+@functools.cache
+def _whole_answers() -> dict[str, Intent]:
+    """The answers the lexicon lists whole (「好」, 「不用了」, 「考慮一下」), each with what it says."""
+    lists: tuple[tuple[Intent, tuple[str, ...]], ...] = (  # (a later list wins a word in two)
+        ("consent_unclear", words.CONSENT_UNCLEAR),
+        ("consent_no", words.CONSENT_NO),
+        ("consent_yes", words.CONSENT_YES),
+    )
+    return {answer: intent for intent, answers in lists for answer in answers}
+
+
+def _started_over(b: str) -> Intent | None:
+    """「好 嗯等等 不要 呃 好啦 可以記」: the yes or no said last, after the answer was started over."""
+    restart = max((b.rfind(w) + len(w) for w in lexicon.words_of("answer_restarts") if w in b), default=0)
+    later = consent_answer(b[restart:]) if 0 < restart < len(b) else None
+    return later if later in ("consent_yes", "consent_no") else None
 
 
 def _a_yes(rest: str) -> bool:

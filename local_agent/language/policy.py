@@ -133,17 +133,14 @@ def decide(
     agreed = None if supposed else _undone_by_both(reading, kinds, best, sure, stop_classes, classes)
     if agreed is not None:
         return Decision("act", Reading("forget"), ruled, (*why, agreed))
-    if reading.intent in _ASKS:
-        return Decision("ask", reading, ruled, (*why, "rules ask"))
-    if (
-        best == "remember"
-        and ruled not in PREFERENCE_LABELS  # 「你記得我吃素嗎」: the rules' what-is-kept question stands
-        and sure >= HIGH
-        and diet
-        and "remember_verb" in classes
-    ):
+    remembered = best == "remember" and sure >= HIGH and bool(diet) and "remember_verb" in classes
+    # 「你記得我吃素嗎」: the rules' what-is-kept question stands; 「我後悔了，幫我記全素」 asks to keep it
+    plain = reading.intent not in _ASKS and ruled not in PREFERENCE_LABELS
+    if remembered and (plain or _regret_then_remember(ruled, classes)):
         asked = Reading("remember", diet=diet)
         return Decision("ask", asked, ruled, (*why, "a remember verb and a sure classifier: consent prompt"))
+    if reading.intent in _ASKS:
+        return Decision("ask", reading, ruled, (*why, "rules ask"))
     if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
     if ruled == best:
@@ -274,6 +271,19 @@ def _a_plain_stop(
     )
 
 
+def _regret_then_remember(ruled: str, classes: frozenset[str]) -> bool:
+    """「啊我後悔了，還是幫我記吃素好了」: what the rules read as a delete is only a phrase taking back
+    what was done before (後悔, 反悔), with no delete or stop verb, beside a remember verb; a sure
+    remember from the classifier is the consent prompt (what is kept asks 「你記得我吃素嗎」 stands)."""
+    return ruled == "delete" and "undo_phrase" in classes and not classes & _UNDO_VERBS
+
+
+# The classes that say to delete or stop in so many words.
+_UNDO_VERBS = frozenset(
+    {"delete_verb", "forget_verb", "stop_verb", "bare_stop", "stop_again", "stop_lead", "drop"}
+)
+
+
 def _undone_by_both(
     reading: Reading,
     kinds: frozenset[str],
@@ -287,11 +297,30 @@ def _undone_by_both(
         # 「不要再用素食幫我過濾了」: a stop rule read a clause, nothing says keep, wait or for now,
         # the kept thing is named, and the classifier is sure it is a stop
         return "a stop rule and a sure stop: act"
+    if _stop_and_delete(reading, kinds, best, sure, classes):
+        # 「我不要讓你記 刪掉」: a stop to the bot and a delete verb say one thing, what it keeps
+        return "a stop and a delete said together, a sure classifier: act"
     if _a_mistake_undone(reading, kinds, best, sure, classes):
         # 「啊 按錯了 剛剛那個不要記 刪掉」: the person takes back what they just did and says to delete
         # it; the rules read a delete of 「that」, the classifier is sure
         return "a mistake taken back with a delete: act"
     return None
+
+
+def _stop_and_delete(
+    reading: Reading, kinds: frozenset[str], best: str, sure: float, classes: frozenset[str]
+) -> bool:
+    """The rules ask about a stop they read beside a delete verb, with nothing that keeps, asks,
+    waits or speaks of someone else, and the classifier is sure it undoes the kept thing."""
+    return (
+        reading.intent == "forget_confirm"
+        and "stop" in kinds
+        and not kinds & _STOP_DOUBTS
+        and "delete_verb" in classes
+        and best in _UNDOING
+        and sure >= HIGH
+        and not classes & _STOP_ASKED
+    )
 
 
 def _a_mistake_undone(

@@ -419,6 +419,29 @@ def corrects(form: str) -> bool:
     return has_any(form, vocabulary().corrections)
 
 
+def corrected_tail(form: str) -> str | None:
+    """What follows the last correction word of ``form`` (「明天 不對 是後天」 → 「是後天」), or None when
+    it has none. A 不是 / 不對 inside an A-not-A question (是不是, 對不對) corrects nothing, and one
+    said bare corrects only after an interjection (「禮拜三 喔不是 禮拜四」) or before a 是 (「不對 是
+    後天」): 「下禮拜三，不是這禮拜」 denies the day after it instead."""
+    asked = form.replace("是不是", "").replace("對不對", "")
+    ends = []
+    for word in vocabulary().corrections:
+        at = asked.rfind(word)
+        if at < 0:
+            continue
+        end = at + len(word)
+        bare_no = word in ("不是", "不對")
+        if bare_no and not (asked[:at].endswith(tuple(_INTERJECTIONS)) or _then_is(asked[end:])):
+            continue
+        ends.append(end)
+    return asked[max(ends) :] if ends else None
+
+
+def _then_is(rest: str) -> bool:
+    return rest.lstrip(" ," + _INTERJECTIONS + "啦").startswith("是")
+
+
 _INTERJECTIONS = "喔哦啊阿欸呃嗯齁唉"
 
 

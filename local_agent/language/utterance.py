@@ -28,6 +28,7 @@ from local_agent.language.policy import Decision, Scores
 from local_agent.language.text import has_any, reading_form
 from local_agent.language.townships import (
     PlaceReading,
+    corrected_tail,
     corrects,
     is_no,
     is_yes,
@@ -191,6 +192,17 @@ def _today(now: float | date | None) -> date | None:
     return today_in_taipei(now)
 
 
+def _dates(form: str, today: date | None) -> DateReading:
+    """The dates ``form`` names; a day said after a correction (「禮拜六…我是說禮拜天」, 「明天 不對 是後天」)
+    replaces the days said before it."""
+    if today is None or not form:
+        return DateReading()
+    said = read_dates(form, today)
+    tail = corrected_tail(form) if said.kind != "none" else None
+    corrected = read_dates(tail, today) if tail else said
+    return corrected if corrected.kind != "none" else said
+
+
 def read(text: str, now: float | date | None = None, context: Context | None = None) -> Utterance:
     """``text`` read once (module docstring). ``now``: the clock (epoch seconds or a Taiwan day) the
     date window is read against; without it no dates are read. ``context``: what the conversation
@@ -238,7 +250,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         scores=scores,
         diet=diet,
         places=places,
-        dates=read_dates(form, today) if today is not None and form else DateReading(),
+        dates=_dates(form, today),
         goal=goal,
         also_searches=also_searches,
         consent=intents.consent_answer(bare) if form else None,
