@@ -86,3 +86,12 @@ def test_a_reason_said_after_a_remember_is_no_stop(text: str) -> None:
 def test_a_day_moved_to_another_is_the_day_searched() -> None:
     said = language.read("禮拜三的活動改到禮拜五 溪湖那天有什麼", date(2026, 12, 1))
     assert said.dates.window is not None and said.dates.window.start == date(2026, 12, 4)
+
+
+def test_a_delete_the_classifier_reads_as_a_refusal_is_acted_on() -> None:
+    # 「我是要按不同意的 你不要記我」: the rules read the delete, the classifier a 不同意; both undo it
+    refused = decide(Reading("forget"), None, frozenset({"delete"}), Given("consent_no", 0.9))
+    assert (refused.outcome, refused.reading.intent) == ("act", "forget")
+    assert "refusal" in refused.reasons[-1]
+    other = decide(Reading("forget"), None, frozenset({"delete"}), Given("other", 0.9))
+    assert (other.outcome, other.reading.intent) == ("ask", "forget_confirm")

@@ -358,7 +358,7 @@ def _rules_touch(
 ) -> Decision:
     """The rules read an act on the kept preference and the classifier's best is another label: the
     act stands unless the classifier is sure of something else; then a delete or a stop is asked
-    about (a delete the classifier is sure is a stop stands: both undo it); a remember said beside a
+    about (a delete the classifier is sure is a stop or a refusal stands: both undo it); a remember said beside a
     complaint (``kinds``), where the classifier does not read a
     remember, gets the three-way question; a remember or a consent answer otherwise stays what the
     rules read (a consent prompt is itself a question; a typed yes is checked against the live
@@ -373,10 +373,14 @@ def _rules_touch(
         return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
     if sure < HIGH or own >= MIDDLE:
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
-    if ruled == "delete" and best == "stop" and reading.intent == "forget":
+    if ruled == "delete" and best in ("stop", "consent_no") and reading.intent == "forget":
         # both undo what is kept: the rules read the delete in so many words, the classifier the stop
+        # or a refusal (「我是要按不同意的 你不要記我」)
         return Decision(
-            "act", reading, ruled, (*why, "a delete the classifier reads as a stop: both undo it")
+            "act",
+            reading,
+            ruled,
+            (*why, "a delete the classifier reads as a stop or a refusal: both undo it"),
         )
     if ruled == "delete":
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on a delete: ask"))
