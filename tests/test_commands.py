@@ -324,6 +324,15 @@ def test_a_delete_request_after_what_is_kept_forgets(commands, store):
     assert store.get("U1").dietary_type is None
 
 
+@pytest.mark.parametrize("said", ["差點就按到刪除了 沒事啦 還是繼續記著", "刪除要按哪裡？先不要"])
+def test_a_typed_answer_telling_of_a_delete_but_keeping_is_asked_again(commands, store, said):
+    granted(commands, store)
+    assert commands.handle_text(SCOPE, "你記得我什麼").command == "kept"  # its 刪除偏好 button is live
+    again = commands.handle_text(SCOPE, said)
+    assert again is not None and again.command == "forget_confirm"
+    assert store.get("U1").dietary_type == "vegetarian"
+
+
 def test_a_typed_no_keeps_and_anything_else_asks_again(commands, store):
     granted(commands, store)
     commands.handle_text(SCOPE, "全部刪掉")

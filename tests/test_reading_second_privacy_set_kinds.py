@@ -95,3 +95,13 @@ def test_a_delete_the_classifier_reads_as_a_refusal_is_acted_on() -> None:
     assert "refusal" in refused.reasons[-1]
     other = decide(Reading("forget"), None, frozenset({"delete"}), Given("other", 0.9))
     assert (other.outcome, other.reading.intent) == ("ask", "forget_confirm")
+
+
+def test_no_longer_keeping_is_a_stop_and_a_formal_if_supposes() -> None:
+    kinds = {
+        c.rule.reading for c in rules.read_clauses(reading_form("往後請不再保存我的蛋奶素設定")) if c.rule
+    }
+    assert "stop" in kinds
+    assert intents.supposed(reading_form("倘若我往後改吃葷 那筆紀錄就刪掉"))
+    # a stop supposed and asked whether it can be done is asked about, never acted on
+    assert _decision("倘若以後不再保存我吃素這件事 可以嗎") == ("ask", "forget_confirm")

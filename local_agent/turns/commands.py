@@ -113,6 +113,8 @@ FORGET_OFFER = "local:forget:offer:"
 FORGET_OFFER_SECONDS = 600
 # Text commands that may answer a live 確定忘記 / 不用 question (「好」, 「刪掉吧」, 「不用」).
 FORGET_ANSWERS = ("consent_answer", "forget", "forget_confirm")
+# In an unclear delete typed as the answer to 確定忘記, words of these classes leave it unclear.
+_DOUBTS_A_DELETE = frozenset({"remember_verb", "keep_as_is", "hesitation", "question"})
 TAP_HINT = "請按下面的「同意」或「不同意」回答；沒有回答前，我不會記住。"
 NO_LIVE_PROMPT = "目前沒有等您同意的問題，沒有變更任何設定。想讓我記住飲食偏好，請說「記住我吃素」。"
 EXPIRED_PROMPT = "剛才的問題已經過期，沒有變更任何設定。想讓我記住飲食偏好，請再說一次「記住我吃素」。"
@@ -311,9 +313,12 @@ class Commands:
 
     def forget_answer(self, scope: ScopeKey, said: Utterance) -> CommandResult:
         """A typed answer to a live 確定忘記 / 不用 question (or the 刪除偏好 button of what is kept):
-        yes or a delete request forgets, no keeps, anything else asks again."""
+        yes or a delete request forgets, no keeps, anything else asks again. An unclear delete
+        (「那就刪掉吧」) answers it only when nothing in it keeps, asks or remembers: 「剛剛手滑差點
+        按到刪除 沒事沒事 繼續記著」 tells of a delete and asks to keep, so it is asked again."""
         intent = said.intent
-        if intent in ("consent_yes", "forget", "forget_confirm"):
+        doubted = any(token.classes & _DOUBTS_A_DELETE for token in said.tokens)
+        if intent in ("consent_yes", "forget") or (intent == "forget_confirm" and not doubted):
             return self.forget(scope)
         if intent == "consent_no":
             return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
