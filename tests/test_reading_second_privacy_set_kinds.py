@@ -4,7 +4,10 @@ apps; students helping grandparents, lay Buddhists, people changing their minds)
 written for the test (not the corpus's): what the bot stored about the speaker as the thing to delete,
 trusting and liking as verbs a negation reaches, 什麼 before 全部, a regret that asks to keep again, an
 answer started over, a stop and a delete said together, a record of another thing, a reason said after
-a remember, and a day moved to another."""
+a remember, and a day moved to another. And from a third such set (Hokkien-speaking farmers, children
+managing a parent's phone from afar, formal retired civil servants, mothers typing one-handed): no
+longer keeping as a stop, a formal 若 supposing, a Zhuyin particle, 什麼就全部, 不要的 as "unwanted",
+and a formal question about what is kept."""
 
 from __future__ import annotations
 
@@ -105,3 +108,31 @@ def test_no_longer_keeping_is_a_stop_and_a_formal_if_supposes() -> None:
     assert intents.supposed(reading_form("倘若我往後改吃葷 那筆紀錄就刪掉"))
     # a stop supposed and asked whether it can be done is asked about, never acted on
     assert _decision("倘若以後不再保存我吃素這件事 可以嗎") == ("ask", "forget_confirm")
+
+
+def test_a_zhuyin_particle_after_a_character_is_read_as_the_particle() -> None:
+    assert reading_form("對ㄚ 記吧") == reading_form("對啊 記吧")
+    assert reading_form("真的ㄇ") == reading_form("真的嗎")
+    assert language.read("可以ㄚ").consent == "consent_yes"
+    # Zhuyin spelling a word stays Zhuyin (the reply asks for characters)
+    assert language.read("ㄊㄢˊ ㄇㄚ").zhuyin
+
+
+def test_a_question_word_then_就_and_全部_asks_nothing() -> None:
+    assert not intents.is_question(reading_form("你存了什麼就全部清掉"))
+
+
+def test_unwanted_negates_nothing() -> None:
+    text = "我在問怎麼把電腦裡不要的檔案刪除 芬園有什麼吃的"
+    kinds = {c.rule.reading for c in rules.read_clauses(reading_form(text)) if c.rule is not None}
+    assert "keep" not in kinds
+    assert language.read(text).decision.reading.intent not in ("forget", "forget_confirm")
+
+
+def test_the_three_way_question_asked_of_a_sure_what_is_kept_question_shows_it() -> None:
+    asked = frozenset({"question", "memory_object"})
+    shown = decide(Reading("preference_question"), None, frozenset(), Given("show_kept", 0.95), classes=asked)
+    assert (shown.outcome, shown.reading.intent) == ("act", "show_kept")
+    said = frozenset({"memory_object"})  # no question: the three-way question stands
+    kept = decide(Reading("preference_question"), None, frozenset(), Given("show_kept", 0.95), classes=said)
+    assert (kept.outcome, kept.reading.intent) == ("ask", "preference_question")

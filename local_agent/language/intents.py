@@ -109,10 +109,10 @@ def bare(t: str) -> str:
 
 @functools.cache
 def _indefinite() -> re.Pattern[str]:
-    return quick(f"(?:{'|'.join(map(re.escape, _QUESTION_MARKERS))})(?:{'|'.join(_ANY_WORDS)})")
+    return quick(f"(?:{'|'.join(map(re.escape, _QUESTION_MARKERS))})就?(?:{'|'.join(_ANY_WORDS)})")
 
 
-# After a question word these say "any" or "all" (什麼都, 什麼全部): the question word asks nothing.
+# After a question word (and a 就) these say "any" or "all" (什麼都, 什麼就全部): it asks nothing.
 _ANY_WORDS = ("都", "也", "全部", "通通", "統統")
 
 

@@ -140,7 +140,7 @@ def decide(
         asked = Reading("remember", diet=diet)
         return Decision("ask", asked, ruled, (*why, "a remember verb and a sure classifier: consent prompt"))
     if reading.intent in _ASKS:
-        return Decision("ask", reading, ruled, (*why, "rules ask"))
+        return _rules_ask(reading, ruled, best, sure, classes, why)
     if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
     if ruled == best:
@@ -156,6 +156,24 @@ def decide(
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
+
+
+def _rules_ask(
+    reading: Reading, ruled: str, best: str, sure: float, classes: frozenset[str], why: tuple[str, ...]
+) -> Decision:
+    """The rules ask. The three-way question asked of a question the classifier is sure asks what
+    is kept (「此帳號目前是否保存有任何飲食方面之紀錄？」) is answered with what is kept: its third
+    button, which changes nothing."""
+    if (
+        reading.intent == "preference_question"
+        and best == "show_kept"
+        and sure >= HIGH
+        and "question" in classes
+    ):
+        return Decision(
+            "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
+        )
+    return Decision("ask", reading, ruled, (*why, "rules ask"))
 
 
 def _beside_a_search(

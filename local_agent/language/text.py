@@ -31,9 +31,12 @@ from local_agent.language.words import (
     TAIWANESE,
     TAIWANESE_QUESTION_ENDINGS,
     TRAILING_PARTICLES,
+    ZHUYIN_PARTICLES,
 )
 
 _TABLE = str.maketrans(SIMPLIFIED_TO_TRADITIONAL)
+# A Zhuyin particle letter right after a Chinese character and not before another Zhuyin symbol.
+_ZHUYIN_PARTICLE = quick(f"(?<=[\u4e00-\u9fff])[{''.join(ZHUYIN_PARTICLES)}](?![\u3105-\u312fˊˇˋ˙])")
 _SYMBOLS = str.maketrans(SYMBOL_WORDS)
 _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So", "Mn", "Me")
 # A space after a clause's end (了, 啦, 的, 嗎 …) or before a clause's start (那, 算了, 幫我 …) between
@@ -123,6 +126,7 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     folded = unicodedata.normalize("NFKC", text.encode("utf-8", "replace").decode("utf-8"))
     folded = folded.translate(_SYMBOLS)
     folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
+    folded = _ZHUYIN_PARTICLE.sub(lambda m: ZHUYIN_PARTICLES[m.group()], folded)  # 「好ㄚ」: 好啊
     read = mandarin(to_traditional("".join(ch for ch in folded if _kept(ch)), converters).lower())
     return _CORRECTION.sub(r"\1,\2", read) if "不是" in read else read
 

@@ -25,6 +25,7 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = words_of("taiwanese_question_endin
 
 # Symbols that say something, read as words before the other symbols are dropped (「素食偏好 ❌」).
 SYMBOL_WORDS: dict[str, str] = dict(lexicon.pairs_of("symbols"))
+ZHUYIN_PARTICLES: dict[str, str] = dict(lexicon.pairs_of("zhuyin_particles"))
 
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
