@@ -7,7 +7,7 @@ answer started over, a stop and a delete said together, a record of another thin
 a remember, and a day moved to another. And from a third such set (Hokkien-speaking farmers, children
 managing a parent's phone from afar, formal retired civil servants, mothers typing one-handed): no
 longer keeping as a stop, a formal 若 supposing, a Zhuyin particle, 什麼就全部, 不要的 as "unwanted",
-and a formal question about what is kept."""
+a formal question about what is kept, and a numbered list."""
 
 from __future__ import annotations
 
@@ -136,3 +136,10 @@ def test_the_three_way_question_asked_of_a_sure_what_is_kept_question_shows_it()
     said = frozenset({"memory_object"})  # no question: the three-way question stands
     kept = decide(Reading("preference_question"), None, frozenset(), Given("show_kept", 0.95), classes=said)
     assert (kept.outcome, kept.reading.intent) == ("ask", "preference_question")
+
+
+def test_a_numbered_list_reads_each_item_as_a_clause() -> None:
+    assert reading_form("１.全素的設定清掉 ２.溪湖有什麼活動") == reading_form(
+        "全素的設定清掉，溪湖有什麼活動"
+    )
+    assert reading_form("12.5號有活動嗎") == "12.5號有活動嗎"  # a number with a decimal is no list item

@@ -35,6 +35,8 @@ from local_agent.language.words import (
 )
 
 _TABLE = str.maketrans(SIMPLIFIED_TO_TRADITIONAL)
+# A list item's number (「1.」, 「2、」, 「3)」) at the start or after a space, before a word: a clause break.
+_LIST_MARK = quick(r"(?:^|\s+)\d{1,2}[.、)](?=[^\d\s.])")
 # A Zhuyin particle letter right after a Chinese character and not before another Zhuyin symbol.
 _ZHUYIN_PARTICLE = quick(f"(?<=[\u4e00-\u9fff])[{''.join(ZHUYIN_PARTICLES)}](?![\u3105-\u312fˊˇˋ˙])")
 _SYMBOLS = str.maketrans(SYMBOL_WORDS)
@@ -125,6 +127,7 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
         return ""
     folded = unicodedata.normalize("NFKC", text.encode("utf-8", "replace").decode("utf-8"))
     folded = folded.translate(_SYMBOLS)
+    folded = _LIST_MARK.sub(lambda m: "," if m.start() else "", folded)  # 「1.素食那個刪掉 2.員林有什麼」
     folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
     folded = _ZHUYIN_PARTICLE.sub(lambda m: ZHUYIN_PARTICLES[m.group()], folded)  # 「好ㄚ」: 好啊
     read = mandarin(to_traditional("".join(ch for ch in folded if _kept(ch)), converters).lower())
