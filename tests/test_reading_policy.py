@@ -213,6 +213,30 @@ def test_a_remember_request_with_a_search_searches_first_then_asks_consent(app, 
     assert app.outcomes[-1].command == "consent_granted" and kept(app) == ("granted", diet)
 
 
+@pytest.mark.parametrize(
+    ("answer", "agreed"), [("好啊 那順便找二林的素食", True), ("不用了，幫我找二林的素食就好", False)]
+)
+def test_a_typed_answer_then_a_search_answers_the_prompt_and_searches(app, answer, agreed):
+    say(app, "記住我吃素")
+    assert "同意" in buttons(app)
+    out = say(app, answer)
+    assert out.command == ("consent_granted" if agreed else "consent_refused")
+    assert kept(app) == (("granted", "vegetarian") if agreed else ("refused", None))
+    assert out.tool_calls and out.tool_calls[-1]["effective_arguments"]["area"] == "二林鎮"
+    texts = all_text(app)
+    assert ("已記住" in texts) == agreed and ("不會記住" in texts) == (not agreed)
+
+
+def test_a_yes_then_a_search_with_no_prompt_or_a_delete_question_live_only_searches(app):
+    out = say(app, "好啊 那順便找二林的素食")  # nothing asked: a search
+    assert out.command is None and kept(app) == ("none", None) and out.tool_calls
+    grant(app)
+    say(app, "全部刪掉")  # the 確定忘記 question is live; a yes in the first clause is not taken for it here
+    out = say(app, "好 順便找二林的素食")
+    assert kept(app) == ("granted", "vegetarian")  # a yes split off a search answers no delete question
+    assert out.command is None and out.tool_calls[-1]["effective_arguments"]["area"] == "二林鎮"
+
+
 def test_every_stop_or_delete_request_in_the_rules_examples_is_never_ignored():
     from local_agent.language import rules
 

@@ -636,14 +636,14 @@ def searches_besides(t: str) -> bool:
     )
 
 
-_RAW_CLAUSES = quick(r"[，,。.！!？?；;\s]+")
+RAW_CLAUSES = quick(r"[，,。.！!？?；;\s]+")
 
 
 def search_part(text: str) -> str:
     """The clauses of ``text`` that ask for the search, without the preference command said with
     it: 「吃素的不用記了，幫我找員林好吃的」 searches with 「幫我找員林好吃的」, so the diet it asked to
     forget is not the diet said now. The whole text when no clause is left."""
-    parts = [(part, reading_form(part)) for part in _RAW_CLAUSES.split(text) if part]
+    parts = [(part, reading_form(part)) for part in RAW_CLAUSES.split(text) if part]
     kept = [part for part, form in parts if match_forget(form) is None and _about_keeping(form) is None]
     return "，".join(kept) if kept else text
 

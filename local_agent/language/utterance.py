@@ -129,6 +129,24 @@ class Utterance:
         part = self.search_part
         return self if part == self.text else read(part, self.today, self.context)
 
+    @functools.cached_property
+    def answer_first(self) -> Utterance | None:
+        """「可以 順便找鹿港的素食」: a yes or no said as the first clause of a message that goes on to ask
+        for a search, read as a message of its own; None for anything else (the whole message is then
+        the answer, or no answer). A no before a search may also read as dropping the diet (「不用了，
+        幫我找…」); a yes beside a delete is never split off."""
+        answers = _ANSWERED_FIRST.get(self.reading.intent, ())
+        if self.consent is not None or not self.also_searches or not answers:
+            return None
+        said = next((c for c in intents.RAW_CLAUSES.split(self.text.strip()) if c), "")
+        head = next((c for c in intents.CLAUSES.split(reading_form(said)) if c), "")
+        if head == self.form or intents.consent_answer(intents.bare(head)) not in answers:
+            return None
+        rest = lexicon.tokens(self.form.removeprefix(head))
+        if any(token.classes & _PREFERENCE_VERBS for token in rest):
+            return None  # 「好 刪掉吧 順便找二林的」: the rest does more than search; no answer split off
+        return read(head, self.today, self.context)
+
     def search_with(self, diet: str | None) -> Utterance:
         """:attr:`search` with ``diet`` as the diet it says (a diet asked to be remembered applies to
         the search said with it, this once)."""
@@ -136,6 +154,15 @@ class Utterance:
         if not diet:
             return found
         return replace(found, diet=replace(found.diet, code=diet, named=diet))
+
+
+# Words that do something to the kept preference: after a yes or no, the message is no plain search.
+_PREFERENCE_VERBS = rules.VERBS | {"bare_stop", "drop", "stop_again", "stop_lead"}
+# The readings of a whole message whose first clause may be a consent answer, and the answers it may be.
+_ANSWERED_FIRST: dict[str, tuple[str, ...]] = {
+    "search": ("consent_yes", "consent_no"),
+    "forget_confirm": ("consent_no",),
+}
 
 
 def _whose(found: tuple[lexicon.Token, ...]) -> Whose:

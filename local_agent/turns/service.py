@@ -41,6 +41,8 @@ UNFOLLOW_RETRY_DELAYS = (0.2, 0.5, 1.0, 2.0)
 SEARCH_QUESTION = {"places": "{}有什麼好吃的？", "events": "{}有什麼活動？"}
 # Commands after which a search asked in the same sentence still runs.
 THEN_SEARCH = ("forget", "already_kept")
+# Answers to a live consent prompt that a search said after them in the same message follows.
+ANSWERS_FIRST = ("consent_granted", "consent_refused")
 NAV_REFUSED = "這個按鈕已經失效，沒有做任何事。請再說一次想找什麼，例如「花壇有什麼好吃的？」"
 
 
@@ -64,6 +66,9 @@ class LocalService:
         said = language.read(text, self.clock())  # read once: every step below takes this
         if await self._remember_and_search(scope, said):
             return await self._search_then_prompt(scope, said, turn_id)
+        answered = await self._answered_first(scope, said)
+        if answered is not None:  # 「可以 順便找鹿港的素食」: the live prompt answered, then the search
+            return await self._then_search(scope, said, answered, turn_id)
         outcome = await self.command(scope, said)
         then = outcome is not None and (
             outcome.command in THEN_SEARCH
@@ -126,6 +131,20 @@ class LocalService:
         found = await self._search(scope, said.search, turn_id)
         reply = replace(found.reply, texts=(*done.reply.texts, *found.reply.texts))
         return replace(found, reply=reply, command=done.command)
+
+    async def _answered_first(self, scope: ScopeKey, said: Utterance) -> TurnOutcome | None:
+        """The answer to a live consent prompt said as the first clause of a search (a grant or a
+        refusal, checked against the prompt's token as a tap is); None when nothing is answered."""
+        first = said.answer_first if scope.source_type == "user" else None
+        if first is None:
+            return None
+        try:  # (only a consent prompt's token is answered: a live 確定忘記 is never touched here)
+            result = await asyncio.to_thread(self.commands.typed_answer, scope, first)
+        except StoreError:
+            return None  # the normal turn answers, and meets the same store
+        if result is None or result.command not in ANSWERS_FIRST:
+            return None
+        return TurnOutcome(result.reply, command=result.command)
 
     async def _remember_and_search(self, scope: ScopeKey, said: Utterance) -> bool:
         """A remember request with a search, in the 1:1 chat, for a diet not kept already (a kept one
