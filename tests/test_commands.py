@@ -333,6 +333,17 @@ def test_a_typed_answer_telling_of_a_delete_but_keeping_is_asked_again(commands,
     assert store.get("U1").dietary_type == "vegetarian"
 
 
+@pytest.mark.parametrize("said", ["好", "嗯對 就是這樣 謝謝", "不用"])
+def test_a_typed_yes_or_no_after_what_is_kept_deletes_nothing(commands, store, said):
+    # the 刪除偏好 button of what is kept asked nothing: agreeing with what was shown is no delete
+    granted(commands, store)
+    assert commands.handle_text(SCOPE, "你記得我什麼").command == "kept"
+    result = commands.handle_text(SCOPE, said)
+    assert result is None or result.command not in ("forget", "forget_confirm")
+    assert store.get("U1").dietary_type == "vegetarian"
+    assert commands.handle_text(SCOPE, "那就刪掉吧").command == "forget"  # a delete still answers it
+
+
 def test_a_typed_no_keeps_and_anything_else_asks_again(commands, store):
     granted(commands, store)
     commands.handle_text(SCOPE, "全部刪掉")

@@ -110,6 +110,9 @@ def forget_question_text(label: str | None) -> str:
 
 # A 確定忘記 / 不用 question kept in the journal (no words: this prefix and its expiry) for a typed answer.
 FORGET_OFFER = "local:forget:offer:"
+# The same offer made by the 刪除偏好 button of what is kept: no question was asked, so a typed yes or
+# no there is no answer to it (「好 沒錯 謝謝你喔」 agrees with what was shown); a delete request is.
+SHOWN_OFFER = f"{FORGET_OFFER}shown:"
 FORGET_OFFER_SECONDS = 600
 # Text commands that may answer a live 確定忘記 / 不用 question (「好」, 「刪掉吧」, 「不用」).
 FORGET_ANSWERS = ("consent_answer", "forget", "forget_confirm")
@@ -124,8 +127,9 @@ NOTHING_REMEMBERED = "好的。我沒有記住您的飲食偏好，找店家時�
 
 
 def _forget_live(offered: str, now: float) -> bool:
-    """``offered`` is a 確定忘記 marker (``FORGET_OFFER`` and its expiry) that has not expired."""
-    expires = offered.removeprefix(FORGET_OFFER)
+    """``offered`` is a 確定忘記 marker (``FORGET_OFFER`` or ``SHOWN_OFFER`` and its expiry) that has
+    not expired."""
+    expires = offered.removeprefix(SHOWN_OFFER if offered.startswith(SHOWN_OFFER) else FORGET_OFFER)
     return offered.startswith(FORGET_OFFER) and expires.isdigit() and now < int(expires)
 
 
@@ -227,7 +231,9 @@ class Commands:
         kind = kind or command_of(said.reading)
         offer = self._offered(scope) if kind in FORGET_ANSWERS and scope.source_type == "user" else None
         if offer is not None and _forget_live(offer[1], self.clock()):
-            return self.forget_answer(scope, said)
+            shown = offer[1].startswith(SHOWN_OFFER)  # (what is kept was shown; nothing was asked)
+            if not (shown and said.intent in ("consent_yes", "consent_no")):
+                return self.forget_answer(scope, said)
         fixed = static_result(kind, scope, said if said.text.strip() else None, self.help_text)
         if fixed is not None or kind is None:
             return fixed
@@ -286,16 +292,16 @@ class Commands:
         """What is kept; with a kept diet its 刪除偏好 button is offered, so 「那就刪掉吧」 answers it."""
         reply = kept_reply(self.preferences, scope)
         if reply.choices:
-            self._offer_forget(scope)
+            self._offer_forget(scope, SHOWN_OFFER)
         return CommandResult(reply, "kept")
 
-    def _offer_forget(self, scope: ScopeKey) -> None:
+    def _offer_forget(self, scope: ScopeKey, marker: str = FORGET_OFFER) -> None:
         if scope.source_type != "user":
             return
         try:
             revision = self.preferences.get(scope.user_id).revision
             expires = int(self.clock()) + FORGET_OFFER_SECONDS
-            self.journal.offer(scope, revision, f"{FORGET_OFFER}{expires}")
+            self.journal.offer(scope, revision, f"{marker}{expires}")
         except StoreError:
             pass  # the buttons still work; only a typed answer is lost
 
