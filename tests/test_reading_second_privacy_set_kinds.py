@@ -7,7 +7,7 @@ answer started over, a stop and a delete said together, a record of another thin
 a remember, and a day moved to another. And from a third such set (Hokkien-speaking farmers, children
 managing a parent's phone from afar, formal retired civil servants, mothers typing one-handed): no
 longer keeping as a stop, a formal 若 supposing, a Zhuyin particle, 什麼就全部, 不要的 as "unwanted",
-a formal question about what is kept, and a numbered list."""
+a formal question about what is kept, a numbered list, and a cross after a pictograph."""
 
 from __future__ import annotations
 
@@ -143,3 +143,9 @@ def test_a_numbered_list_reads_each_item_as_a_clause() -> None:
         "全素的設定清掉，溪湖有什麼活動"
     )
     assert reading_form("12.5號有活動嗎") == "12.5號有活動嗎"  # a number with a decimal is no list item
+
+
+def test_a_cross_after_a_pictograph_says_no_to_it_not_cancel() -> None:
+    assert "取消" not in reading_form("朋友不吃豬🐖❌ 田尾有什麼")
+    assert _decision("朋友不吃豬🐖❌ 田尾有什麼")[1] not in ("forget", "forget_confirm")
+    assert "取消" in reading_form("吃素的設定 ❌")  # a cross on its own still cancels

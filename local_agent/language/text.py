@@ -35,6 +35,8 @@ from local_agent.language.words import (
 )
 
 _TABLE = str.maketrans(SIMPLIFIED_TO_TRADITIONAL)
+# A cross right after a pictograph says "no" to what it shows (「🐄❌」, no beef), not "cancel".
+_NO_EMOJI = quick("(?<=[\U0001f300-\U0001faff\u2600-\u26ff])\ufe0f?[❌✖🚫]")
 # A list item's number (「1.」, 「2、」, 「3)」) at the start or after a space, before a word: a clause break.
 _LIST_MARK = quick(r"(?:^|\s+)\d{1,2}[.、)](?=[^\d\s.])")
 # A Zhuyin particle letter right after a Chinese character and not before another Zhuyin symbol.
@@ -126,6 +128,7 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     if not isinstance(text, str):
         return ""
     folded = unicodedata.normalize("NFKC", text.encode("utf-8", "replace").decode("utf-8"))
+    folded = _NO_EMOJI.sub("", folded)  # 「🐄❌」: no beef, no cancel
     folded = folded.translate(_SYMBOLS)
     folded = _LIST_MARK.sub(lambda m: "," if m.start() else "", folded)  # 「1.素食那個刪掉 2.員林有什麼」
     folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
