@@ -109,11 +109,7 @@ def bare(t: str) -> str:
 
 @functools.cache
 def _indefinite() -> re.Pattern[str]:
-    return quick(f"(?:{'|'.join(map(re.escape, _QUESTION_MARKERS))})就?(?:{'|'.join(_ANY_WORDS)})")
-
-
-# After a question word (and a 就) these say "any" or "all" (什麼都, 什麼就全部): it asks nothing.
-_ANY_WORDS = ("都", "也", "全部", "通通", "統統")
+    return quick(f"(?:{'|'.join(map(re.escape, _QUESTION_MARKERS))})就?(?:{'|'.join(words.ANY_WORDS)})")
 
 
 @memoised
@@ -122,7 +118,7 @@ def is_question(t: str) -> bool:
     (「偏好可以刪掉了」 says it may go now). A question word before 都 / 也 / 全部 says "any" or "all"
     and asks nothing (「我現在什麼都吃」, 「有沒有都沒關係」, 「存了我什麼全部刪掉」)."""
     if has_any(t, _QUESTION_MARKERS):
-        return has_any(_indefinite().sub("", t), _QUESTION_MARKERS) if has_any(t, _ANY_WORDS) else True
+        return has_any(_indefinite().sub("", t), _QUESTION_MARKERS) if has_any(t, words.ANY_WORDS) else True
     return "可以" in t and not t.rstrip(words.TRAILING_PARTICLES).endswith(("了", "吧"))
 
 

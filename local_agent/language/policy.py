@@ -315,48 +315,26 @@ def _undone_by_both(
         # 「不要再用素食幫我過濾了」: a stop rule read a clause, nothing says keep, wait or for now,
         # the kept thing is named, and the classifier is sure it is a stop
         return "a stop rule and a sure stop: act"
-    if _stop_and_delete(reading, kinds, best, sure, classes):
+    sure_undo = (
+        reading.intent == "forget_confirm"
+        and not kinds & _STOP_DOUBTS
+        and best in _UNDOING
+        and sure >= HIGH
+        and not classes & _STOP_ASKED
+    )  # the rules ask; nothing keeps, asks, waits or speaks of someone else; the classifier is sure
+    if sure_undo and "stop" in kinds and "delete_verb" in classes:
         # 「我不要讓你記 刪掉」: a stop to the bot and a delete verb say one thing, what it keeps
         return "a stop and a delete said together, a sure classifier: act"
-    if _a_mistake_undone(reading, kinds, best, sure, classes):
-        # 「啊 按錯了 剛剛那個不要記 刪掉」: the person takes back what they just did and says to delete
-        # it; the rules read a delete of 「that」, the classifier is sure
+    if (
+        sure_undo
+        and "delete_that" in kinds
+        and "undo_phrase" in classes
+        and classes & {"delete_verb", "bare_stop"}
+    ):
+        # 「啊 按錯了 剛剛那個不要記 刪掉」: the person takes back what they just did (按錯, 反悔) and says
+        # to delete it; the rules read a delete of 「that」
         return "a mistake taken back with a delete: act"
     return None
-
-
-def _stop_and_delete(
-    reading: Reading, kinds: frozenset[str], best: str, sure: float, classes: frozenset[str]
-) -> bool:
-    """The rules ask about a stop they read beside a delete verb, with nothing that keeps, asks,
-    waits or speaks of someone else, and the classifier is sure it undoes the kept thing."""
-    return (
-        reading.intent == "forget_confirm"
-        and "stop" in kinds
-        and not kinds & _STOP_DOUBTS
-        and "delete_verb" in classes
-        and best in _UNDOING
-        and sure >= HIGH
-        and not classes & _STOP_ASKED
-    )
-
-
-def _a_mistake_undone(
-    reading: Reading, kinds: frozenset[str], best: str, sure: float, classes: frozenset[str]
-) -> bool:
-    """The rules ask about a delete of 「that」 said beside a phrase taking back what was just done
-    (按錯, 反悔: ``undo_phrase``) and a delete or stop verb, and the classifier is sure it undoes the
-    kept thing; nothing keeps it, asks, waits or speaks of someone else."""
-    return (
-        reading.intent == "forget_confirm"
-        and "delete_that" in kinds
-        and not kinds & _STOP_DOUBTS
-        and best in _UNDOING
-        and sure >= HIGH
-        and "undo_phrase" in classes
-        and bool(classes & {"delete_verb", "bare_stop"})
-        and not classes & _STOP_ASKED
-    )
 
 
 def _outcome_alone(reading: Reading, ruled: str) -> Outcome:

@@ -410,7 +410,7 @@ def _retracts(between: str, vocab: _Vocabulary) -> bool:
     """「鹿港喔不是福興」: a correction word said after an interjection takes back the township before
     it; it denies none after (where 「員林，不是埔心」 denies 埔心)."""
     rest = between.lstrip(" ,")
-    spoken = rest.lstrip(_INTERJECTIONS)
+    spoken = rest.lstrip(words.INTERJECTIONS)
     return spoken != rest and spoken.startswith(vocab.corrections)
 
 
@@ -432,17 +432,14 @@ def corrected_tail(form: str) -> str | None:
             continue
         end = at + len(word)
         bare_no = word in ("不是", "不對")
-        if bare_no and not (asked[:at].endswith(tuple(_INTERJECTIONS)) or _then_is(asked[end:])):
+        if bare_no and not (asked[:at].endswith(tuple(words.INTERJECTIONS)) or _then_is(asked[end:])):
             continue
         ends.append(end)
     return asked[max(ends) :] if ends else None
 
 
 def _then_is(rest: str) -> bool:
-    return rest.lstrip(" ," + _INTERJECTIONS + "啦").startswith("是")
-
-
-_INTERJECTIONS = "喔哦啊阿欸呃嗯齁唉"
+    return rest.lstrip(" ," + words.INTERJECTIONS + "啦").startswith("是")
 
 
 def _asks(clause: str) -> bool:

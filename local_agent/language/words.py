@@ -26,6 +26,10 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = words_of("taiwanese_question_endin
 # Symbols that say something, read as words before the other symbols are dropped (「素食偏好 ❌」).
 SYMBOL_WORDS: dict[str, str] = dict(lexicon.pairs_of("symbols"))
 ZHUYIN_PARTICLES: dict[str, str] = dict(lexicon.pairs_of("zhuyin_particles"))
+# Before a correction word these make it take back what came before (「鹿港喔不是福興」); one character each.
+INTERJECTIONS: str = "".join(words_of("interjections"))
+# After a question word these say "any" or "all" (什麼都, 什麼就全部): the question word asks nothing.
+ANY_WORDS: tuple[str, ...] = words_of("any_words")
 
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).

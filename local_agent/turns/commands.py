@@ -129,7 +129,7 @@ NOTHING_REMEMBERED = "好的。我沒有記住您的飲食偏好，找店家時�
 def _forget_live(offered: str, now: float) -> bool:
     """``offered`` is a 確定忘記 marker (``FORGET_OFFER`` or ``SHOWN_OFFER`` and its expiry) that has
     not expired."""
-    expires = offered.removeprefix(SHOWN_OFFER if offered.startswith(SHOWN_OFFER) else FORGET_OFFER)
+    expires = offered.rpartition(":")[2]
     return offered.startswith(FORGET_OFFER) and expires.isdigit() and now < int(expires)
 
 
