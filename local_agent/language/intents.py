@@ -301,7 +301,7 @@ def match_forget(t: str) -> ForgetMatch | None:
     clear request forgets, even after the speaker's own forgetting earlier in the sentence
     (「老實說我也忘記什麼時候叫你記的了…你那邊記的通通刪掉」)."""
     stop = _stop_remembering(t)
-    hits = _verb_positions(t, words.FORGET_VERBS, ())
+    hits = _verb_positions(t, words.FORGET_VERBS, words.NOT_A_VERB)
     if stop is not None and not (stop == "forget_confirm" and hits):
         return stop  # (「不想讓你知道我吃素了，刪掉」 goes on to its 刪掉)
     if not hits:

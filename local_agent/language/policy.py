@@ -112,6 +112,7 @@ def decide(
     supposed: bool = False,
     stop_classes: frozenset[str] = frozenset(),
     kept_named: bool = True,
+    ended: bool = False,
 ) -> Decision:
     """The outcome for the rules' ``reading`` (``kinds``: its clauses' rule readings; ``diet``: the
     rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring).
@@ -123,24 +124,21 @@ def decide(
     supposes (如果, 萬一): a stop in it is never acted on. ``stop_classes``: the lexicon classes of
     the clauses the table read as a stop. ``kept_named``: nothing in the sentence is a record the
     service never keeps; with one, a remember the classifier alone reads is about it (「記住我的
-    電話」) and passes."""
+    電話」) and passes. ``ended``: the sentence says a diet is no longer eaten (「我已經不吃素了」)."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
         return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "classifier:absent"))
     best, sure = scores.best, scores.confidence
     why = (*why, f"classifier:{best}:{sure:.2f}")
-    agreed = None if supposed else _undone_by_both(reading, kinds, best, sure, stop_classes, classes)
+    agreed = None if supposed else _undone_by_both(reading, kinds, best, sure, stop_classes, classes, ended)
     if agreed is not None:
         return Decision("act", Reading("forget"), ruled, (*why, agreed))
-    remembered = best == "remember" and sure >= HIGH and bool(diet) and "remember_verb" in classes
-    # 「你記得我吃素嗎」: the rules' what-is-kept question stands; 「我後悔了，幫我記全素」 asks to keep it
-    plain = reading.intent not in _ASKS and ruled not in PREFERENCE_LABELS
-    if remembered and (plain or _regret_then_remember(ruled, classes)):
+    if _remember_missed(reading, ruled, best, sure, diet, classes):
         asked = Reading("remember", diet=diet)
         return Decision("ask", asked, ruled, (*why, "a remember verb and a sure classifier: consent prompt"))
     if reading.intent in _ASKS:
-        return _rules_ask(reading, ruled, best, sure, classes, why)
+        return _rules_ask(reading, ruled, best, sure, classes, why, kinds)
     if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
     if ruled == best:
@@ -155,15 +153,38 @@ def decide(
         return beside
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
+    remark = _remark(reading, kinds, scores, named_search)
+    if remark is not None:
+        return Decision("pass", remark, ruled, (*why, "a remark, no search named: small talk"))
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
 
 
+def _remember_missed(
+    reading: Reading, ruled: str, best: str, sure: float, diet: str | None, classes: frozenset[str]
+) -> bool:
+    """A remember verb, a diet named and a sure remember from the classifier, where the rules read
+    no act on the kept preference: a remember request they missed. 「你記得我吃素嗎」: the rules'
+    what-is-kept question stands; 「我後悔了，幫我記全素」 asks to keep it; the three-way question,
+    which the consent prompt answers as well, gives way to it too."""
+    if not (best == "remember" and sure >= HIGH and diet and "remember_verb" in classes):
+        return False
+    plain = reading.intent not in _ASKS and ruled not in PREFERENCE_LABELS
+    return plain or reading.intent == "preference_question" or _regret_then_remember(ruled, classes)
+
+
 def _rules_ask(
-    reading: Reading, ruled: str, best: str, sure: float, classes: frozenset[str], why: tuple[str, ...]
+    reading: Reading,
+    ruled: str,
+    best: str,
+    sure: float,
+    classes: frozenset[str],
+    why: tuple[str, ...],
+    kinds: frozenset[str],
 ) -> Decision:
     """The rules ask. The three-way question asked of a question the classifier is sure asks what
     is kept (「此帳號目前是否保存有任何飲食方面之紀錄？」) is answered with what is kept: its third
-    button, which changes nothing."""
+    button, which changes nothing. A keep said beside a what-is-kept question the table read, which
+    the classifier is sure shows, shows it too."""
     if (
         reading.intent == "preference_question"
         and best == "show_kept"
@@ -173,6 +194,9 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
         )
+    if reading.intent == "forget_declined" and "show" in kinds and best == "show_kept" and sure >= HIGH:
+        # 「沒要你刪 只想知道你存了哪些」: keep it and show it; showing changes nothing
+        return Decision("act", Reading("show_kept"), ruled, (*why, "keep and show asked: show"))
     return Decision("ask", reading, ruled, (*why, "rules ask"))
 
 
@@ -189,6 +213,26 @@ def _beside_a_search(
     if reading.intent == "search" and named_search and "forgot_before" in kinds and best in _UNDOING:
         return Decision("pass", reading, ruled, (*why, "a forgetting remarked on, a search named"))
     return None
+
+
+# Clause readings that remark on something rather than ask: small talk, a forgetting told.
+_REMARKS = frozenset(
+    {"thanks", "goodbye", "compliment", "complaint", "health", "weather", "visited", "forgot_before"}
+)
+
+
+def _remark(reading: Reading, kinds: frozenset[str], scores: Scores, named_search: bool) -> Reading | None:
+    """A search read from food words in a remark (「最近老是忘東忘西」, a complaint about a group
+    deleted), with no place nor search named, and a classifier sure it is nothing to do: small talk
+    (the remark's kind, else chat), never the township question."""
+    if reading.intent != "search" or named_search or not kinds & _REMARKS:
+        return None
+    if scores.best != "other" or scores.confidence < HIGH:
+        return None
+    talk = next((k for k in sorted(kinds) if k in _REMARKS and k != "forgot_before"), "chat")
+    if talk in ("thanks", "goodbye"):
+        return None  # (read as thanks or goodbye by the rules already)
+    return Reading("small_talk", talk=talk)
 
 
 def _no_act_read(
@@ -309,6 +353,7 @@ def _undone_by_both(
     sure: float,
     stop_classes: frozenset[str],
     classes: frozenset[str],
+    ended: bool = False,
 ) -> str | None:
     """Why both readers agree the kept thing is to be undone where the rules alone would ask, or None."""
     if _a_plain_stop(reading, kinds, best, sure, stop_classes):
@@ -334,7 +379,32 @@ def _undone_by_both(
         # 「啊 按錯了 剛剛那個不要記 刪掉」: the person takes back what they just did (按錯, 反悔) and says
         # to delete it; the rules read a delete of 「that」
         return "a mistake taken back with a delete: act"
+    if _ended_then_deleted(reading, kinds, best, sure, classes, ended):
+        # 「那個幫我拿掉 我早就沒在吃素了」: a delete verb beside the diet said given up, nothing about
+        # another thing, and the classifier is sure it is a delete: the delete is of the kept diet
+        return "a delete with the diet said given up, a sure classifier: act"
     return None
+
+
+# Delete readings of a clause, whatever it names.
+_DELETES = frozenset({"delete", "delete_that", "delete_other"})
+
+
+def _ended_then_deleted(
+    reading: Reading, kinds: frozenset[str], best: str, sure: float, classes: frozenset[str], ended: bool
+) -> bool:
+    """The rules ask about a delete, the sentence says the diet is no longer eaten, nothing keeps it,
+    hesitates or names another thing to delete, and the classifier is sure it is a delete."""
+    return (
+        ended
+        and reading.intent == "forget_confirm"
+        and bool(kinds & _DELETES)
+        and not kinds & (_STOP_DOUBTS | {"other_named"})
+        and "delete_verb" in classes
+        and not classes & {"other_thing", "hesitation", "exclusion", "a_not_a"}
+        and best == "delete"
+        and sure >= HIGH
+    )
 
 
 def _outcome_alone(reading: Reading, ruled: str) -> Outcome:
@@ -378,7 +448,8 @@ def _rules_touch(
             ruled,
             (*why, "a delete the classifier reads as a stop or a refusal: both undo it"),
         )
-    if ruled == "delete":
+    if ruled == "delete" or (ruled == "stop" and best == "remember"):
+        # (a stop a sure classifier reads as a remember, 「我吃全素 記下來 他們的不用記」, is asked too)
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on a delete: ask"))
     return Decision("act", reading, ruled, (*why, "disagree; the rules' act asks anyway"))
 

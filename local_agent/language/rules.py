@@ -382,6 +382,16 @@ RULES: tuple[Rule, ...] = (
         not_matches=("記住我吃素", "你記得那家店在哪嗎", "你可以記得我吃素嗎"),
         needs=_KEPT,
     ),
+    # 「你到底存了些什麼」: what was kept, asked with no kept thing named (the remember verb done, 了)
+    Rule(
+        "what_was_remembered",
+        ("remember_verb", "aspect", "which"),
+        "show",
+        30,
+        matches=("你到底存了些什麼", "想知道你記了哪些東西"),
+        not_matches=("記住我吃素", "我忘了那家店叫什麼", "幫我記了嗎"),
+        without=("negation_request", "negation"),
+    ),
     Rule(
         "which_remembered",
         ("which", "remember_verb"),

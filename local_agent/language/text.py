@@ -42,13 +42,16 @@ _LIST_MARK = quick(r"(?:^|\s+)\d{1,2}[.、)](?=[^\d\s.])")
 # A Zhuyin particle letter right after a Chinese character and not before another Zhuyin symbol.
 _ZHUYIN_PARTICLE = quick(f"(?<=[\u4e00-\u9fff])[{''.join(ZHUYIN_PARTICLES)}](?![\u3105-\u312fˊˇˋ˙])")
 _SYMBOLS = str.maketrans(SYMBOL_WORDS)
+# A pictograph beside a space between two clauses is a pause too (「…刪掉嗎 🙇 感恩」): one space.
+_PICTURE = "[\U0001f300-\U0001faff\u2600-\u27bf]\ufe0f?"
+_SPACED_PICTURES = quick(f"(?:[ \u3000]*{_PICTURE})+[ \u3000]+|[ \u3000]+(?:{_PICTURE}[ \u3000]*)+")
 _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So", "Mn", "Me")
 # A space after a clause's end (了, 啦, 的, 嗎 …) or before a clause's start (那, 算了, 幫我 …) between
 # runs of Chinese separates clauses, as a voice keyboard writes them (「全素那個不用了啦 我現在什麼都吃」);
 # any other space (「忘 記」, 「不 用記了」, 「不想讓 你記得」) is only dropped.
 _CLAUSE_SPACE = re.compile(
-    "(?<=[\u3400-\u9fff]{2}[了啦啊喔的嗎呢吧耶齁掉])[ \u3000]+(?=[\u3400-\u9fff])"
-    "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|請|麻煩)[\u3400-\u9fff])"
+    "(?<=[\u3400-\u9fff]{2}[了啦啊喔的嗎呢吧耶齁掉來])[ \u3000]+(?=[\u3400-\u9fff])"
+    "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|請|麻煩|我只是|我只想|只是想)[\u3400-\u9fff])"
 )
 ZHUYIN = range(0x3100, 0x3130)
 ZHUYIN_EXTENDED = range(0x31A0, 0x31C0)
@@ -131,6 +134,7 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     folded = _NO_EMOJI.sub("", folded)  # 「🐄❌」: no beef, no cancel
     folded = folded.translate(_SYMBOLS)
     folded = _LIST_MARK.sub(lambda m: "," if m.start() else "", folded)  # 「1.素食那個刪掉 2.員林有什麼」
+    folded = _SPACED_PICTURES.sub(" ", folded) if " " in folded else folded
     folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
     folded = _ZHUYIN_PARTICLE.sub(lambda m: ZHUYIN_PARTICLES[m.group()], folded)  # 「好ㄚ」: 好啊
     read = mandarin(to_traditional("".join(ch for ch in folded if _kept(ch)), converters).lower())
@@ -138,8 +142,9 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
 
 
 # A correction: 「不是X，是要Y」 said without a pause (「我不是要找餐廳我是要你把它取消」). What comes
-# after the pivot is a clause of its own, so the 不是 negates X, never Y. (是不是 asks; it is no 不是.)
-_CORRECTION = re.compile(r"((?<!是)不是(?!不是)[^,]{1,16}?)(而是|我是要|我是說|我要的是|是要)")
+# after the pivot is a clause of its own, so the 不是 negates X, never Y. (是不是 asks; it is no 不是;
+# 也不是要 is a second negation, no pivot.)
+_CORRECTION = re.compile(r"((?<!是)不是(?!不是)[^,]{1,16}?)(?<!不)(而是|我是要|我是說|我要的是|是要)")
 
 
 _TAIWANESE_WORDS = tuple(taiwanese for taiwanese, _ in TAIWANESE)

@@ -21,7 +21,7 @@ from typing import Literal
 
 from local_agent.language import intents, lexicon, policy, rules, words
 from local_agent.language.dates import DateReading, read_dates, today_in_taipei
-from local_agent.language.diets import diet_said_form, find_diet, rememberable
+from local_agent.language.diets import diet_said_form, find_diet, negated_diet, rememberable
 from local_agent.language.intents import Intent, Reading, SearchGoal
 from local_agent.language.memo import one_reading
 from local_agent.language.policy import Decision, Scores
@@ -189,6 +189,23 @@ def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
     return frozenset(cls for clause in stops for token in lexicon.tokens(clause) for cls in token.classes)
 
 
+def _diet_ended(
+    form: str, found: tuple[lexicon.Token, ...], clauses: tuple[rules.ClauseReading, ...]
+) -> bool:
+    """The sentence says a diet is no longer eaten: a vegetarian diet negated now (「現在沒在吃素了」),
+    or a diet named with words that give it up (「已經不吃了」, 「蛋奶素的那個不需要了」 in one clause)."""
+    if negated_diet(form) is not None:
+        return True
+    if not any("diet" in token.classes for token in found):
+        return False
+    if has_any(form, words.EATS_NO_MORE):
+        return True
+    return any(
+        {"diet", "drop"} <= {cls for token in lexicon.tokens(clause.clause) for cls in token.classes}
+        for clause in clauses
+    )
+
+
 # Clause readings that remark on something (small talk, someone's or the speaker's own forgetting).
 _REMARKS = rules.SMALL_TALK_READINGS | {"forgot_before", "self_forgot"}
 _FORGETTING = frozenset({"forgot_before", "self_forgot"})
@@ -263,6 +280,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         supposed=intents.supposed(form),
         stop_classes=_stop_classes(clauses),
         kept_named=not has_any(form, words.OTHER_RECORDS),
+        ended=_diet_ended(form, found, clauses),
     )
     today = _today(now)
     bare = intents.bare(form)

@@ -30,6 +30,8 @@ ZHUYIN_PARTICLES: dict[str, str] = dict(lexicon.pairs_of("zhuyin_particles"))
 INTERJECTIONS: str = "".join(words_of("interjections"))
 # After a question word these say "any" or "all" (什麼都, 什麼就全部): the question word asks nothing.
 ANY_WORDS: tuple[str, ...] = words_of("any_words")
+# In a sentence naming a diet, these say it is no longer eaten (已經不吃, 沒在吃了).
+EATS_NO_MORE: tuple[str, ...] = words_of("eats_no_more")
 
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).
@@ -66,6 +68,8 @@ REMEMBER_VERBS: tuple[str, ...] = lexicon.words_of("remember_verb")
 CHANGE_VERBS: tuple[str, ...] = words_of("change_verbs")
 # Words that are not the remembering verb although they contain 記 (日記, 登記, 忘記 ...).
 NOT_REMEMBER: tuple[str, ...] = ("忘記", *lexicon.words_of("not_a_verb"))
+# Words with a verb's character that are no verb (刪除鍵 is a key, 日記 a diary).
+NOT_A_VERB: tuple[str, ...] = lexicon.words_of("not_a_verb")
 NEGATIONS: tuple[str, ...] = lexicon.words_of("negation_request")
 # Between a negation and the verb it negates (「不要再幫我記」, 「你不要一直記著」, 「不要亂刪」).
 NEGATION_FILLERS: tuple[str, ...] = words_of("negation_fillers")

@@ -1,0 +1,118 @@
+"""Kinds read by design from the development half of a third blind set on deleting and keeping (its
+speakers: caregivers of a parent with dementia, a blunt retired bus driver, an Indonesian live-in
+caregiver, a clerk wary of personal-data law; a farmer's wife dictating while cooking, a teenager
+typing for a grandparent, elders whose doctor changed their diet, a temple volunteer; a returning
+emigrant mixing English, a widower, a church cook, a sceptic), with the kinds still open from the sets
+before it. Each with sentences written for the test, not the corpus's: a diet said given up beside a
+delete, a negation reaching a verb of taking with, misremembering, a potential 不 inside a verb, a
+delete key, household things, a pictograph as a pause, Indonesian and Vietnamese delete verbs, a
+refusal denied, a formal preface before a yes, a keep said with a what-is-kept question, a stop read
+as a remember, and a remark that is no search."""
+
+from __future__ import annotations
+
+import pytest
+
+from local_agent import language
+from local_agent.language import intents, lexicon, rules
+from local_agent.language.intents import Reading
+from local_agent.language.policy import decide
+from local_agent.language.text import reading_form
+from tests.test_policy_decide import Given
+
+
+def _decision(text: str) -> tuple[str, str]:
+    decision = language.read(text).decision
+    return decision.outcome, decision.reading.intent
+
+
+def _kinds(text: str) -> set[str]:
+    return {c.rule.reading for c in rules.read_clauses(reading_form(text)) if c.rule is not None}
+
+
+def _touches_the_kept_diet(text: str) -> bool:
+    return _decision(text)[1] in ("forget", "forget_confirm", "forget_declined", "preference_question")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "你那邊那個幫我刪了 阿嬤已經不吃全素了",
+        "幫我把那個設定移除掉 我已經沒在吃全素了",
+        "我媽早就不吃了 之前記的蛋奶素幫她刪掉",
+    ],
+)
+def test_a_delete_beside_a_diet_said_given_up_is_acted_on(text: str) -> None:
+    assert _decision(text) == ("act", "forget")
+
+
+def test_a_diet_said_given_up_without_a_delete_verb_is_only_asked_about() -> None:
+    assert _decision("我已經沒在吃全素了") == ("ask", "forget_confirm")
+    # another thing to delete beside it deletes nothing of the diet
+    assert _decision("我已經不吃素了 幫我把照片刪掉") != ("act", "forget")
+
+
+def test_a_negation_reaching_a_verb_of_taking_with_stops_nothing() -> None:
+    text = "阿公的藥不能搭配柚子 要記得提醒他 幫我找溪州的小吃"
+    assert "stop" not in _kinds(text)
+    assert _decision(text)[1] == "search"
+
+
+def test_misremembering_is_no_remembering_verb() -> None:
+    text = "你可別記錯 我吃的是蛋奶素 幫我找田中的早餐"
+    assert not _touches_the_kept_diet(text)
+    assert "stop" not in _kinds("你不要記錯喔")
+
+
+def test_a_potential_不_inside_a_verb_negates_nothing_after_it() -> None:
+    text = "他抱怨都買不到肉粽 全素那個幫他刪掉"
+    assert "keep" not in _kinds(text)
+    assert _decision(text)[1] in ("forget", "forget_confirm")
+
+
+def test_a_delete_key_and_household_things_are_no_kept_record() -> None:
+    assert _decision("手機的刪除鍵好像壞了 員林哪裡有手機行")[1] == "search"
+    assert _decision("我媽叫我把冰箱過期的都丟掉 你幫我找和美的早餐店")[1] == "search"
+
+
+def test_a_pictograph_between_two_clauses_is_a_pause() -> None:
+    assert reading_form("可以幫我把全素那個刪掉嗎 🙇 感恩") == "可以幫我把全素那個刪掉嗎,感恩"
+    assert _decision("拜託 可以幫我把全素那個刪掉嗎 🙇 感恩") == ("act", "forget")
+    assert reading_form("好👍") == "好"
+
+
+@pytest.mark.parametrize("word", ["hapus", "lupakan", "xóa", "quên"])
+def test_indonesian_and_vietnamese_delete_verbs_are_delete_verbs(word: str) -> None:
+    found = lexicon.tokens(reading_form(f"全素 {word}"))
+    assert any("delete_verb" in token.classes for token in found)
+
+
+def test_a_refusal_denied_is_a_yes() -> None:
+    assert intents.consent_answer(intents.bare(reading_form("並非不同意，記吧"))) == "consent_yes"
+    assert intents.consent_answer(intents.bare(reading_form("不同意啦"))) == "consent_no"
+
+
+def test_a_formal_preface_before_a_yes_is_courtesy() -> None:
+    assert intents.consent_answer(intents.bare(reading_form("已詳閱，同意"))) == "consent_yes"
+
+
+def test_a_keep_said_with_a_what_is_kept_question_shows_it() -> None:
+    assert _decision("我沒有要你刪掉 我只是想知道你存了哪些") == ("act", "show_kept")
+    assert "show" in _kinds("我只想知道你存了些什麼")
+
+
+def test_a_stop_a_sure_classifier_reads_as_a_remember_is_asked() -> None:
+    stop = Reading("forget")
+    asked = decide(stop, None, frozenset({"stop"}), Given("remember", 0.95))
+    assert (asked.outcome, asked.reading.intent) == ("ask", "forget_confirm")
+    # a stop the classifier reads as something else sure (thanks) still acts
+    kept = decide(stop, None, frozenset({"stop"}), Given("smalltalk_thanks", 0.95))
+    assert (kept.outcome, kept.reading.intent) == ("act", "forget")
+
+
+def test_a_remark_with_no_search_named_is_small_talk() -> None:
+    search = Reading("search")
+    told = decide(search, "places", frozenset({"forgot_before"}), Given("other", 0.95), named_search=False)
+    assert (told.outcome, told.reading.intent, told.reading.talk) == ("pass", "small_talk", "chat")
+    named = decide(search, "places", frozenset({"forgot_before"}), Given("other", 0.95), named_search=True)
+    assert named.reading.intent == "search"
