@@ -116,3 +116,71 @@ def test_a_remark_with_no_search_named_is_small_talk() -> None:
     assert (told.outcome, told.reading.intent, told.reading.talk) == ("pass", "small_talk", "chat")
     named = decide(search, "places", frozenset({"forgot_before"}), Given("other", 0.95), named_search=True)
     assert named.reading.intent == "search"
+
+
+def test_a_stop_of_other_people_is_asked_and_beside_a_remember_is_the_consent_prompt() -> None:
+    assert _decision("其他人的不用記") == ("ask", "forget_confirm")
+    decision = language.read("我吃全素 記下來 其他人的不用記").decision
+    assert (decision.outcome, decision.reading.intent, decision.reading.diet) == ("ask", "remember", "vegan")
+
+
+def test_a_record_inside_another_thing_is_that_things() -> None:
+    assert not intents.has_object(reading_form("把他平板裡的資料清掉"))
+    assert intents.has_object(reading_form("把照片裡的素食偏好刪掉"))
+
+
+@pytest.mark.parametrize(
+    ("text", "form"),
+    [
+        ("Please don't delete my diet", "please不要deletemydiet"),
+        ("I'm NOT asking you to remove it", "i'm不askingyoutoremoveit"),
+        ("nothing else", "nothingelse"),
+        ("#del 全素", "#刪除全素"),
+        ("/food 二林", "/吃的二林"),
+    ],
+)
+def test_english_words_are_read_as_whole_words(text: str, form: str) -> None:
+    assert reading_form(text) == form
+
+
+def test_an_english_negation_before_a_delete_keeps() -> None:
+    assert "keep" in _kinds("Please do not delete my diet setting")
+    assert _decision("Please do not delete my diet setting") != ("act", "forget")
+
+
+def test_punctuation_said_aloud_is_the_mark() -> None:
+    assert reading_form("我吃全素 逗號 記起來 句號") == "我吃全素,記起來。"
+    assert reading_form("這是什麼符號") == "這是什麼符號"
+
+
+@pytest.mark.parametrize("text", ["全素的紀綠幫我姍除", "那個吃素的資料拭掉"])
+def test_look_alike_and_hokkien_delete_words_delete(text: str) -> None:
+    assert _decision(text) == ("act", "forget")
+
+
+def test_hakka_and_formal_words_for_the_speaker() -> None:
+    assert reading_form("厓食長齋") == "我吃素"
+    assert reading_form("老朽茹素") == "我茹素"
+    assert intents.consent_answer(intents.bare(reading_form("好 恁仔細"))) == "consent_yes"
+
+
+def test_a_keep_beside_a_named_search_is_the_search() -> None:
+    keep = Reading("forget_declined")
+    sure = Given("search_places", 0.95)
+    searched = decide(keep, "places", frozenset({"keep"}), sure, named_search=True)
+    assert (searched.outcome, searched.reading.intent) == ("pass", "search")
+    asked = decide(keep, "places", frozenset({"keep"}), sure, named_search=False)
+    assert asked.reading.intent == "forget_declined"
+
+
+def test_a_remark_about_another_thing_deleted_is_small_talk() -> None:
+    search = Reading("search")
+    told = decide(
+        search,
+        "events",
+        frozenset({"other_named"}),
+        Given("delete", 0.95),
+        named_search=False,
+        classes=frozenset({"other_thing", "delete_verb"}),
+    )
+    assert (told.outcome, told.reading.intent) == ("pass", "small_talk")

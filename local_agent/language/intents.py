@@ -199,8 +199,12 @@ def _of_another(t: str, before: lexicon.Token, token: lexicon.Token) -> bool:
     return (
         "memory_object" in token.classes
         and bool(before.classes & {"other_record", "other_thing"})
-        and t[before.end : token.start] in ("", "的")
+        and t[before.end : token.start] in _WITHIN
     )
+
+
+# Between another thing and a record, what makes the record that thing's (手機的資料, 手機裡的資料).
+_WITHIN = ("", "的", "裡的", "裡面的", "內的", "中的", "上的")
 
 
 def _stop_remembering(t: str) -> ForgetMatch | None:

@@ -134,11 +134,14 @@ def decide(
     agreed = None if supposed else _undone_by_both(reading, kinds, best, sure, stop_classes, classes, ended)
     if agreed is not None:
         return Decision("act", Reading("forget"), ruled, (*why, agreed))
-    if _remember_missed(reading, ruled, best, sure, diet, classes):
+    others = _of_others(kinds, stop_classes)
+    if _remember_missed(reading, ruled, best, sure, diet, classes, others and "remember" in kinds):
         asked = Reading("remember", diet=diet)
         return Decision("ask", asked, ruled, (*why, "a remember verb and a sure classifier: consent prompt"))
+    if others and reading.intent == "forget":
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a stop of other people's: ask"))
     if reading.intent in _ASKS:
-        return _rules_ask(reading, ruled, best, sure, classes, why, kinds)
+        return _rules_ask(reading, ruled, (best, sure), classes, why, kinds, named_search)
     if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
     if ruled == best:
@@ -159,32 +162,54 @@ def decide(
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
 
 
+def _of_others(kinds: frozenset[str], stop_classes: frozenset[str]) -> bool:
+    """The table read a stop of other people's (「其他人的不用記」): a third person in the stop's clause,
+    and no diet or kept record named there. Nothing of theirs is kept: asked about, never acted on."""
+    return "stop" in kinds and "third_person" in stop_classes and not stop_classes & {"diet", "memory_object"}
+
+
 def _remember_missed(
-    reading: Reading, ruled: str, best: str, sure: float, diet: str | None, classes: frozenset[str]
+    reading: Reading,
+    ruled: str,
+    best: str,
+    sure: float,
+    diet: str | None,
+    classes: frozenset[str],
+    others_not: bool = False,
 ) -> bool:
     """A remember verb, a diet named and a sure remember from the classifier, where the rules read
     no act on the kept preference: a remember request they missed. 「你記得我吃素嗎」: the rules'
     what-is-kept question stands; 「我後悔了，幫我記全素」 asks to keep it; the three-way question,
-    which the consent prompt answers as well, gives way to it too."""
+    which the consent prompt answers as well, gives way to it too; and so does a stop the table read
+    only of other people beside a remember (``others_not``: 「我吃全素 記下來 其他人的不用記」)."""
     if not (best == "remember" and sure >= HIGH and diet and "remember_verb" in classes):
         return False
     plain = reading.intent not in _ASKS and ruled not in PREFERENCE_LABELS
-    return plain or reading.intent == "preference_question" or _regret_then_remember(ruled, classes)
+    return (
+        plain
+        or others_not
+        or reading.intent == "preference_question"
+        or _regret_then_remember(ruled, classes)
+    )
 
 
 def _rules_ask(
     reading: Reading,
     ruled: str,
-    best: str,
-    sure: float,
+    read: tuple[str, float],
     classes: frozenset[str],
     why: tuple[str, ...],
     kinds: frozenset[str],
+    named_search: bool,
 ) -> Decision:
     """The rules ask. The three-way question asked of a question the classifier is sure asks what
     is kept (「此帳號目前是否保存有任何飲食方面之紀錄？」) is answered with what is kept: its third
     button, which changes nothing. A keep said beside a what-is-kept question the table read, which
-    the classifier is sure shows, shows it too."""
+    the classifier is sure shows, shows it too; one said beside a named search the classifier is
+    sure of (「I'm not asking you to delete anything, search …」) is that search, which changes nothing."""
+    best, sure = read
+    if reading.intent == "forget_declined" and named_search and best.startswith("search_") and sure >= HIGH:
+        return Decision("pass", Reading("search"), ruled, (*why, "a keep beside a named search: the search"))
     if (
         reading.intent == "preference_question"
         and best == "show_kept"
@@ -257,7 +282,9 @@ def _no_act_read(
             "ask", asked, ruled, (*why, "the kept thing named with no verb: the three-way question")
         )
     if best in _UNDOING and "other_thing" in classes and not classes & {"diet", "memory_object"}:
-        return Decision("pass", reading, ruled, (*why, "another thing named is deleted: rules stand"))
+        # (told as done, with no search named — 「群組我刪了 好吵」 — it is a remark: small talk)
+        told = reading if named_search or reading.intent != "search" else Reading("small_talk", talk="chat")
+        return Decision("pass", told, ruled, (*why, "another thing named is deleted: rules stand"))
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
         if best == "remember" and not kept_named:
             return Decision("pass", reading, ruled, (*why, "a remember of something never kept: rules stand"))

@@ -2,8 +2,11 @@
 
 Full-width letters, digits and punctuation become their ASCII forms (NFKC), a sentence written in
 simplified characters becomes Taiwan's traditional ones (:func:`traditional`), spaces, zero-width and direction marks go,
-emoji or pictographs are dropped (a few that say something, ❌ or 🗑, are read as words first), Latin
-letters are lower-cased, a space between two runs of Chinese separates clauses, and Taiwanese words written in Han characters read as Mandarin ones. The result is only ever read, never stored or shown.
+emoji or pictographs are dropped (a few that say something, ❌ or 🗑, are read as words first), a
+few English words are read as whole words before the spaces go (not, don't, /show: the lexicon's
+``english_words``), punctuation said aloud (逗號) is the mark, Latin letters are lower-cased, a space
+between two runs of Chinese separates clauses, and Taiwanese words written in Han characters read as
+Mandarin ones. The result is only ever read, never stored or shown.
 
 Simplified to traditional is OpenCC's ``s2twp`` (Taiwan characters), applied only to a sentence that
 holds no traditional-only character (OpenCC's ``t2s`` leaves it as it is), and only character for
@@ -26,7 +29,9 @@ from collections.abc import Callable
 
 from local_agent.language.patterns import quick
 from local_agent.language.words import (
+    ENGLISH_WORDS,
     SIMPLIFIED_TO_TRADITIONAL,
+    SPOKEN_PUNCTUATION,
     SYMBOL_WORDS,
     TAIWANESE,
     TAIWANESE_QUESTION_ENDINGS,
@@ -42,6 +47,16 @@ _LIST_MARK = quick(r"(?:^|\s+)\d{1,2}[.、)](?=[^\d\s.])")
 # A Zhuyin particle letter right after a Chinese character and not before another Zhuyin symbol.
 _ZHUYIN_PARTICLE = quick(f"(?<=[\u4e00-\u9fff])[{''.join(ZHUYIN_PARTICLES)}](?![\u3105-\u312fˊˇˋ˙])")
 _SYMBOLS = str.maketrans(SYMBOL_WORDS)
+# English words as whole words (「I'm not asking you to delete」, 「/show」), read before the spaces go.
+_ENGLISH = re.compile(
+    "(?<![a-z'’])(?:"
+    + "|".join(re.escape(w) for w in sorted(ENGLISH_WORDS, key=len, reverse=True))
+    + ")(?![a-z'’])",
+    re.IGNORECASE,
+)
+_SPOKEN = re.compile("|".join(re.escape(said) for said, _ in SPOKEN_PUNCTUATION))
+_MARKS = dict(SPOKEN_PUNCTUATION)
+_LATIN = re.compile("[A-Za-z]")
 # A pictograph beside a space between two clauses is a pause too (「…刪掉嗎 🙇 感恩」): one space.
 _PICTURE = "[\U0001f300-\U0001faff\u2600-\u27bf]\ufe0f?"
 _SPACED_PICTURES = quick(f"(?:[ \u3000]*{_PICTURE})+[ \u3000]+|[ \u3000]+(?:{_PICTURE}[ \u3000]*)+")
@@ -133,6 +148,10 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     folded = unicodedata.normalize("NFKC", text.encode("utf-8", "replace").decode("utf-8"))
     folded = _NO_EMOJI.sub("", folded)  # 「🐄❌」: no beef, no cancel
     folded = folded.translate(_SYMBOLS)
+    if _LATIN.search(folded):
+        folded = _ENGLISH.sub(lambda m: ENGLISH_WORDS[m.group().lower()], folded)
+    if "號" in folded:
+        folded = _SPOKEN.sub(lambda m: _MARKS[m.group()], folded)  # 「逗號」 said aloud: a comma
     folded = _LIST_MARK.sub(lambda m: "," if m.start() else "", folded)  # 「1.素食那個刪掉 2.員林有什麼」
     folded = _SPACED_PICTURES.sub(" ", folded) if " " in folded else folded
     folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses

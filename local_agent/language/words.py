@@ -25,6 +25,10 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = words_of("taiwanese_question_endin
 
 # Symbols that say something, read as words before the other symbols are dropped (「素食偏好 ❌」).
 SYMBOL_WORDS: dict[str, str] = dict(lexicon.pairs_of("symbols"))
+# English words as the Chinese words the rules read (negations, a filler, commands), as whole words.
+ENGLISH_WORDS: dict[str, str] = dict(lexicon.pairs_of("english_words"))
+# Punctuation said aloud and written out by dictation (逗號, 句號), read as the mark.
+SPOKEN_PUNCTUATION: tuple[tuple[str, str], ...] = lexicon.pairs_of("spoken_punctuation")
 ZHUYIN_PARTICLES: dict[str, str] = dict(lexicon.pairs_of("zhuyin_particles"))
 # Before a correction word these make it take back what came before (「鹿港喔不是福興」); one character each.
 INTERJECTIONS: str = "".join(words_of("interjections"))
