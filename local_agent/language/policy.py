@@ -135,7 +135,7 @@ def decide(
     if agreed is not None:
         return Decision("act", Reading("forget"), ruled, (*why, agreed))
     others = _of_others(kinds, stop_classes)
-    if _remember_missed(reading, ruled, best, sure, diet, classes, others and "remember" in kinds):
+    if _remember_missed(reading, ruled, (best, sure), diet, classes, kinds, others):
         asked = Reading("remember", diet=diet)
         return Decision("ask", asked, ruled, (*why, "a remember verb and a sure classifier: consent prompt"))
     if others and reading.intent == "forget":
@@ -156,7 +156,7 @@ def decide(
         return beside
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
-    remark = _remark(reading, kinds, scores, named_search)
+    remark = _remark(reading, kinds, scores, named_search, classes)
     if remark is not None:
         return Decision("pass", remark, ruled, (*why, "a remark, no search named: small talk"))
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
@@ -171,26 +171,28 @@ def _of_others(kinds: frozenset[str], stop_classes: frozenset[str]) -> bool:
 def _remember_missed(
     reading: Reading,
     ruled: str,
-    best: str,
-    sure: float,
+    read: tuple[str, float],
     diet: str | None,
     classes: frozenset[str],
-    others_not: bool = False,
+    kinds: frozenset[str],
+    others: bool = False,
 ) -> bool:
-    """A remember verb, a diet named and a sure remember from the classifier, where the rules read
-    no act on the kept preference: a remember request they missed. 「你記得我吃素嗎」: the rules'
-    what-is-kept question stands; 「我後悔了，幫我記全素」 asks to keep it; the three-way question,
-    which the consent prompt answers as well, gives way to it too; and so does a stop the table read
-    only of other people beside a remember (``others_not``: 「我吃全素 記下來 其他人的不用記」)."""
-    if not (best == "remember" and sure >= HIGH and diet and "remember_verb" in classes):
+    """A remember verb and a diet named, where the rules read no act on the kept preference: a
+    remember request they missed, answered with the consent prompt (itself a question). A regret
+    with no delete verb beside a remember rule's clause (「我後悔了，還是幫我記全素」) is one on the
+    rules' word; otherwise the classifier must be sure of a remember: 「你記得我吃素嗎」: the rules'
+    what-is-kept question stands; the three-way question, which the consent prompt answers as well,
+    gives way to it; and so does a stop the table read only of other people (``others``) beside a
+    remember (「我吃全素 記下來 其他人的不用記」)."""
+    if not (diet and "remember_verb" in classes):
+        return False
+    if "remember" in kinds and _regret_then_remember(ruled, classes):
+        return True
+    best, sure = read
+    if best != "remember" or sure < HIGH:
         return False
     plain = reading.intent not in _ASKS and ruled not in PREFERENCE_LABELS
-    return (
-        plain
-        or others_not
-        or reading.intent == "preference_question"
-        or _regret_then_remember(ruled, classes)
-    )
+    return plain or (others and "remember" in kinds) or reading.intent == "preference_question"
 
 
 def _rules_ask(
@@ -246,13 +248,18 @@ _REMARKS = frozenset(
 )
 
 
-def _remark(reading: Reading, kinds: frozenset[str], scores: Scores, named_search: bool) -> Reading | None:
-    """A search read from food words in a remark (「最近老是忘東忘西」, a complaint about a group
-    deleted), with no place nor search named, and a classifier sure it is nothing to do: small talk
-    (the remark's kind, else chat), never the township question."""
+def _remark(
+    reading: Reading, kinds: frozenset[str], scores: Scores, named_search: bool, classes: frozenset[str]
+) -> Reading | None:
+    """A search read from food or event words in a remark (「最近老是忘東忘西」, a complaint about a
+    group deleted), with no place nor search named, and a classifier sure it is nothing to do, or
+    sure it deletes when what is deleted is another thing: small talk (the remark's kind, else
+    chat), never the township question."""
     if reading.intent != "search" or named_search or not kinds & _REMARKS:
         return None
-    if scores.best != "other" or scores.confidence < HIGH:
+    another = "other_thing" in classes and not classes & {"diet", "memory_object"}
+    nothing = scores.best == "other" or (scores.best in _UNDOING and another)
+    if not nothing or scores.confidence < HIGH:
         return None
     talk = next((k for k in sorted(kinds) if k in _REMARKS and k != "forgot_before"), "chat")
     if talk in ("thanks", "goodbye"):
@@ -282,9 +289,7 @@ def _no_act_read(
             "ask", asked, ruled, (*why, "the kept thing named with no verb: the three-way question")
         )
     if best in _UNDOING and "other_thing" in classes and not classes & {"diet", "memory_object"}:
-        # (told as done, with no search named — 「群組我刪了 好吵」 — it is a remark: small talk)
-        told = reading if named_search or reading.intent != "search" else Reading("small_talk", talk="chat")
-        return Decision("pass", told, ruled, (*why, "another thing named is deleted: rules stand"))
+        return Decision("pass", reading, ruled, (*why, "another thing named is deleted: rules stand"))
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
         if best == "remember" and not kept_named:
             return Decision("pass", reading, ruled, (*why, "a remember of something never kept: rules stand"))

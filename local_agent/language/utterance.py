@@ -242,9 +242,20 @@ def _dates(form: str, today: date | None) -> DateReading:
     if today is None or not form:
         return DateReading()
     said = read_dates(form, today)
+    if said.kind == "past" and _asked_after_a_past_day(form, today):
+        return DateReading()  # 「昨天去了一場活動…再查一次最近的活動」: the past day is told, not asked
     tail = corrected_tail(form) if said.kind != "none" else None
     corrected = read_dates(tail, today) if tail else said
     return corrected if corrected.kind != "none" else said
+
+
+def _asked_after_a_past_day(form: str, today: date) -> bool:
+    """A past day told in an earlier clause, and the last clause asks (a question or a search verb)
+    naming no day of its own: the question is about what is to come."""
+    parts = [part for part in rules.CLAUSE_BREAKS.split(form) if part]
+    if len(parts) < 2 or read_dates(parts[-1], today).kind != "none":
+        return False
+    return intents.is_question(parts[-1]) or has_any(parts[-1], words.FIND_VERBS)
 
 
 def read(text: str, now: float | date | None = None, context: Context | None = None) -> Utterance:
