@@ -210,3 +210,39 @@ def test_command_words_and_typed_yes_words() -> None:
     assert _decision("/show") == ("act", "show_kept")
     assert intents.consent_answer(intents.bare(reading_form("好 同竟"))) == "consent_yes"
     assert intents.consent_answer(intents.bare(reading_form("yes po"))) == "consent_yes"
+
+
+@pytest.mark.parametrize(
+    "text", ["全素那個大概可以刪了吧 但又怕之後要重弄 你覺得呢", "我原本想叫你把全素刪了 想一想還是留著"]
+)
+def test_a_delete_weighed_against_a_worry_or_taken_back_as_a_plan_is_only_asked(text: str) -> None:
+    assert _decision(text) == ("ask", "forget_confirm")
+
+
+def test_doctors_orders_and_medical_diets_are_other_records() -> None:
+    assert not _touches_the_kept_diet("以前在醫院幫病人取消醫囑、改軟質飲食")
+
+
+def test_a_booking_cancelled_beside_a_named_search_is_the_search() -> None:
+    assert _decision("我們訂桌取消了 溪湖還有什麼素食") == ("pass", "search")
+
+
+def test_own_words_taken_back_beside_a_named_search_is_the_search() -> None:
+    search = Reading("search")
+    classes = frozenset({"delete_verb", "self_correction"})
+    taken = decide(search, "places", frozenset({"delete_other"}), Given("delete", 0.95), classes=classes)
+    assert (taken.outcome, taken.reading.intent) == ("pass", "search")
+
+
+def test_a_consideration_finished_is_no_hesitation_and_hokkien_挕掉_deletes() -> None:
+    assert _decision("經考慮過後，請刪除本人的飲食偏好") == ("act", "forget")
+    assert "delete_verb" in lexicon.classes_of("挕掉")
+
+
+def test_a_disobedient_finger_negates_nothing_after_it() -> None:
+    assert "keep" not in _kinds("手指不聽話按錯了")
+
+
+def test_english_what_is_kept_and_a_yes_with_a_compliment() -> None:
+    assert _decision("show me what you saved") == ("act", "show_kept")
+    assert intents.consent_answer(intents.bare(reading_form("好啊 你真好"))) == "consent_yes"

@@ -208,10 +208,17 @@ def _rules_ask(
     is kept (「此帳號目前是否保存有任何飲食方面之紀錄？」) is answered with what is kept: its third
     button, which changes nothing. A keep said beside a what-is-kept question the table read, which
     the classifier is sure shows, shows it too; one said beside a named search the classifier is
-    sure of (「I'm not asking you to delete anything, search …」) is that search, which changes nothing."""
+    sure of (「I'm not asking you to delete anything, search …」) is that search, which changes nothing,
+    and so is a delete question asked only of another thing (「訂的桌取消了 鹿港有什麼素食」)."""
     best, sure = read
-    if reading.intent == "forget_declined" and named_search and best.startswith("search_") and sure >= HIGH:
-        return Decision("pass", Reading("search"), ruled, (*why, "a keep beside a named search: the search"))
+    aside = reading.intent == "forget_declined" or bool(kinds) and kinds <= {"keep", "other_named"}
+    if aside and named_search and best.startswith("search_") and sure >= HIGH:
+        return Decision(
+            "pass",
+            Reading("search"),
+            ruled,
+            (*why, "a keep or another thing beside a named search: the search"),
+        )
     if (
         reading.intent == "preference_question"
         and best == "show_kept"
@@ -290,6 +297,9 @@ def _no_act_read(
         )
     if best in _UNDOING and "other_thing" in classes and not classes & {"diet", "memory_object"}:
         return Decision("pass", reading, ruled, (*why, "another thing named is deleted: rules stand"))
+    if best in _UNDOING and "self_correction" in classes and named_search and not classes & _KEPT_NAMED:
+        # 「取消取消 講錯了 是鹿港啦」: the speaker takes back their own words, and names the search
+        return Decision("pass", reading, ruled, (*why, "own words taken back, a search named: rules stand"))
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
         if best == "remember" and not kept_named:
             return Decision("pass", reading, ruled, (*why, "a remember of something never kept: rules stand"))
@@ -340,6 +350,10 @@ def _names_the_kept_thing_only(
         and bool(classes & {"diet", "memory_object"})
         and not classes & _VERBS
     )
+
+
+# The classes that name the kept thing.
+_KEPT_NAMED = frozenset({"diet", "memory_object"})
 
 
 # Clause readings that make a stop doubtful (keep it, it was forgotten before, undecided, apart from).

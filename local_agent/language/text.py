@@ -65,7 +65,7 @@ _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So
 # runs of Chinese separates clauses, as a voice keyboard writes them (「全素那個不用了啦 我現在什麼都吃」);
 # any other space (「忘 記」, 「不 用記了」, 「不想讓 你記得」) is only dropped.
 _CLAUSE_SPACE = re.compile(
-    "(?<=[\u3400-\u9fff]{2}[了啦啊喔的嗎呢吧耶齁掉來])[ \u3000]+(?=[\u3400-\u9fff])"
+    "(?<=[\u3400-\u9fff]{2}[了啦啊喔的嗎呢吧耶齁掉來矣])[ \u3000]+(?=[\u3400-\u9fff])"
     "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|請|麻煩|我只是|我只想|只是想)[\u3400-\u9fff])"
 )
 ZHUYIN = range(0x3100, 0x3130)
