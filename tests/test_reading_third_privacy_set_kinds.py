@@ -246,3 +246,24 @@ def test_a_disobedient_finger_negates_nothing_after_it() -> None:
 def test_english_what_is_kept_and_a_yes_with_a_compliment() -> None:
     assert _decision("show me what you saved") == ("act", "show_kept")
     assert intents.consent_answer(intents.bare(reading_form("好啊 你真好"))) == "consent_yes"
+
+
+def test_a_delete_relayed_with_doubt_and_the_bot_asked_is_only_asked() -> None:
+    text = "兒子叫我把全素那個刪了 可是我還在吃 我也不知道欸 你說呢"
+    assert _decision(text) == ("ask", "forget_confirm")
+
+
+def test_work_records_are_other_records() -> None:
+    assert _decision("公司的出勤紀錄幫我刪掉") != ("act", "forget")
+
+
+def test_a_formal_register_as_is_a_remember() -> None:
+    assert "remember_verb" in lexicon.classes_of("登記為")
+    assert "remember" in _kinds("請將我的飲食偏好登記為蛋奶素")
+
+
+def test_english_day_words_read_as_days() -> None:
+    today = date(2026, 12, 1)
+    window = language.read("鹿港 this weekend 有什麼活動", today).dates.window
+    assert window is not None and (window.start, window.end) == (date(2026, 12, 5), date(2026, 12, 6))
+    assert reading_form("tomorrow 員林") == "明天員林"

@@ -183,7 +183,8 @@ def _remember_missed(
     rules' word; otherwise the classifier must be sure of a remember: 「你記得我吃素嗎」: the rules'
     what-is-kept question stands; the three-way question, which the consent prompt answers as well,
     gives way to it; and so does a stop the table read only of other people (``others``) beside a
-    remember (「我吃全素 記下來 其他人的不用記」)."""
+    remember (「我吃全素 記下來 其他人的不用記」), and what-is-kept read by the hand readers where the
+    table read a remember (「敬請惠予記錄本人之素食需求」)."""
     if not (diet and "remember_verb" in classes):
         return False
     if "remember" in kinds and _regret_then_remember(ruled, classes):
@@ -192,7 +193,8 @@ def _remember_missed(
     if best != "remember" or sure < HIGH:
         return False
     plain = reading.intent not in _ASKS and ruled not in PREFERENCE_LABELS
-    return plain or (others and "remember" in kinds) or reading.intent == "preference_question"
+    table = "remember" in kinds and (others or ruled == "show_kept")  # (the table's remember breaks the tie)
+    return plain or table or reading.intent == "preference_question"
 
 
 def _rules_ask(
