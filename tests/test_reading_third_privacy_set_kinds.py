@@ -267,3 +267,26 @@ def test_english_day_words_read_as_days() -> None:
     window = language.read("鹿港 this weekend 有什麼活動", today).dates.window
     assert window is not None and (window.start, window.end) == (date(2026, 12, 5), date(2026, 12, 6))
     assert reading_form("tomorrow 員林") == "明天員林"
+
+
+def test_a_negation_reaches_the_verb_past_a_diet_that_names_the_object() -> None:
+    # 吃素的 modifies what is deleted; the negation before it reaches 刪去
+    assert "keep" in _kinds("你莫幫我吃素的那筆刪去")
+    # a diet said as eating still takes the negation (「沒辦法吃全素，…取消掉」)
+    assert _decision("沒辦法吃全素，記的全素取消掉") == ("act", "forget")
+
+
+def test_pressing_is_a_verb_a_negation_stops_at() -> None:
+    assert "keep" not in _kinds("我不是要按同意 取消")
+
+
+def test_apps_prescriptions_and_a_personal_file() -> None:
+    assert _decision("我孫子說他要把FB刪掉 鹿港有什麼好吃的")[1] == "search"
+    assert "other_record" in lexicon.classes_of("藥單")
+    assert _decision("我想查閱我的個人檔案") == ("act", "show_kept")
+
+
+def test_more_hokkien_and_indonesian_words() -> None:
+    assert reading_form("你這馬有記我食啥無") == "你現在有記我吃什麼嗎"
+    assert intents.consent_answer(intents.bare(reading_form("setuju"))) == "consent_yes"
+    assert "delete_verb" in lexicon.classes_of("hapusin")

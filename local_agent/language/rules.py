@@ -607,9 +607,15 @@ class _Shape:
                 return False
             if "disposal" in token.classes:
                 return True  # the object and then its verb: nothing after 把 is negated apart
-            if "other_verb" in token.classes or ("diet" in token.classes and token.word.startswith(EATING)):
+            if "other_verb" in token.classes or _eating(token):
                 return False
         return True
+
+
+def _eating(token: lexicon.Token) -> bool:
+    """A diet word said as eating (吃素, 食菜), a verb a negation reaches; not one that modifies the
+    object after it (「莫把吃素的那個刪去」: 吃素的 names the thing, the negation reaches 刪去)."""
+    return "diet" in token.classes and token.word.startswith(EATING) and not token.word.endswith("的")
 
 
 _SHAPES: tuple[_Shape, ...] = tuple(_Shape.of(rule) for rule in TABLE)
