@@ -291,7 +291,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         supposed=intents.supposed(form),
         stop_classes=_stop_classes(clauses),
         kept_named=not has_any(form, words.OTHER_RECORDS),
-        ended=_diet_ended(form, found, clauses),
+        ended="delete_verb" in classes and _diet_ended(form, found, clauses),  # (only a delete asks it)
     )
     today = _today(now)
     bare = intents.bare(form)
