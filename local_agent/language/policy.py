@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Literal, Protocol
 
+from local_agent.language import rules
 from local_agent.language.intents import Intent, Reading
 
 Outcome = Literal["act", "ask", "pass"]
@@ -41,6 +42,8 @@ _ACTS: dict[str, str] = {
 }
 # Intents that already ask (a question with buttons) or decline: the classifier never makes them act.
 _ASKS = frozenset({"forget_confirm", "preference_question", "consent_unclear", "forget_declined"})
+# The lexicon classes that name the kept thing (a diet, 偏好, 紀錄).
+_KEPT_NAMED = frozenset({"diet", "memory_object"})
 
 
 class Scores(Protocol):
@@ -165,7 +168,7 @@ def decide(
 def _of_others(kinds: frozenset[str], stop_classes: frozenset[str]) -> bool:
     """The table read a stop of other people's (「其他人的不用記」): a third person in the stop's clause,
     and no diet or kept record named there. Nothing of theirs is kept: asked about, never acted on."""
-    return "stop" in kinds and "third_person" in stop_classes and not stop_classes & {"diet", "memory_object"}
+    return "stop" in kinds and "third_person" in stop_classes and not stop_classes & _KEPT_NAMED
 
 
 def _remember_missed(
@@ -213,7 +216,7 @@ def _rules_ask(
     sure of (「I'm not asking you to delete anything, search …」) is that search, which changes nothing,
     and so is a delete question asked only of another thing (「訂的桌取消了 鹿港有什麼素食」)."""
     best, sure = read
-    aside = reading.intent == "forget_declined" or bool(kinds) and kinds <= {"keep", "other_named"}
+    aside = reading.intent == "forget_declined" or (bool(kinds) and kinds <= {"keep", "other_named"})
     if aside and named_search and best.startswith("search_") and sure >= HIGH:
         return Decision(
             "pass",
@@ -252,9 +255,7 @@ def _beside_a_search(
 
 
 # Clause readings that remark on something rather than ask: small talk, a forgetting told.
-_REMARKS = frozenset(
-    {"thanks", "goodbye", "compliment", "complaint", "health", "weather", "visited", "forgot_before"}
-)
+_REMARKS = (rules.SMALL_TALK_READINGS - {"bot_question"}) | {"forgot_before"}
 
 
 def _remark(
@@ -266,7 +267,7 @@ def _remark(
     chat), never the township question."""
     if reading.intent != "search" or named_search or not kinds & _REMARKS:
         return None
-    another = "other_thing" in classes and not classes & {"diet", "memory_object"}
+    another = "other_thing" in classes and not classes & _KEPT_NAMED
     nothing = scores.best == "other" or (scores.best in _UNDOING and another)
     if not nothing or scores.confidence < HIGH:
         return None
@@ -297,7 +298,7 @@ def _no_act_read(
         return Decision(
             "ask", asked, ruled, (*why, "the kept thing named with no verb: the three-way question")
         )
-    if best in _UNDOING and "other_thing" in classes and not classes & {"diet", "memory_object"}:
+    if best in _UNDOING and "other_thing" in classes and not classes & _KEPT_NAMED:
         return Decision("pass", reading, ruled, (*why, "another thing named is deleted: rules stand"))
     if best in _UNDOING and "self_correction" in classes and named_search and not classes & _KEPT_NAMED:
         # 「取消取消 講錯了 是鹿港啦」: the speaker takes back their own words, and names the search
@@ -332,9 +333,7 @@ def _undoing_together(scores: Scores, named_search: bool, classes: frozenset[str
     or a word saying what to do with it, and no search is named: asked about, never ignored."""
     together = scores.scores.get("delete", 0.0) + scores.scores.get("stop", 0.0)
     alone = scores.best in _UNDOING and scores.confidence >= MIDDLE
-    touched = bool(classes & {"diet", "memory_object"}) or (
-        bool(classes & _VERBS) and "other_thing" not in classes
-    )
+    touched = bool(classes & _KEPT_NAMED) or (bool(classes & _VERBS) and "other_thing" not in classes)
     return together >= MIDDLE and not alone and touched and not named_search
 
 
@@ -349,13 +348,9 @@ def _names_the_kept_thing_only(
         and best in _UNDOING
         and sure >= HIGH
         and not named_search
-        and bool(classes & {"diet", "memory_object"})
+        and bool(classes & _KEPT_NAMED)
         and not classes & _VERBS
     )
-
-
-# The classes that name the kept thing.
-_KEPT_NAMED = frozenset({"diet", "memory_object"})
 
 
 # Clause readings that make a stop doubtful (keep it, it was forgotten before, undecided, apart from).
@@ -376,7 +371,7 @@ def _a_plain_stop(
         and not kinds & _STOP_DOUBTS
         and best == "stop"
         and sure >= HIGH
-        and bool(classes & {"diet", "memory_object"})
+        and bool(classes & _KEPT_NAMED)
         and not classes & _STOP_ASKED
     )
 
