@@ -54,8 +54,7 @@ _ENGLISH = re.compile(
     + ")(?![a-z'’])",
     re.IGNORECASE,
 )
-_SPOKEN = re.compile("|".join(re.escape(said) for said, _ in SPOKEN_PUNCTUATION))
-_MARKS = dict(SPOKEN_PUNCTUATION)
+_SPOKEN = re.compile("|".join(map(re.escape, SPOKEN_PUNCTUATION)))
 _LATIN = re.compile("[A-Za-z]")
 # A pictograph beside a space between two clauses is a pause too (「…刪掉嗎 🙇 感恩」): one space.
 _PICTURE = "[\U0001f300-\U0001faff\u2600-\u27bf]\ufe0f?"
@@ -151,7 +150,7 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     if _LATIN.search(folded):
         folded = _ENGLISH.sub(lambda m: ENGLISH_WORDS[m.group().lower()], folded)
     if "號" in folded:
-        folded = _SPOKEN.sub(lambda m: _MARKS[m.group()], folded)  # 「逗號」 said aloud: a comma
+        folded = _SPOKEN.sub(lambda m: SPOKEN_PUNCTUATION[m.group()], folded)  # 「逗號」 said aloud: a comma
     folded = _LIST_MARK.sub(lambda m: "," if m.start() else "", folded)  # 「1.素食那個刪掉 2.員林有什麼」
     folded = _SPACED_PICTURES.sub(" ", folded) if " " in folded else folded
     folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses

@@ -28,7 +28,7 @@ SYMBOL_WORDS: dict[str, str] = dict(lexicon.pairs_of("symbols"))
 # English words as the Chinese words the rules read (negations, a filler, commands), as whole words.
 ENGLISH_WORDS: dict[str, str] = dict(lexicon.pairs_of("english_words"))
 # Punctuation said aloud and written out by dictation (逗號, 句號), read as the mark.
-SPOKEN_PUNCTUATION: tuple[tuple[str, str], ...] = lexicon.pairs_of("spoken_punctuation")
+SPOKEN_PUNCTUATION: dict[str, str] = dict(lexicon.pairs_of("spoken_punctuation"))
 ZHUYIN_PARTICLES: dict[str, str] = dict(lexicon.pairs_of("zhuyin_particles"))
 # Before a correction word these make it take back what came before (「鹿港喔不是福興」); one character each.
 INTERJECTIONS: str = "".join(words_of("interjections"))
@@ -70,10 +70,10 @@ REMEMBER_VERBS: tuple[str, ...] = lexicon.words_of("remember_verb")
 # A change to a diet named right after it asks to remember that one (「我不要蛋奶素了，改全素」); never
 # read as a negated remembering verb (「吃素的事不用改」 keeps it).
 CHANGE_VERBS: tuple[str, ...] = words_of("change_verbs")
-# Words that are not the remembering verb although they contain 記 (日記, 登記, 忘記 ...).
-NOT_REMEMBER: tuple[str, ...] = ("忘記", *lexicon.words_of("not_a_verb"))
 # Words with a verb's character that are no verb (刪除鍵 is a key, 日記 a diary).
 NOT_A_VERB: tuple[str, ...] = lexicon.words_of("not_a_verb")
+# Words that are not the remembering verb although they contain 記 (日記, 登記, 忘記 ...).
+NOT_REMEMBER: tuple[str, ...] = ("忘記", *NOT_A_VERB)
 NEGATIONS: tuple[str, ...] = lexicon.words_of("negation_request")
 # Between a negation and the verb it negates (「不要再幫我記」, 「你不要一直記著」, 「不要亂刪」).
 NEGATION_FILLERS: tuple[str, ...] = words_of("negation_fillers")
