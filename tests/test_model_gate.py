@@ -239,7 +239,7 @@ def test_forget_and_remember_proposed_in_a_group_get_the_one_to_one_answer(gemin
         ]
     )
     # (sentences no reader acts on, so the model is asked and proposes; the gate answers)
-    for text in ("群組裡每個人吃的不一樣 你看著辦", "素食是我的習慣，幫我留意"):
+    for text in ("群組裡每個人吃的不一樣 你看著辦", "我習慣吃素，你就幫我留意"):
         seen = app.say(text, group=GROUP)
         assert seen.status == 200 and seen.texts == [IN_PRIVATE_ONLY] and seen.buttons == []
     # What is kept, asked in the rules' words, gets the same answer before any model call.
