@@ -533,8 +533,13 @@ def asks_to_remember(t: str) -> bool:
 
 @memoised
 def _without_diet(t: str) -> str:
-    """``t`` with its diet words taken out (「別忘了我吃素」 asks for no search by its 吃)."""
-    return _without(t, lexicon.words_of("diet"))
+    """``t`` with its diet words taken out, and the 吃 or 食 that says one (「別忘了我吃素」 and
+    「我吃五辛素」 ask for no search by their 吃)."""
+    return _without(
+        t,
+        tuple(f"{verb}{word}" for word in lexicon.words_of("diet") for verb in "吃食")
+        + lexicon.words_of("diet"),
+    )
 
 
 def _asks_unsupported(t: str) -> bool:

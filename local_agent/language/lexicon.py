@@ -85,6 +85,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "which": "asks which or what (哪一種, 什麼, 哪些, 多久): after a remembering verb, what is kept",
     "vague_do": "do something, unsaid what (弄一下, 處理一下, 看著辦): with what is kept, ask what",
     "self_forgetting": "the speaker's own forgetting (我忘記, 我自己忘了): a remark, not a request",
+    "worry": "a fear or worry (怕, 擔心, 就怕): before a forgetting verb, a worry that something is forgotten, no request",
     "diet_place": "a place named by a diet (素食店, 素食餐廳): a place, not the kept diet",
     "courtesy": "a courtesy read whole (不好意思, 不客氣, 麻煩): its 不 negates nothing, its 煩 is no complaint",
     "self_correction": "the speaker takes back what they said (講錯, 打錯, 說錯): a correction, no complaint",

@@ -116,18 +116,19 @@ def decide(
     stop_classes: frozenset[str] = frozenset(),
     kept_named: bool = True,
     ended: bool = False,
+    stated: bool = False,
 ) -> Decision:
     """The outcome for the rules' ``reading`` (``kinds``: its clauses' rule readings; ``diet``: the
     rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring).
     ``named_search``: the sentence names a place or asks for a search in words other than a diet;
     without it a rules' search is weak, and a sure classifier's harmless reading (what is kept,
-    small talk) stands instead. ``classes``: the lexicon classes of its words; a remember verb
-    among them with a diet named and a sure remember from the classifier is a remember request
-    the rules missed (a question, the consent prompt, never a grant). ``supposed``: the sentence
+    small talk) stands instead. ``classes``: the lexicon classes of its words (a remember verb and
+    a sure classifier: a remember request the rules missed, see ``_remember_missed``). ``supposed``: the sentence
     supposes (如果, 萬一): a stop in it is never acted on. ``stop_classes``: the lexicon classes of
     the clauses the table read as a stop. ``kept_named``: nothing in the sentence is a record the
     service never keeps; with one, a remember the classifier alone reads is about it (「記住我的
-    電話」) and passes. ``ended``: the sentence says a diet is no longer eaten (「我已經不吃素了」)."""
+    電話」) and passes. ``ended``: the sentence says a diet is no longer eaten (「我已經不吃素了」);
+    ``stated``: it only states the speaker's own diet (「我吃蛋奶素」), which is offered to be kept."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
@@ -138,9 +139,9 @@ def decide(
     if agreed is not None:
         return Decision("act", Reading("forget"), ruled, (*why, agreed))
     others = _of_others(kinds, stop_classes)
-    if _remember_missed(reading, ruled, (best, sure), diet, classes, kinds, others):
-        asked = Reading("remember", diet=diet)
-        return Decision("ask", asked, ruled, (*why, "a remember verb and a sure classifier: consent prompt"))
+    missed = _remember_missed(reading, ruled, (best, sure), diet, classes, kinds, others, stated)
+    if missed:
+        return Decision("ask", Reading("remember", diet=diet), ruled, (*why, missed))
     if others and reading.intent == "forget":
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a stop of other people's: ask"))
     if reading.intent in _ASKS:
@@ -151,8 +152,7 @@ def decide(
         outcome: Outcome = "pass" if ruled == "other" else "act"
         return Decision(outcome, reading, ruled, (*why, "agree"))
     if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
-        # 「…的素食都幫我找一下」: a lasting word (都, 以後) beside a diet, no remember verb, and a sure
-        # search: the search, with the diet said for this search only
+        # 「…的素食都幫我找一下」: a lasting word beside a diet, no remember verb, a sure search: the search
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
     beside = _beside_a_search(reading, ruled, best, named_search, kinds, why)
     if beside is not None:
@@ -179,7 +179,8 @@ def _remember_missed(
     classes: frozenset[str],
     kinds: frozenset[str],
     others: bool = False,
-) -> bool:
+    stated: bool = False,
+) -> str | None:
     """A remember verb and a diet named, where the rules read no act on the kept preference: a
     remember request they missed, answered with the consent prompt (itself a question). A regret
     with no delete verb beside a remember rule's clause (「我後悔了，還是幫我記全素」) is one on the
@@ -187,17 +188,22 @@ def _remember_missed(
     what-is-kept question stands; the three-way question, which the consent prompt answers as well,
     gives way to it; and so does a stop the table read only of other people (``others``) beside a
     remember (「我吃全素 記下來 其他人的不用記」), and what-is-kept read by the hand readers where the
-    table read a remember (「敬請惠予記錄本人之素食需求」)."""
-    if not (diet and "remember_verb" in classes):
-        return False
-    if "remember" in kinds and _regret_then_remember(ruled, classes):
-        return True
+    table read a remember (「敬請惠予記錄本人之素食需求」, 「我吃蛋奶素 你要記下來嗎」). A diet only stated as the speaker's own
+    (``stated``: 「我吃蛋奶素」, nothing searched, asked or undone) is offered to be kept the same way,
+    unless the classifier is sure it undoes. The reason, or None."""
     best, sure = read
+    if stated and reading.intent == "search" and diet and not (best in _UNDOING and sure >= HIGH):
+        return "an own diet stated, nothing else asked: consent prompt"
+    if not (diet and "remember_verb" in classes):
+        return None
+    if "remember" in kinds and _regret_then_remember(ruled, classes):
+        return "a regret beside a remember rule: consent prompt"
     if best != "remember" or sure < HIGH:
-        return False
+        return None
     plain = reading.intent not in _ASKS and ruled not in PREFERENCE_LABELS
     table = "remember" in kinds and (others or ruled == "show_kept")  # (the table's remember breaks the tie)
-    return plain or table or reading.intent == "preference_question"
+    missed = plain or table or reading.intent == "preference_question"
+    return "a remember verb and a sure classifier: consent prompt" if missed else None
 
 
 def _rules_ask(
@@ -491,6 +497,10 @@ def _rules_touch(
             ruled,
             (*why, "a delete the classifier reads as a stop or a refusal: both undo it"),
         )
+    if ruled == "show_kept" and best in _UNDOING and kinds & {"stop", "delete", "delete_that"}:
+        # 「毋免閣記我食啥物矣 彼个攏總共我提掉」: the hand readers' what-is-kept (記我吃什麼) beside a
+        # stop the table read, and a sure undo: asked, never shown as if nothing were asked
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "what is kept beside a stop: ask"))
     if ruled == "delete" or (ruled == "stop" and best == "remember"):
         # (a stop a sure classifier reads as a remember, 「我吃全素 記下來 他們的不用記」, is asked too)
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on a delete: ask"))

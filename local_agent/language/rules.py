@@ -169,6 +169,15 @@ RULES: tuple[Rule, ...] = (
         without=("negation", "request_tag"),
     ),
     Rule(
+        "worried_forgotten",
+        ("worry", "forget_verb"),
+        "forgot_before",
+        80,
+        matches=("我怕你忘記了", "深怕你會忘了我吃全素", "我驚你袂記得"),
+        not_matches=("忘記我吃素吧", "幫我忘記我吃素"),
+        without=("request_tag", "disposal"),
+    ),
+    Rule(
         "apart_from_diet",
         ("exclusion", "diet|memory_object"),
         "exclusion",
@@ -371,6 +380,16 @@ RULES: tuple[Rule, ...] = (
         not_matches=("不要記我吃素", "記得那家店在哪"),
         needs=("diet",),
         without=("negation_request", "question"),
+    ),
+    # 「我吃蛋奶素 你要記下來嗎」: the diet told first, then a remember verb, asked or not
+    Rule(
+        "diet_then_remember",
+        ("diet", "remember_verb"),
+        "remember",
+        29,
+        matches=("我吃蛋奶素 你要記起來嗎", "我阿公吃全素 可以叫你記", "我吃五辛素 可以幫我記嗎"),
+        not_matches=("我吃素 不要記", "吃素的那個不用記了", "記住我吃素", "吃素的你記了哪一種"),
+        without=("negation", "negation_request", "which", "bare_stop", "stop_lead"),
     ),
     # 「你記得她吃哪一種素」, 「你會記多久」: which or what was remembered, asked; nothing to keep
     Rule(

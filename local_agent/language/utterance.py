@@ -147,6 +147,17 @@ class Utterance:
             return None  # 「好 刪掉吧 順便找二林的」: the rest does more than search; no answer split off
         return read(head, self.today, self.context)
 
+    @property
+    def own_diet(self) -> str | None:
+        """The rememberable diet the message says is the speaker's own, now and for good (「我吃五辛素
+        幫我找秀水的餐廳」), else None: not someone else's, not negated, not for now, not of the past."""
+        diet, named = self.diet, self.diet.code
+        if not named or not rememberable(named) or diet.whose != "self" or diet.negated or diet.for_now:
+            return None
+        if named not in diet.own or any("past_marker" in t.classes for t in self.tokens):
+            return None
+        return named if has_any(self.form, words.SPEAKER_WORDS) else None
+
     def search_with(self, diet: str | None) -> Utterance:
         """:attr:`search` with ``diet`` as the diet it says (a diet asked to be remembered applies to
         the search said with it, this once)."""
@@ -181,6 +192,22 @@ def _diet(form: str, kinds: frozenset[str], found: tuple[lexicon.Token, ...]) ->
     own = frozenset({named}) if named and whose == "self" else frozenset()
     negated = said.code == catalogue.ANY
     return DietReading(code, negated, whose, said.lasting, for_now, own, named)
+
+
+# The lexicon classes of a diet said, and those that may stand beside it in a plain statement of it
+# (「我吃素三十年了」): anything else (a question, a search word, a past or a negation) says more.
+_DIET_CLASSES = frozenset({"diet", "vegetarian_word"})
+_STATEMENT_ASIDE = frozenset({"aspect", "clause_close"})
+
+
+def _states_own_diet(form: str, diet: DietReading, places: PlaceReading, classes: list[str]) -> bool:
+    """The message only states a diet as the speaker's own, now and for good: 「我吃蛋奶素」,
+    「I'm vegan 我吃全素的」; not 「我媽吃素」, 「我今天吃素」, 「我以前吃素」, 「有素食嗎」, nor a diet said
+    before something else (「我吃全素，想問問看」)."""
+    plain = diet.whose == "self" and not diet.negated and not diet.for_now and places.kind == "none"
+    said = plain and bool(diet.own) and set(classes) - _DIET_CLASSES <= _STATEMENT_ASIDE
+    whole = all(find_diet(clause) for clause in intents.CLAUSES.split(form) if clause)  # (nothing else said)
+    return said and whole and has_any(form, words.SPEAKER_WORDS)
 
 
 def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
@@ -292,6 +319,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         stop_classes=_stop_classes(clauses),
         kept_named=not has_any(form, words.OTHER_RECORDS),
         ended="delete_verb" in classes and _diet_ended(form, found, clauses),  # (only a delete asks it)
+        stated=bool(named) and not named_search and _states_own_diet(form, diet, places, classes),
     )
     today = _today(now)
     bare = intents.bare(form)

@@ -36,6 +36,7 @@ INTERJECTIONS: str = "".join(words_of("interjections"))
 ANY_WORDS: tuple[str, ...] = words_of("any_words")
 # In a sentence naming a diet, these say it is no longer eaten (已經不吃, 沒在吃了).
 EATS_NO_MORE: tuple[str, ...] = words_of("eats_no_more")
+SPEAKER_WORDS: tuple[str, ...] = words_of("speaker_words")
 
 # -- forgetting ------------------------------------------------------------------------------------
 # Verbs that ask to delete (longest first is not needed: any of them is a hit).

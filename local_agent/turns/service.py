@@ -174,6 +174,21 @@ class LocalService:
             found, reply=reply, command=prompt.command, error_code=found.error_code or prompt.error_code
         )
 
+    async def _offer_to_keep(self, scope: ScopeKey, diet: str, found: TurnOutcome) -> TurnOutcome:
+        """「我吃五辛素 幫我找秀水的餐廳」: the speaker's own diet, said with a search that offers to keep
+        it (nothing kept, never refused): the results, then the consent prompt the offer's button
+        would ask, so the person answers once instead of tapping twice."""
+        try:
+            prompt = await asyncio.to_thread(self.commands.consent_prompt, scope, diet)
+        except StoreError:
+            return found  # (the offer's button still asks)
+        if prompt.command != "consent_prompt":
+            return found
+        reply = replace(
+            found.reply, texts=(*found.reply.texts, *prompt.reply.texts), choices=prompt.reply.choices
+        )
+        return replace(found, reply=reply, command=prompt.command)
+
     async def command(self, scope: ScopeKey, said: Utterance | str) -> TurnOutcome | None:
         """The answer to a text command (help, consent prompt, forget), with no model; None for a
         message the model reads (most messages: no thread hop). ``said``: the message read (a text is
@@ -198,6 +213,13 @@ class LocalService:
         二林有什麼吃的」) and a diet is remembered, the answer also asks whether to forget it."""
         outcome = await self.router.run_turn(scope, said, turn_id=turn_id)
         offered = [c for c in outcome.reply.choices if not nav.is_nav(c.data)]  # beyond next steps
+        own = said.own_diet
+        if (
+            own
+            and scope.source_type == "user"
+            and any(c.data == nav.remember(own) for c in outcome.reply.choices)
+        ):
+            return await self._offer_to_keep(scope, own, outcome)
         if scope.source_type != "user" or not said.diet.lasting or offered:
             return outcome
         try:

@@ -1,0 +1,107 @@
+"""Kinds read by design from the development half of a fourth blind set on deleting and keeping (its
+speakers: a retired teacher dictating formal sentences, a motorbike mechanic in Hokkien, a mother
+typing one-handed, a grandfather unsure what the bot is; a lay Buddhist fasting on the 1st and 15th,
+a fruit seller at a noisy market, a woman with hearing aids, a man wary of apps; a Malaysian Chinese
+son-in-law, a retired nurse, a karaoke aunt, a social worker typing for a client). Each with sentences
+written for the test, not the corpus's: a person's own diet stated alone is offered to be kept, and
+said beside a search it is searched with and offered in the same reply; someone else's diet, a diet of
+the past or of today only is not offered."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import FakeClock
+from helpers_app import AppHarness
+
+from local_agent import language
+from local_agent.testing import webhooks as W
+from local_agent.turns.commands import parse_postback
+
+U1 = "U" + "4" * 32
+G1 = "C" + "4" * 32
+
+
+@pytest.fixture
+def app(tmp_path):
+    with AppHarness(tmp_path / "local.sqlite3", clock=FakeClock(time.time())) as harness:
+        yield harness
+
+
+def say(app: AppHarness, text: str, group: str | None = None):
+    app.turn(W.text_event(U1, text, group=group, mention=group is not None))
+    return app.outcomes[-1]
+
+
+def buttons(app: AppHarness) -> dict[str, str]:
+    messages = app.line.replies()[-1].body["messages"]
+    items = (messages[-1].get("quickReply") or {}).get("items") or []
+    return {i["action"]["label"]: i["action"].get("data") or i["action"].get("text", "") for i in items}
+
+
+def all_text(app: AppHarness) -> str:
+    return "\n".join(m.get("text", "") for m in app.line.replies()[-1].body["messages"])
+
+
+def kept(app: AppHarness) -> tuple[str, str | None]:
+    state = app.store.get(U1)
+    return state.consent, state.dietary_type
+
+
+@pytest.mark.parametrize(
+    ("text", "diet"),
+    [
+        ("我是吃鍋邊素的", "pot_side"),
+        ("俺吃全素", "vegan"),
+        ("我吃素好幾年了", "vegetarian"),
+        ("I am vegan", "vegan"),
+    ],
+)
+def test_an_own_diet_stated_alone_is_offered_to_be_kept(text: str, diet: str) -> None:
+    said = language.read(text)
+    assert (said.outcome, said.intent, said.reading.diet) == ("ask", "remember", diet)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["我媽吃全素", "我以前吃蛋奶素", "我今天吃素", "素食", "我吃素，想問一件事", "我不吃牛", "有全素的嗎"],
+)
+def test_someone_elses_a_past_a_todays_or_a_diet_said_before_more_is_not_offered(text: str) -> None:
+    assert language.read(text).intent != "remember"
+
+
+def test_the_statement_gets_the_consent_prompt_and_keeps_nothing_until_yes(app) -> None:
+    say(app, "我是吃五辛素的")
+    assert app.outcomes[-1].command == "consent_prompt"
+    assert parse_postback(buttons(app)["同意"]) == (True, "five_pungent")
+    assert kept(app) == ("none", None)
+    # in a group it names no diet and points to the one-to-one chat
+    say(app, "我是吃五辛素的", group=G1)
+    assert "五辛素" not in all_text(app) and "同意" not in buttons(app)
+
+
+def test_an_own_diet_beside_a_search_searches_with_it_and_asks_once(app) -> None:
+    outcome = say(app, "我吃五辛素 幫我找溪湖的餐廳")
+    searched = [c["effective_arguments"] for c in outcome.tool_calls if c.get("effective_arguments")]
+    assert searched and searched[-1]["dietary_type"] == "five_pungent" and searched[-1]["area"] == "溪湖鎮"
+    assert outcome.command == "consent_prompt" and parse_postback(buttons(app)["同意"]) == (
+        True,
+        "five_pungent",
+    )
+    assert kept(app) == ("none", None)
+    app.turn(W.postback_event(U1, buttons(app)["同意"]))
+    assert kept(app) == ("granted", "five_pungent")
+    # kept already: the search alone, no prompt
+    again = say(app, "我吃五辛素 幫我找鹿港的餐廳")
+    assert again.command != "consent_prompt" and "同意" not in buttons(app)
+
+
+def test_after_a_refusal_or_for_someone_else_the_search_asks_nothing(app) -> None:
+    say(app, "我吃五辛素 幫我找溪湖的餐廳")
+    app.turn(W.postback_event(U1, buttons(app)["不同意"]))
+    assert kept(app)[0] == "refused"
+    say(app, "我吃五辛素 幫我找二林的餐廳")
+    assert "同意" not in buttons(app)
+    say(app, "我爸吃全素 幫我找二林的餐廳")
+    assert "同意" not in buttons(app) and kept(app)[0] == "refused"
