@@ -105,3 +105,41 @@ def test_after_a_refusal_or_for_someone_else_the_search_asks_nothing(app) -> Non
     assert "同意" not in buttons(app)
     say(app, "我爸吃全素 幫我找二林的餐廳")
     assert "同意" not in buttons(app) and kept(app)[0] == "refused"
+
+
+@pytest.mark.parametrize(
+    "text", ["我怕你忘記了 我還是吃全素 幫我找溪湖的店", "深怕你會忘了我吃素 二林有什麼好吃的"]
+)
+def test_a_worry_that_something_is_forgotten_deletes_nothing_beside_a_search(text: str) -> None:
+    said = language.read(text)
+    assert said.intent == "search" and "forgot_before" in {c.rule.reading for c in said.clauses if c.rule}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["我吃全素 我兒子說可以叫你記下來", "我是吃蛋奶素的 你要幫我記起來嗎", "阮食菜 你會當共我記起來無"],
+)
+def test_a_diet_told_then_a_remember_verb_asked_is_the_consent_prompt(text: str) -> None:
+    said = language.read(text)  # (the consent prompt is itself a question: nothing is kept yet)
+    assert said.intent == "remember" and said.reading.diet in ("vegetarian", "vegan", "lacto_ovo")
+
+
+def test_what_is_kept_read_beside_a_stop_with_a_sure_delete_is_asked() -> None:
+    said = language.read("不用再記我吃什麼了啦 那個全部幫我拿掉")
+    assert said.intent in ("forget", "forget_confirm")
+
+
+@pytest.mark.parametrize("text", ["幫我把病人的飲食日誌刪掉", "阿伯的飲食衛教單可以丟了"])
+def test_diet_documents_are_other_records_never_deleted_as_the_kept_diet(text: str) -> None:
+    assert language.read(text).decision.reading.intent != "forget"
+
+
+@pytest.mark.parametrize("text", ["吃素的設定幫我砍掉", "把那個全素的砍了啦"])
+def test_chopping_it_off_is_a_delete(text: str) -> None:
+    assert language.read(text).intent in ("forget", "forget_confirm")
+
+
+def test_a_refusal_meant_and_a_wrong_press_taken_back_in_hokkien_deletes() -> None:
+    said = language.read("歹勢 揤毋著 我本來欲揤不同意 你共取消")
+    assert said.intent in ("forget", "forget_confirm")
+    assert language.read("剛剛按錯了 我要按的是不同意 幫我取消").intent in ("forget", "forget_confirm")
