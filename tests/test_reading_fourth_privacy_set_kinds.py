@@ -143,3 +143,20 @@ def test_a_refusal_meant_and_a_wrong_press_taken_back_in_hokkien_deletes() -> No
     said = language.read("歹勢 揤毋著 我本來欲揤不同意 你共取消")
     assert said.intent in ("forget", "forget_confirm")
     assert language.read("剛剛按錯了 我要按的是不同意 幫我取消").intent in ("forget", "forget_confirm")
+
+
+@pytest.mark.parametrize("text", ["同以 同以", "ok can", "嗯對 你記下來沒關係"])
+def test_a_typed_yes_in_a_homophone_in_english_or_with_its_fine(text: str) -> None:
+    assert language.read(text).consent == "consent_yes"
+
+
+def test_a_yes_then_a_remark_to_someone_else_answers_the_live_prompt(app) -> None:
+    say(app, "我吃全素 可以幫我記嗎")
+    assert "同意" in buttons(app)
+    say(app, "好啦好啦 老闆這個高麗菜怎麼賣")
+    assert kept(app) == ("granted", "vegan")
+
+
+def test_a_yes_then_a_remark_about_a_diet_is_no_answer_split_off() -> None:
+    assert language.read("好 但是我媽吃蛋奶素").answer_first is None
+    assert language.read("好 今天好冷").answer_first is not None

@@ -132,17 +132,21 @@ class Utterance:
     @functools.cached_property
     def answer_first(self) -> Utterance | None:
         """「可以 順便找鹿港的素食」: a yes or no said as the first clause of a message that goes on to ask
-        for a search, read as a message of its own; None for anything else (the whole message is then
-        the answer, or no answer). A no before a search may also read as dropping the diet (「不用了，
-        幫我找…」); a yes beside a delete is never split off."""
+        for a search, or to remark on something that is not the diet (「好啦 哇這顆芒果好大」), read as a
+        message of its own; None for anything else (the whole message is then the answer, or no
+        answer). A no before a search may also read as dropping the diet (「不用了，幫我找…」); a yes
+        beside a delete is never split off."""
         answers = _ANSWERED_FIRST.get(self.reading.intent, ())
-        if self.consent is not None or not self.also_searches or not answers:
+        searched = self.reading.intent in ("search", "forget_confirm")
+        if self.consent is not None or (searched and not self.also_searches) or not answers:
             return None
         said = next((c for c in intents.RAW_CLAUSES.split(self.text.strip()) if c), "")
         head = next((c for c in intents.CLAUSES.split(reading_form(said)) if c), "")
         if head == self.form or intents.consent_answer(intents.bare(head)) not in answers:
             return None
         rest = lexicon.tokens(self.form.removeprefix(head))
+        if any(token.classes & (_PREFERENCE_VERBS | _DIET_CLASSES) for token in rest) and not searched:
+            return None  # 「好啦 哇這顆芒果好大」: a remark after the answer; one about the diet says more
         if any(token.classes & _PREFERENCE_VERBS for token in rest):
             return None  # 「好 刪掉吧 順便找二林的」: the rest does more than search; no answer split off
         return read(head, self.today, self.context)
@@ -173,6 +177,8 @@ _PREFERENCE_VERBS = rules.VERBS | {"bare_stop", "drop", "stop_again", "stop_lead
 _ANSWERED_FIRST: dict[str, tuple[str, ...]] = {
     "search": ("consent_yes", "consent_no"),
     "forget_confirm": ("consent_no",),
+    "unknown": ("consent_yes", "consent_no"),
+    "small_talk": ("consent_yes", "consent_no"),
 }
 
 

@@ -67,6 +67,8 @@ class LocalService:
         if await self._remember_and_search(scope, said):
             return await self._search_then_prompt(scope, said, turn_id)
         answered = await self._answered_first(scope, said)
+        if answered is not None and not said.also_searches:  # 「好啦 哇這顆芒果好大」: the answer alone
+            return answered
         if answered is not None:  # 「可以 順便找鹿港的素食」: the live prompt answered, then the search
             return await self._then_search(scope, said, answered, turn_id)
         outcome = await self.command(scope, said)
