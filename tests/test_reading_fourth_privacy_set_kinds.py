@@ -160,3 +160,18 @@ def test_a_yes_then_a_remark_to_someone_else_answers_the_live_prompt(app) -> Non
 def test_a_yes_then_a_remark_about_a_diet_is_no_answer_split_off() -> None:
     assert language.read("好 但是我媽吃蛋奶素").answer_first is None
     assert language.read("好 今天好冷").answer_first is not None
+
+
+def test_a_delete_then_asked_what_is_kept_is_both(app) -> None:
+    say(app, "記住我吃蛋奶素")
+    app.turn(W.postback_event(U1, buttons(app)["同意"]))
+    outcome = say(app, "幫我把吃蛋奶素的刪掉 然後跟我說你現在還存了哪些")
+    assert outcome.command == "forget" and kept(app)[1] is None
+    assert "沒有記住" in all_text(app)
+
+
+@pytest.mark.parametrize(
+    "text", ["煩請告知本人目前所登記之飲食偏好為何", "不是要你刪啦 我是問你有幫我存什麼"]
+)
+def test_what_is_kept_asked_formally_or_beside_a_keep_shows_it(text: str) -> None:
+    assert language.read(text).intent == "show_kept"

@@ -391,6 +391,16 @@ RULES: tuple[Rule, ...] = (
         not_matches=("我吃素 不要記", "吃素的那個不用記了", "記住我吃素", "吃素的你記了哪一種"),
         without=("negation", "negation_request", "which", "bare_stop", "stop_lead"),
     ),
+    # 「告訴我你現在還記了我什麼」: asked to be told what was remembered
+    Rule(
+        "told_what_is_kept",
+        ("show_verb", "remember_verb", "which"),
+        "show",
+        33,
+        matches=("告訴我你現在還有記我什麼", "跟我說你存了哪些", "我是問你有幫我記什麼"),
+        not_matches=("記住我吃素", "告訴我那家店叫什麼", "跟我說員林有什麼好吃的"),
+        without=("negation_request",),
+    ),
     # 「你記得她吃哪一種素」, 「你會記多久」: which or what was remembered, asked; nothing to keep
     Rule(
         "remembered_which",

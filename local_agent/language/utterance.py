@@ -152,6 +152,11 @@ class Utterance:
         return read(head, self.today, self.context)
 
     @property
+    def asks_kept(self) -> bool:
+        """A clause asks what is kept (a rule read it so), beside whatever else the message does."""
+        return any(c.rule is not None and c.rule.reading == "show" for c in self.clauses)
+
+    @property
     def own_diet(self) -> str | None:
         """The rememberable diet the message says is the speaker's own, now and for good (「我吃五辛素
         幫我找秀水的餐廳」), else None: not someone else's, not negated, not for now, not of the past."""

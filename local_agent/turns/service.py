@@ -78,6 +78,8 @@ class LocalService:
         )  # (「不要記我任何東西，幫我找芳苑的店」 with nothing kept: that said, then the search)
         if outcome is not None and then and said.also_searches:
             return await self._then_search(scope, said, outcome, turn_id)
+        if outcome is not None and outcome.command == "forget" and said.asks_kept:
+            return await self._then_shown(scope, outcome)
         if outcome is not None:
             return outcome
         each = self._each(said)
@@ -133,6 +135,15 @@ class LocalService:
         found = await self._search(scope, said.search, turn_id)
         reply = replace(found.reply, texts=(*done.reply.texts, *found.reply.texts))
         return replace(found, reply=reply, command=done.command)
+
+    async def _then_shown(self, scope: ScopeKey, done: TurnOutcome) -> TurnOutcome:
+        """「幫我把蛋奶素刪掉 然後告訴我你還記了什麼」: the forget's answer, then what is kept now (1:1
+        only: a forget in a group is answered with the pointer to the 1:1 chat, never 「forget」)."""
+        try:
+            shown = await asyncio.to_thread(self.commands.show_kept, scope)
+        except StoreError:
+            return done  # (the forget was done and said; what is kept can be asked again)
+        return replace(done, reply=replace(shown.reply, texts=(*done.reply.texts, *shown.reply.texts)))
 
     async def _answered_first(self, scope: ScopeKey, said: Utterance) -> TurnOutcome | None:
         """The answer to a live consent prompt said as the first clause of a search (a grant or a
