@@ -535,11 +535,14 @@ def asks_to_remember(t: str) -> bool:
 def _without_diet(t: str) -> str:
     """``t`` with its diet words taken out, and the 吃 or 食 that says one (「別忘了我吃素」 and
     「我吃五辛素」 ask for no search by their 吃)."""
-    return _without(
-        t,
-        tuple(f"{verb}{word}" for word in lexicon.words_of("diet") for verb in "吃食")
-        + lexicon.words_of("diet"),
-    )
+    return _without(t, _diet_said())
+
+
+@functools.cache
+def _diet_said() -> tuple[str, ...]:
+    """The diet words, each also after 吃 and 食 (those first: they are taken out whole)."""
+    words_ = lexicon.words_of("diet")
+    return tuple(f"{verb}{word}" for word in words_ for verb in "吃食") + words_
 
 
 def _asks_unsupported(t: str) -> bool:
