@@ -128,7 +128,8 @@ def test_questions_outside_places_and_events_get_the_capability_text(text):
 def test_other_sentences_get_a_short_answer_without_parking_or_buses(text):
     contents = contents_for(text, [SafeTurn("places", "花壇鄉")])
     answer = intent.propose(contents)
-    assert answer == {"text": SMALL_TALK_TEXTS["chat"]}  # chat: a short answer, no search, no question
+    # a short answer, no search, no question: the chat answer, or 「聽不懂」 when no reader is sure of chat
+    assert answer in ({"text": SMALL_TALK_TEXTS["chat"]}, {"text": intent.UNKNOWN_TEXT})
     assert "停車" not in answer["text"] and "公車" not in answer["text"]
 
 

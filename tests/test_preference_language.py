@@ -322,8 +322,8 @@ def test_thanks_get_a_short_answer_and_nothing_is_stored(app, text):
 
 
 def test_the_parking_sentence_only_answers_parking(app):
-    say(app, "我孫子下禮拜天要回來看我")  # news of the day: small talk, a short answer and no search
-    assert first_text(app.line.replies()[-1]) == SMALL_TALK_TEXTS["chat"]
+    say(app, "我孫子下禮拜天要回來看我")  # news of the day: a short answer and no search
+    assert first_text(app.line.replies()[-1]) in (SMALL_TALK_TEXTS["chat"], UNKNOWN_TEXT)
     say(app, "花壇附近哪裡可以停車")
     assert first_text(app.line.replies()[-1]) == CAPABILITIES
 

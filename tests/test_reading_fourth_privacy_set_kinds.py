@@ -175,3 +175,20 @@ def test_a_delete_then_asked_what_is_kept_is_both(app) -> None:
 )
 def test_what_is_kept_asked_formally_or_beside_a_keep_shows_it(text: str) -> None:
     assert language.read(text).intent == "show_kept"
+
+
+def test_a_yes_with_the_keeping_said_again_and_a_remark_answers_the_live_prompt(app) -> None:
+    say(app, "我是吃蛋奶素的 可以幫我記嗎")
+    say(app, "好啊 記啦 我孫子回來了")
+    assert kept(app) == ("granted", "lacto_ovo")
+
+
+@pytest.mark.parametrize("text", ["做得 做得", "好的 麻煩你 感謝主"])
+def test_a_hakka_yes_and_a_blessing_after_a_yes(text: str) -> None:
+    said = language.read(text)
+    assert said.consent == "consent_yes" or (said.answer_first and said.answer_first.consent == "consent_yes")
+
+
+def test_an_app_deleted_beside_a_named_search_is_the_search() -> None:
+    said = language.read("我把那個購物app刪了 幫我找溪湖的麵店")
+    assert said.intent == "search" and said.places.township == "溪湖鎮"

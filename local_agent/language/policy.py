@@ -220,9 +220,12 @@ def _rules_ask(
     button, which changes nothing. A keep said beside a what-is-kept question the table read, which
     the classifier is sure shows, shows it too; one said beside a named search the classifier is
     sure of (「I'm not asking you to delete anything, search …」) is that search, which changes nothing,
-    and so is a delete question asked only of another thing (「訂的桌取消了 鹿港有什麼素食」)."""
+    and so is a delete question asked only of another thing (「訂的桌取消了 鹿港有什麼素食」, 「外賣app
+    刪了 幫我媽找埤頭的」)."""
     best, sure = read
+    named = bool(classes & {"other_thing", "other_record"})  # (another thing or record the delete is of)
     aside = reading.intent == "forget_declined" or (bool(kinds) and kinds <= {"keep", "other_named"})
+    aside = aside or (named and bool(kinds) and kinds <= {"keep", "other_named", "delete_other"})
     if aside and named_search and best.startswith("search_") and sure >= HIGH:
         return Decision(
             "pass",

@@ -142,12 +142,18 @@ class Utterance:
             return None
         said = next((c for c in intents.RAW_CLAUSES.split(self.text.strip()) if c), "")
         head = next((c for c in intents.CLAUSES.split(reading_form(said)) if c), "")
-        if head == self.form or intents.consent_answer(intents.bare(head)) not in answers:
+        answer = intents.consent_answer(intents.bare(head))
+        if head == self.form or answer not in answers:
             return None
         rest = lexicon.tokens(self.form.removeprefix(head))
-        if any(token.classes & (_PREFERENCE_VERBS | _DIET_CLASSES) for token in rest) and not searched:
+        said_more = _PREFERENCE_VERBS | _DIET_CLASSES
+        if answer == "consent_yes" and not searched:
+            said_more = said_more - {
+                "remember_verb"
+            }  # (「好啊 記啦 客人來了」: the keeping asked, said again)
+        if any(token.classes & said_more for token in rest) and not searched:
             return None  # 「好啦 哇這顆芒果好大」: a remark after the answer; one about the diet says more
-        if any(token.classes & _PREFERENCE_VERBS for token in rest):
+        if searched and any(token.classes & _PREFERENCE_VERBS for token in rest):
             return None  # 「好 刪掉吧 順便找二林的」: the rest does more than search; no answer split off
         return read(head, self.today, self.context)
 
