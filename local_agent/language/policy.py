@@ -122,9 +122,9 @@ def decide(
     rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring).
     ``named_search``: the sentence names a place or asks for a search in words other than a diet;
     without it a rules' search is weak, and a sure classifier's harmless reading (what is kept,
-    small talk) stands instead. ``classes``: the lexicon classes of its words (a remember verb and
-    a sure classifier: a remember request the rules missed, see ``_remember_missed``). ``supposed``: the sentence
-    supposes (如果, 萬一): a stop in it is never acted on. ``stop_classes``: the lexicon classes of
+    small talk) stands instead. ``classes``: the lexicon classes of its words (with a remember verb
+    and a sure classifier, a remember the rules missed: ``_remember_missed``). ``supposed``: the
+    sentence supposes (如果, 萬一): a stop in it is never acted on. ``stop_classes``: the lexicon classes of
     the clauses the table read as a stop. ``kept_named``: nothing in the sentence is a record the
     service never keeps; with one, a remember the classifier alone reads is about it (「記住我的
     電話」) and passes. ``ended``: the sentence says a diet is no longer eaten (「我已經不吃素了」);
@@ -188,9 +188,9 @@ def _remember_missed(
     what-is-kept question stands; the three-way question, which the consent prompt answers as well,
     gives way to it; and so does a stop the table read only of other people (``others``) beside a
     remember (「我吃全素 記下來 其他人的不用記」), and what-is-kept read by the hand readers where the
-    table read a remember (「敬請惠予記錄本人之素食需求」, 「我吃蛋奶素 你要記下來嗎」). A diet only stated as the speaker's own
-    (``stated``: 「我吃蛋奶素」, nothing searched, asked or undone) is offered to be kept the same way,
-    unless the classifier is sure it undoes. The reason, or None."""
+    table read a remember (「敬請惠予記錄本人之素食需求」, 「我吃蛋奶素 你要記下來嗎」). A diet only stated
+    as the speaker's own (``stated``: 「我吃蛋奶素」, nothing searched, asked or undone) is offered to be
+    kept the same way, unless the classifier is sure it undoes. The reason, or None."""
     best, sure = read
     if stated and reading.intent == "search" and diet and not (best in _UNDOING and sure >= HIGH):
         return "an own diet stated, nothing else asked: consent prompt"

@@ -146,13 +146,12 @@ class Utterance:
         if head == self.form or answer not in answers:
             return None
         rest = lexicon.tokens(self.form.removeprefix(head))
-        said_more = _PREFERENCE_VERBS | _DIET_CLASSES
-        if answer == "consent_yes" and not searched:
-            said_more = said_more - {
-                "remember_verb"
-            }  # (「好啊 記啦 客人來了」: the keeping asked, said again)
-        if any(token.classes & said_more for token in rest) and not searched:
-            return None  # 「好啦 哇這顆芒果好大」: a remark after the answer; one about the diet says more
+        # After a yes, the keeping asked may be said again (「好啊 記啦 客人來了」); a remark after the
+        # answer (「好啦 哇這顆芒果好大」) may name neither a diet nor another preference verb.
+        kept_again = frozenset({"remember_verb"}) if answer == "consent_yes" else frozenset()
+        said_more = (_PREFERENCE_VERBS | _DIET_CLASSES) - kept_again
+        if not searched and any(token.classes & said_more for token in rest):
+            return None
         if searched and any(token.classes & _PREFERENCE_VERBS for token in rest):
             return None  # 「好 刪掉吧 順便找二林的」: the rest does more than search; no answer split off
         return read(head, self.today, self.context)
