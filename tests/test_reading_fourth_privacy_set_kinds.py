@@ -18,35 +18,13 @@ from helpers_app import AppHarness
 from local_agent import language
 from local_agent.testing import webhooks as W
 from local_agent.turns.commands import parse_postback
-
-U1 = "U" + "4" * 32
-G1 = "C" + "4" * 32
+from tests.test_reading_policy import G1, U1, all_text, buttons, kept, say
 
 
 @pytest.fixture
 def app(tmp_path):
     with AppHarness(tmp_path / "local.sqlite3", clock=FakeClock(time.time())) as harness:
         yield harness
-
-
-def say(app: AppHarness, text: str, group: str | None = None):
-    app.turn(W.text_event(U1, text, group=group, mention=group is not None))
-    return app.outcomes[-1]
-
-
-def buttons(app: AppHarness) -> dict[str, str]:
-    messages = app.line.replies()[-1].body["messages"]
-    items = (messages[-1].get("quickReply") or {}).get("items") or []
-    return {i["action"]["label"]: i["action"].get("data") or i["action"].get("text", "") for i in items}
-
-
-def all_text(app: AppHarness) -> str:
-    return "\n".join(m.get("text", "") for m in app.line.replies()[-1].body["messages"])
-
-
-def kept(app: AppHarness) -> tuple[str, str | None]:
-    state = app.store.get(U1)
-    return state.consent, state.dietary_type
 
 
 @pytest.mark.parametrize(

@@ -221,9 +221,10 @@ def _states_own_diet(form: str, diet: DietReading, places: PlaceReading, classes
     「I'm vegan 我吃全素的」; not 「我媽吃素」, 「我今天吃素」, 「我以前吃素」, 「有素食嗎」, nor a diet said
     before something else (「我吃全素，想問問看」)."""
     plain = diet.whose == "self" and not diet.negated and not diet.for_now and places.kind == "none"
-    said = plain and bool(diet.own) and set(classes) - _DIET_CLASSES <= _STATEMENT_ASIDE
+    if not (plain and diet.own and set(classes) - _DIET_CLASSES <= _STATEMENT_ASIDE):
+        return False
     whole = all(find_diet(clause) for clause in intents.CLAUSES.split(form) if clause)  # (nothing else said)
-    return said and whole and has_any(form, words.SPEAKER_WORDS)
+    return whole and has_any(form, words.SPEAKER_WORDS)
 
 
 def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:

@@ -26,7 +26,7 @@ from local_agent.replies.render import (
     POLITE_FAILURE,
     remember_label,
 )
-from local_agent.replies.reply import Choice, Reply
+from local_agent.replies.reply import Choice, CommandName, Reply
 from local_agent.stores.ports import PreferenceStore
 from local_agent.turns.commands import Commands, command_of, static_result
 
@@ -180,12 +180,7 @@ class LocalService:
         prompt = await self.command(scope, said)
         if prompt is None:
             return found
-        reply = replace(
-            found.reply, texts=(*found.reply.texts, *prompt.reply.texts), choices=prompt.reply.choices
-        )
-        return replace(
-            found, reply=reply, command=prompt.command, error_code=found.error_code or prompt.error_code
-        )
+        return _prompt_after(found, prompt.reply, prompt.command, prompt.error_code)
 
     async def _offer_to_keep(self, scope: ScopeKey, diet: str, found: TurnOutcome) -> TurnOutcome:
         """「我吃五辛素 幫我找秀水的餐廳」: the speaker's own diet, said with a search that offers to keep
@@ -197,10 +192,7 @@ class LocalService:
             return found  # (the offer's button still asks)
         if prompt.command != "consent_prompt":
             return found
-        reply = replace(
-            found.reply, texts=(*found.reply.texts, *prompt.reply.texts), choices=prompt.reply.choices
-        )
-        return replace(found, reply=reply, command=prompt.command)
+        return _prompt_after(found, prompt.reply, prompt.command)
 
     async def command(self, scope: ScopeKey, said: Utterance | str) -> TurnOutcome | None:
         """The answer to a text command (help, consent prompt, forget), with no model; None for a
@@ -357,3 +349,12 @@ class LocalService:
         state = self.journal.state(scope, revision)
         state.pop("status", None)
         return state
+
+
+def _prompt_after(
+    found: TurnOutcome, prompt: Reply, command: CommandName | None, code: str | None = None
+) -> TurnOutcome:
+    """A search's outcome with a question asked after it: the search's texts and cards, then the
+    question's texts, with the question's buttons (the search's next steps give way to them)."""
+    reply = replace(found.reply, texts=(*found.reply.texts, *prompt.texts), choices=prompt.choices)
+    return replace(found, reply=reply, command=command, error_code=found.error_code or code)
