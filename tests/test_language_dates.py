@@ -137,6 +137,20 @@ def test_solar_holidays_stretches_of_days_and_chinese_numerals(text, expected):
     assert window(text) == expected
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("聖誕節12/25那天鹿港有什麼活動", ("2026-12-25", "2026-12-25")),
+        ("耶誕夜十二月二十四號", ("2026-12-24", "2026-12-24")),
+        ("過年期間2月8號溪湖有廟會嗎", ("2027-02-08", "2027-02-08")),
+        ("跨年12/31那晚", ("2026-12-31", "2027-01-01")),  # a night across two days keeps both
+        ("聖誕節12/20", ("2026-12-24", "2026-12-25")),  # a day outside the holiday narrows nothing
+    ],
+)
+def test_a_day_written_inside_a_holidays_span_is_that_day(text, expected):
+    assert window(text) == expected
+
+
 def test_a_holiday_that_has_passed_this_year_is_next_years():
     assert window("聖誕節", date(2026, 12, 26)) == ("2027-12-24", "2027-12-25")
     assert window("跨年", date(2027, 1, 1)) == ("2027-01-01", "2027-01-01")

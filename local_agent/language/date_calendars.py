@@ -253,6 +253,9 @@ SOLAR_HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = 
     (quick("萬聖節"), (10, 31, 0, 0)),
 )
 _EASTER = quick("復活節|主復活日")
+# A holiday that is one night across two days (跨年): a day written with it is the night's first, and
+# the night keeps both days.
+NIGHTS = quick("跨年")
 
 
 def easter(year: int) -> date:

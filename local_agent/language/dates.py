@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 from datetime import date, timedelta
 
 from local_agent.context.townships import SHORT_NAMES, TOWNSHIPS
@@ -76,6 +77,7 @@ from local_agent.language.date_base import (
 )
 from local_agent.language.date_calendars import (
     FESTIVALS,
+    NIGHTS,
     SOLAR_TERMS,
     easter,
     festival,
@@ -223,14 +225,26 @@ def _read_one(text: str, today: date) -> DateReading:
         return DateReading("out_of_range")  # 0000年, 9999/12/31: no calendar day to search
     for reader in LUNAR_READERS:
         if (reading := reader(text, today)) is not None:
-            return reading
+            return _day_written_inside(reading, _arabic_dates(text), today)
     text = _arabic_dates(text)
     if impossible(text):
         return INVALID
     for reader in READERS:
         if (reading := reader(text, today)) is not None:
-            return reading
+            return _day_written_inside(reading, text, today) if reader is solar_holiday else reading
     return NONE
+
+
+def _day_written_inside(reading: DateReading, text: str, today: date) -> DateReading:
+    """A festival or holiday said with a day written out inside its span (「12月25號聖誕節那天」,
+    「12/24聖誕夜」) is that day: the person named it. A night across two days (跨年) keeps both."""
+    span = reading.window
+    if span is None or span.start == span.end or NIGHTS.search(text) or impossible(text):
+        return reading
+    if (day := written(text, today)) is None:
+        return reading
+    inside = day.window is not None and span.start <= day.window.start <= day.window.end <= span.end
+    return replace(day, festival=reading.festival) if inside else reading
 
 
 def _several(parts: list[str], today: date, ranged: bool) -> DateReading | None:
