@@ -117,13 +117,13 @@ def _fold(example: Example, folds: int) -> int:
 
 def cross_validate(folds: int, show: bool = False) -> tuple[list[str], float]:
     """Each fold of the development half scored by a model trained without it (module docstring)."""
-    from bench.train_intents import fitted, train
+    from bench.train_intents import averaged, fitted
 
     everything = training_examples()
     pairs: list[tuple[str, str]] = []
     for k in range(folds):
         is_out = [ex.source.startswith("phrasings:") and _fold(ex, folds) == k for ex in everything]
-        model = fitted(*train([ex for ex, out in zip(everything, is_out, strict=True) if not out]))
+        model = fitted(*averaged([ex for ex, out in zip(everything, is_out, strict=True) if not out]))
         for ex, out in zip(everything, is_out, strict=True):
             if out:
                 form = reading_form(ex.text)

@@ -102,7 +102,7 @@ def test_consent_prompt_carries_the_dietary_type_that_was_said(commands, text, d
     assert parse_postback(result.reply.choices[0].data) == (True, diet)
 
 
-@pytest.mark.parametrize("text", ["記住我的電話0912345678", "花壇有什麼好吃的", "我媽吃素", "我以前吃素"])
+@pytest.mark.parametrize("text", ["記住我的電話0912345678", "花壇有什麼好吃的", "我以前吃素"])
 def test_texts_without_a_remember_request_and_a_dietary_word_are_not_commands(commands, text):
     assert commands.handle_text(SCOPE, text) is None
 

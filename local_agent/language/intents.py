@@ -735,7 +735,7 @@ def consent_answer(b: str) -> Intent | None:
     「可以，幫我記住」, 「嘿啊」 say yes; 「不用了，謝謝」, 「毋免啦」 say no; 「考慮一下」 neither. An
     answer started over (等等, 等一下) is what follows."""
     b = b.replace(",", "").replace("、", "").replace(".", "")
-    if (whole := _whole_answers().get(b) or _started_over(b)) is not None:
+    if (whole := _whole_answers().get(b) or _started_over(b) or _concluded(b)) is not None:
         return whole
     if len(b) > CONSENT_ANSWER_CHARS:
         return None
@@ -750,7 +750,8 @@ def consent_answer(b: str) -> Intent | None:
     if not rest or has_any(rest, lexicon.words_of("diet")):
         return None  # 「謝謝」 alone is thanks; 「我不用吃素了」 is about the diet
     if has_any(rest, words.CONSENT_NO_CORES):
-        return "consent_no" if len(rest) <= 8 else None
+        # (「不要再幫我篩選了」 says no to the filtering: a stop, not an answer)
+        return "consent_no" if len(rest) <= 8 and not has_any(rest, lexicon.words_of("apply_verb")) else None
     if _a_yes(rest):
         return "consent_yes"  # 「嗯嗯好」, 「好啦好啦」, 「OK的」
     told = _without(_without(rest, _keeping_verbs()), words.CONSENT_DOERS)
@@ -774,6 +775,17 @@ def _started_over(b: str) -> Intent | None:
     """「好 嗯等等 不要 呃 好啦 可以記」: the yes or no said last, after the answer was started over."""
     restart = max((b.rfind(w) + len(w) for w in lexicon.words_of("answer_restarts") if w in b), default=0)
     later = consent_answer(b[restart:]) if 0 < restart < len(b) else None
+    return later if later in ("consent_yes", "consent_no") else None
+
+
+def _concluded(b: str) -> Intent | None:
+    """「只用在找餐廳對吧 那我同意」, 「只記這個 這樣的話可以」: a yes or no concluded after a condition
+    (那, 那就, 這樣的話), when the condition names no diet (「如果是全素 那我同意」 agrees to no diet asked)."""
+    at = max((b.rfind(w) for w in lexicon.words_of("answer_conclusions") if w in b), default=-1)
+    if at <= 0 or has_any(b[:at], lexicon.words_of("diet")):
+        return None
+    lead = max((w for w in lexicon.words_of("answer_conclusions") if b.startswith(w, at)), key=len)
+    later = consent_answer(b[at + len(lead) :])
     return later if later in ("consent_yes", "consent_no") else None
 
 

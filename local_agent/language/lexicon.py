@@ -95,6 +95,8 @@ CLASS_MEANINGS: dict[str, str] = {
     "other_thing": "something else people delete, cancel or turn off (照片, 訊息, 帳號, 通知, 報名, 訂閱): not what is kept",
     "no_negation": "a word holding 不 or 沒 that negates nothing (不小心, 沒關係, 不錯, 沒問題)",
     "disposal": "把, 將: the object comes before its verb, so a negation before them reaches that verb",
+    "eats_what": "what someone eats, asked (吃什麼, 吃哪種): after a remembering verb, the kept diet asked",
+    "permission": "agreeing to or allowing (同意, 答應, 允許): negated before a remembering verb, a refusal to be kept",
     "other_record": "a record or memory of something else (行車紀錄器, 病歷, 聊天紀錄, 記憶卡): not what is kept",
 }
 WORD_CLASSES: tuple[str, ...] = tuple(CLASS_MEANINGS)

@@ -128,7 +128,7 @@ def decide(
     the clauses the table read as a stop. ``kept_named``: nothing in the sentence is a record the
     service never keeps; with one, a remember the classifier alone reads is about it (「記住我的
     電話」) and passes. ``ended``: the sentence says a diet is no longer eaten (「我已經不吃素了」);
-    ``stated``: it only states the speaker's own diet (「我吃蛋奶素」), which is offered to be kept."""
+    ``stated``: it only states the speaker's or a relative's diet (「我太太吃鍋邊素」): offered to be kept."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
@@ -189,11 +189,11 @@ def _remember_missed(
     gives way to it; and so does a stop the table read only of other people (``others``) beside a
     remember (「我吃全素 記下來 其他人的不用記」), and what-is-kept read by the hand readers where the
     table read a remember (「敬請惠予記錄本人之素食需求」, 「我吃蛋奶素 你要記下來嗎」). A diet only stated
-    as the speaker's own (``stated``: 「我吃蛋奶素」, nothing searched, asked or undone) is offered to be
+    as the speaker's or a relative's (``stated``: 「我吃蛋奶素」, nothing searched, asked or undone) is offered to be
     kept the same way, unless the classifier is sure it undoes. The reason, or None."""
     best, sure = read
     if stated and reading.intent == "search" and diet and not (best in _UNDOING and sure >= HIGH):
-        return "an own diet stated, nothing else asked: consent prompt"
+        return "a diet stated as the speaker's or a relative's, nothing else asked: consent prompt"
     if not (diet and "remember_verb" in classes):
         return None
     if "remember" in kinds and _regret_then_remember(ruled, classes):
@@ -273,7 +273,9 @@ def _remark(
     """A search read from food or event words in a remark (「最近老是忘東忘西」, a complaint about a
     group deleted), with no place nor search named, and a classifier sure it is nothing to do, or
     sure it deletes when what is deleted is another thing: small talk (the remark's kind, else
-    chat), never the township question."""
+    chat), never the township question; so is a diet word in a remark (「我媽要退出吃素的那個群組」)."""
+    if _diet_in_a_remark(reading, kinds, classes, named_search, (scores.best, scores.confidence)):
+        return Reading("small_talk", talk="chat")
     if reading.intent != "search" or named_search or not kinds & _REMARKS:
         return None
     another = "other_thing" in classes and not classes & _KEPT_NAMED
@@ -326,6 +328,20 @@ def _no_act_read(
     return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "rules stand"))
 
 
+def _diet_in_a_remark(
+    reading: Reading,
+    kinds: frozenset[str],
+    classes: frozenset[str],
+    named_search: bool,
+    read: tuple[str, float],
+) -> bool:
+    """A search read from a diet word alone (no place, no search nor question asked, no rule read),
+    and a classifier sure it is nothing to do: a remark that names a diet."""
+    searched = reading.intent == "search" and not named_search and not kinds and "diet" in classes
+    searched = searched and "question" not in classes
+    return searched and read[0] == "other" and read[1] >= HIGH
+
+
 # The classifier's labels that undo what is kept, and the lexicon's classes that say what to do.
 _UNDOING = frozenset({"delete", "stop"})
 _VERBS = frozenset(
@@ -372,7 +388,7 @@ def _a_plain_stop(
     reading: Reading, kinds: frozenset[str], best: str, sure: float, classes: frozenset[str]
 ) -> bool:
     """The rules ask about a stop their table read, and the classifier is sure it is one: a stop
-    clause (``classes``: its words' classes) that names the kept thing (a diet or 偏好), with nothing
+    clause (``classes``: its words' classes) that names the kept thing (a diet, 偏好, 過濾), with nothing
     in it that makes it a question, someone else's, for now only or undecided."""
     return (
         reading.intent == "forget_confirm"
@@ -380,9 +396,13 @@ def _a_plain_stop(
         and not kinds & _STOP_DOUBTS
         and best == "stop"
         and sure >= HIGH
-        and bool(classes & _KEPT_NAMED)
+        and bool(classes & _FILTER_NAMED)
         and not classes & _STOP_ASKED
     )
+
+
+# A stop names the kept thing by a diet, 偏好, or filtering: the only filter is the kept diet.
+_FILTER_NAMED = _KEPT_NAMED | {"apply_verb"}
 
 
 def _regret_then_remember(ruled: str, classes: frozenset[str]) -> bool:

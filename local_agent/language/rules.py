@@ -51,12 +51,13 @@ RuleReading = Literal[
 SMALL_TALK_READINGS: frozenset[str] = frozenset(
     {"thanks", "goodbye", "compliment", "complaint", "health", "weather", "bot_question", "visited"}
 )
-CLAUSE_BREAKS = quick("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過")
+CLAUSE_BREAKS = quick("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過|以免|免得")
 _KEPT = ("memory_object", "diet")
 # The negation classes and the verb classes a negation can reach (``_Shape._in_scope``).
 NEGATIONS = frozenset({"negation", "negation_request", "stop_lead", "negation_of_delete"})
-# A diet word that begins so is said as eating (吃素, 食菜): a verb a negation can reach.
-EATING = ("吃", "食")
+# A diet word that begins so is said as eating or keeping to it (吃素, 食菜, 茹素, 持素): a verb a
+# negation can reach.
+EATING = ("吃", "食", "呷", "茹", "持")
 VERBS = frozenset(
     {"remember_verb", "delete_verb", "forget_verb", "undo_phrase", "stop_verb", "apply_verb", "show_verb"}
 )
@@ -245,6 +246,16 @@ RULES: tuple[Rule, ...] = (
         not_matches=("幫我過濾素食", "素食篩選一下", "員林不要太遠的素食"),
         needs=_KEPT,
     ),
+    # 「不要再幫我過濾了」: no more filtering, said alone: the only filter is the kept diet
+    Rule(
+        "no_more_filtering",
+        ("stop_again", "apply_verb"),
+        "stop",
+        64,
+        matches=("拜託不要再幫我篩選了", "以後別再過濾了啦"),
+        not_matches=("幫我過濾素食", "這次不要再篩選了", "不要再找太遠的"),
+        without=("temporary",),
+    ),
     Rule(
         "negated_remembering",
         ("negation_request|stop_lead|negation_of_delete", "remember_verb"),
@@ -263,6 +274,19 @@ RULES: tuple[Rule, ...] = (
             "你還記不記得我",
             "日期不存在",
         ),
+    ),
+    # 「我沒有答應讓你記住我吃素」: a refusal of the keeping itself, not a remember request
+    Rule(
+        "refused_remembering",
+        ("negation", "permission", "remember_verb"),
+        "stop",
+        62,
+        matches=(
+            "我從來沒有答應讓你記住我吃全素",
+            "不同意你把我吃蛋奶素記下來",
+            "我不允許你記錄我的飲食習慣",
+        ),
+        not_matches=("我同意你記住我吃素", "我答應過你要記住我吃素", "沒有不同意 記起來吧"),
     ),
     # 「不要再給我素食」, 「素的不要再推了」: no more of the kept thing, said as a plea or a complaint
     # with whatever verb (推, 給, 加): a stop, asked about by the policy; 「今天不要再找素的」 is this
@@ -401,15 +425,23 @@ RULES: tuple[Rule, ...] = (
         not_matches=("記住我吃素", "告訴我那家店叫什麼", "跟我說員林有什麼好吃的"),
         without=("negation_request",),
     ),
-    # 「你記得她吃哪一種素」, 「你會記多久」: which or what was remembered, asked; nothing to keep
+    # 「你記得她吃哪一種素」, 「你會記多久」, 「記不記得我吃啥」: which or what was remembered, asked;
+    # nothing to keep
     Rule(
         "remembered_which",
-        ("remember_verb|memory_object", "which"),
+        ("remember_verb|memory_object|a_not_a", "which"),
         "show",
         32,
-        matches=("你記得我爸吃哪一種素", "你到底記了我什麼資料", "吃素的設定你會記多久", "你記的是哪種素"),
-        not_matches=("記住我吃素", "你記得那家店在哪嗎", "你可以記得我吃素嗎"),
-        needs=_KEPT,
+        matches=(
+            "你記得我爸吃哪一種素",
+            "你到底記了我什麼資料",
+            "吃素的設定你會記多久",
+            "你記的是哪種素",
+            "你還記得我阿嬤吃啥嗎",
+            "你記不記得我吃哪一種",
+        ),
+        not_matches=("記住我吃素", "你記得那家店在哪嗎", "你可以記得我吃素嗎", "我記不得昨天吃什麼"),
+        needs=(*_KEPT, "eats_what"),
     ),
     # 「你到底存了些什麼」: what was kept, asked with no kept thing named (the remember verb done, 了)
     Rule(

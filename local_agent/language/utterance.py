@@ -152,7 +152,9 @@ class Utterance:
         said_more = (_PREFERENCE_VERBS | _DIET_CLASSES) - kept_again
         if not searched and any(token.classes & said_more for token in rest):
             return None
-        if searched and any(token.classes & _PREFERENCE_VERBS for token in rest):
+        if any(token.classes & _DIET_CLASSES for token in rest):
+            kept_again = frozenset()  # (「好 記住我吃蛋奶素 順便找…」 may name another diet: no answer)
+        if searched and any(token.classes & (_PREFERENCE_VERBS - kept_again) for token in rest):
             return None  # 「好 刪掉吧 順便找二林的」: the rest does more than search; no answer split off
         return read(head, self.today, self.context)
 
@@ -199,32 +201,57 @@ def _whose(found: tuple[lexicon.Token, ...]) -> Whose:
     return "other" if "third_person" in classes else "self"
 
 
-def _diet(form: str, kinds: frozenset[str], found: tuple[lexicon.Token, ...]) -> DietReading:
+def _diet(
+    form: str,
+    kinds: frozenset[str],
+    found: tuple[lexicon.Token, ...],
+    clauses: tuple[rules.ClauseReading, ...],
+) -> DietReading:
     said = diet_said_form(form, kinds)
     whose = _whose(found)
-    named = find_diet(form)
-    code = said.code if said.code is not None else named
+    searched = _searched_diet(clauses)
+    named = searched or find_diet(form)
+    code = said.code if said.code is not None and (said.code == catalogue.ANY or not searched) else named
     for_now = has_any(form, words.FOR_NOW)
     own = frozenset({named}) if named and whose == "self" else frozenset()
     negated = said.code == catalogue.ANY
     return DietReading(code, negated, whose, said.lasting, for_now, own, named)
 
 
+def _searched_diet(clauses: tuple[rules.ClauseReading, ...]) -> str | None:
+    """Different diets named in different clauses (「道親吃鍋邊素，我自己是全素，芬園有什麼全素的店」):
+    the one named by the last clause that asks a search (a goal or a township) is the search's. None
+    when one diet or none is named."""
+    named = [(c.clause, code) for c in clauses if (code := find_diet(c.clause))] if len(clauses) > 1 else []
+    if len({code for _, code in named}) < 2:
+        return None
+    asked = (
+        code
+        for clause, code in reversed(named)
+        if intents.goal_of(clause) or read_places(clause).kind != "none"
+    )
+    return next(asked, None)
+
+
 # The lexicon classes of a diet said, and those that may stand beside it in a plain statement of it
 # (「我吃素三十年了」): anything else (a question, a search word, a past or a negation) says more.
 _DIET_CLASSES = frozenset({"diet", "vegetarian_word"})
 _STATEMENT_ASIDE = frozenset({"aspect", "clause_close"})
+# A relative named by kin (我太太, 阿公) may stand beside it too: the family types for its elders.
+_KIN_ASIDE = _STATEMENT_ASIDE | {"kin", "third_person"}
 
 
-def _states_own_diet(form: str, diet: DietReading, places: PlaceReading, classes: list[str]) -> bool:
-    """The message only states a diet as the speaker's own, now and for good: 「我吃蛋奶素」,
-    「I'm vegan 我吃全素的」; not 「我媽吃素」, 「我今天吃素」, 「我以前吃素」, 「有素食嗎」, nor a diet said
-    before something else (「我吃全素，想問問看」)."""
-    plain = diet.whose == "self" and not diet.negated and not diet.for_now and places.kind == "none"
-    if not (plain and diet.own and set(classes) - _DIET_CLASSES <= _STATEMENT_ASIDE):
+def _states_a_diet(form: str, diet: DietReading, places: PlaceReading, classes: list[str]) -> bool:
+    """The message only states a diet as the speaker's own or a relative's named by kin, now and for
+    good: 「我吃蛋奶素」, 「I'm vegan 我吃全素的」, 「我太太吃鍋邊素」; not 「他朋友吃素」, 「我今天吃素」,
+    「我以前吃素」, 「有素食嗎」, nor a diet said before something else (「我吃全素，想問問看」)."""
+    plain = not diet.negated and not diet.for_now and places.kind == "none"
+    own = diet.whose == "self" and bool(diet.own) and set(classes) - _DIET_CLASSES <= _STATEMENT_ASIDE
+    kin = diet.whose == "named" and "kin" in classes and set(classes) - _DIET_CLASSES <= _KIN_ASIDE
+    if not (plain and (own or kin)):
         return False
     whole = all(find_diet(clause) for clause in intents.CLAUSES.split(form) if clause)  # (nothing else said)
-    return whole and has_any(form, words.SPEAKER_WORDS)
+    return whole and (kin or has_any(form, words.SPEAKER_WORDS))
 
 
 def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
@@ -319,7 +346,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
     goal = intents.goal_of(form) if form else None
     classes = sorted({c for t in found for c in t.classes})
     scores = policy.classify(form, classes)
-    diet = _diet(form, kinds, found)
+    diet = _diet(form, kinds, found, clauses)
     named = diet.code if diet.code and rememberable(diet.code) else None
     places = read_places(form)
     also_searches = intents.searches_besides(form)
@@ -336,7 +363,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         stop_classes=_stop_classes(clauses),
         kept_named=not has_any(form, words.OTHER_RECORDS),
         ended="delete_verb" in classes and _diet_ended(form, found, clauses),  # (only a delete asks it)
-        stated=bool(named) and not named_search and _states_own_diet(form, diet, places, classes),
+        stated=bool(named) and not named_search and _states_a_diet(form, diet, places, classes),
     )
     today = _today(now)
     bare = intents.bare(form)

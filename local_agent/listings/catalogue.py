@@ -80,6 +80,7 @@ DIETARY_SYNONYMS: dict[str, str] = {
     "呷菜": "吃素",
     "呷素": "吃素",
     "茹素": "吃素",
+    "持素": "吃素",
     "吃蛋奶": "吃蛋奶素",
     "蛋奶可以": "蛋奶素",
     "蛋奶都可": "蛋奶素",
@@ -102,7 +103,10 @@ _APART_BEFORE: tuple[str, ...] = ("除了", "除開", "除去")
 _APART_AFTER: tuple[str, ...] = ("以外", "之外")
 
 _LABEL_TO_CODE: dict[str, str] = {label: code for code, label in DIETARY_TYPES.items()}
-_WORDS_BY_LENGTH: tuple[str, ...] = tuple(sorted(DIETARY_WORDS, key=lambda w: (-len(w), w)))
+# Of two words as long, a kind of vegetarian claims first: 蛋奶素食者 is 蛋奶素, not 素食者.
+_WORDS_BY_LENGTH: tuple[str, ...] = tuple(
+    sorted(DIETARY_WORDS, key=lambda w: (-len(w), DIETARY_WORDS[w] == "vegetarian", w))
+)
 # Any dietary word or synonym: a text with none of them names no diet (one search, before the walk).
 _ANY_DIET_WORD = re.compile(
     "|".join(re.escape(w) for w in sorted({*DIETARY_WORDS, *DIETARY_SYNONYMS}, key=len, reverse=True))
