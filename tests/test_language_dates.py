@@ -144,10 +144,11 @@ def test_solar_holidays_stretches_of_days_and_chinese_numerals(text, expected):
         ("耶誕夜十二月二十四號", ("2026-12-24", "2026-12-24")),
         ("過年期間2月8號溪湖有廟會嗎", ("2027-02-08", "2027-02-08")),
         ("跨年12/31那晚", ("2026-12-31", "2027-01-01")),  # a night across two days keeps both
-        ("聖誕節12/20", ("2026-12-24", "2026-12-25")),  # a day outside the holiday narrows nothing
+        ("聖誕節前的12/20", ("2026-12-20", "2026-12-20")),  # a day written outside it is that day
+        ("2027年1月1日跨年晚會", ("2027-01-01", "2027-01-01")),
     ],
 )
-def test_a_day_written_inside_a_holidays_span_is_that_day(text, expected):
+def test_a_day_written_with_a_holiday_is_that_day(text, expected):
     assert window(text) == expected
 
 

@@ -207,3 +207,31 @@ def test_delete_and_stop_together_are_asked_about_where_neither_alone_would_be()
     assert beside.reading.intent == "search"  # a named search stands
     nothing = decide(Reading("unknown"), None, frozenset(), split, named_search=False, classes=frozenset())
     assert nothing.reading.intent == "unknown"  # nothing of the kept thing named
+
+
+@dataclass(frozen=True)
+class Spread:
+    """Scores over several labels: the best and the rest."""
+
+    scores: Mapping[str, float]
+
+    @property
+    def best(self) -> str:
+        return max(self.scores, key=self.scores.__getitem__)
+
+    @property
+    def confidence(self) -> float:
+        return self.scores[self.best]
+
+
+def test_a_delete_the_classifier_reads_only_middling_is_asked_never_acted_on() -> None:
+    forget = Reading("forget")
+    middling = decide(forget, None, frozenset({"delete"}), Spread({"other": 0.6, "delete": 0.4}))
+    assert (middling.outcome, middling.reading.intent) == ("ask", "forget_confirm")
+    read = decide(forget, None, frozenset({"delete"}), Spread({"other": 0.5, "delete": 0.5}))
+    assert (read.outcome, read.reading.intent) == ("act", "forget")
+    # a remember the rules read stays the consent prompt, itself a question
+    remember = decide(
+        Reading("remember", diet="vegan"), None, frozenset({"remember"}), Spread({"other": 0.6})
+    )
+    assert remember.reading.intent == "remember"

@@ -123,3 +123,37 @@ def test_a_yes_with_the_keeping_said_again_then_a_search_answers_and_searches(ap
     outcome = say(app, "好 你就記 順便找田尾吃的")
     assert kept(app) == ("granted", "five_pungent")
     assert [c["tool"] for c in outcome.tool_calls] == ["search_local_places"]
+
+
+@pytest.mark.parametrize("text", ["𠊎个資料全部刪忒", "食齋該隻毋使記了 清忒佢", "你莫再記𠊎食齋"])
+def test_hakka_deletes_and_stops_forget(app, text: str) -> None:
+    grant(app)
+    say(app, text)
+    assert kept(app) == ("forgotten", None)
+
+
+def test_a_hakka_own_diet_asked_to_be_kept_gets_the_prompt() -> None:
+    said = language.read("𠊎係食齋个 幫我記起來好無")
+    assert (said.intent, said.reading.diet) == ("remember", "vegetarian")
+
+
+def test_hokkien_wrong_negates_no_delete_and_a_hokkien_still_asks(app) -> None:
+    grant(app)
+    assert language.read("你敢閣有記我食菜").intent == "show_kept"
+    say(app, "我只有初一十五食素 你記做食素毋著 共我刪掉")
+    assert kept(app) == ("forgotten", None)
+
+
+def test_more_deity_birthdays_are_festivals() -> None:
+    today = date(2026, 12, 1)
+    assert read_dates("天公生員林有什麼活動", today).window.start == date(2027, 2, 14)  # type: ignore[union-attr]
+    assert read_dates("觀音生", today).window.start == date(2027, 3, 26)  # type: ignore[union-attr]
+
+
+def test_a_hokkien_play_word_asks_for_events_and_a_verbless_one_more_is_more() -> None:
+    assert language.read("溪湖禮拜六有啥物通耍").goal == "events"
+    assert language.read("再一家").more
+
+
+def test_what_do_you_remember_in_english_shows_what_is_kept() -> None:
+    assert language.read("what do you remember about me").intent == "show_kept"

@@ -225,26 +225,33 @@ def _read_one(text: str, today: date) -> DateReading:
         return DateReading("out_of_range")  # 0000年, 9999/12/31: no calendar day to search
     for reader in LUNAR_READERS:
         if (reading := reader(text, today)) is not None:
-            return _day_written_inside(reading, _arabic_dates(text), today)
+            # (a lunar festival's day written outside it is the lunar date: 八月十五中秋節)
+            return (
+                _day_written(reading, _arabic_dates(text), today, outside=False)
+                if reader is festival
+                else reading
+            )
     text = _arabic_dates(text)
     if impossible(text):
         return INVALID
     for reader in READERS:
         if (reading := reader(text, today)) is not None:
-            return _day_written_inside(reading, text, today) if reader is solar_holiday else reading
+            return _day_written(reading, text, today, outside=True) if reader is solar_holiday else reading
     return NONE
 
 
-def _day_written_inside(reading: DateReading, text: str, today: date) -> DateReading:
+def _day_written(reading: DateReading, text: str, today: date, outside: bool) -> DateReading:
     """A festival or holiday said with a day written out inside its span (「12月25號聖誕節那天」,
-    「12/24聖誕夜」) is that day: the person named it. A night across two days (跨年) keeps both."""
+    「12/24聖誕夜」), or for a solar holiday (``outside``) anywhere (「元旦（2027年1月1日）的跨年活動」), is
+    that day: the person named it, and the holiday describes it. A night across two days (跨年) keeps
+    both when the day written is one of them."""
     span = reading.window
-    if span is None or span.start == span.end or NIGHTS.search(text) or impossible(text):
+    if span is None or impossible(text) or (day := written(text, today)) is None or day.window is None:
         return reading
-    if (day := written(text, today)) is None:
+    inside = span.start <= day.window.start <= day.window.end <= span.end
+    if (inside and (span.start == span.end or NIGHTS.search(text))) or not (inside or outside):
         return reading
-    inside = day.window is not None and span.start <= day.window.start <= day.window.end <= span.end
-    return replace(day, festival=reading.festival) if inside else reading
+    return replace(day, festival=reading.festival and inside)
 
 
 def _several(parts: list[str], today: date, ranged: bool) -> DateReading | None:

@@ -309,8 +309,9 @@ def match_forget(t: str) -> ForgetMatch | None:
     if stop is not None and not (stop == "forget_confirm" and hits):
         return stop  # (「不想讓你知道我吃素了，刪掉」 goes on to its 刪掉)
     if not hits:
-        if has_any(t, words.KEEP_AS_IS) and has_object(t):
-            return "forget_declined"  # 「吃素的事不用改，照原本的就好」
+        # 「吃素的事不用改，照原本的就好」; not inside an A-not-A question (「那個要不要改」 asks)
+        if any("keep_as_is" in token.classes for token in lexicon.tokens(t)) and has_object(t):
+            return "forget_declined"
         # (a remember asked with a reason, 「…記住嗎，下次就不用再講」, is no stop for the net)
         net = _unclear_delete(t, False) and not asks_to_remember(t)
         unclear = _dropped(t) or bare(t) in words.BARE_STOPS or net
@@ -780,7 +781,7 @@ def _started_over(b: str) -> Intent | None:
 
 def _concluded(b: str) -> Intent | None:
     """「只用在找餐廳對吧 那我同意」, 「只記這個 這樣的話可以」: a yes or no concluded after a condition
-    (那, 那就, 這樣的話), when the condition names no diet (「如果是全素 那我同意」 agrees to no diet asked)."""
+    (那我, 那就, 這樣的話), when the condition names no diet (「如果是全素 那我同意」 agrees to no diet asked)."""
     at = max((b.rfind(w) for w in lexicon.words_of("answer_conclusions") if w in b), default=-1)
     if at <= 0 or has_any(b[:at], lexicon.words_of("diet")):
         return None

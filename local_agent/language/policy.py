@@ -188,7 +188,7 @@ def _remember_missed(
     what-is-kept question stands; the three-way question, which the consent prompt answers as well,
     gives way to it; and so does a stop the table read only of other people (``others``) beside a
     remember (「我吃全素 記下來 其他人的不用記」), and what-is-kept read by the hand readers where the
-    table read a remember (「敬請惠予記錄本人之素食需求」, 「我吃蛋奶素 你要記下來嗎」). A diet only stated
+    table read a remember, or nothing and no question asks (「敬請惠予記錄本人之素食需求」). A diet only stated
     as the speaker's or a relative's (``stated``: 「我吃蛋奶素」, nothing searched, asked or undone) is offered to be
     kept the same way, unless the classifier is sure it undoes. The reason, or None."""
     best, sure = read
@@ -201,9 +201,16 @@ def _remember_missed(
     if best != "remember" or sure < HIGH:
         return None
     plain = reading.intent not in _ASKS and ruled not in PREFERENCE_LABELS
-    table = "remember" in kinds and (others or ruled == "show_kept")  # (the table's remember breaks the tie)
+    # (the table's remember breaks the tie; a what-is-kept no rule read and no question asks is none)
+    table = ruled == "show_kept" and ("remember" in kinds or _unasked(kinds, classes))
+    table = table or ("remember" in kinds and others)
     missed = plain or table or reading.intent == "preference_question"
     return "a remember verb and a sure classifier: consent prompt" if missed else None
+
+
+def _unasked(kinds: frozenset[str], classes: frozenset[str]) -> bool:
+    """Nothing in the sentence asks what is kept: no rule read anything, and no question word is in it."""
+    return not kinds and "question" not in classes
 
 
 def _rules_ask(
@@ -509,8 +516,13 @@ def _rules_touch(
         # question (記住 / 刪除 / 看看記了什麼), never 「已經記住了」
         asked = Reading("preference_question")
         return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
-    if sure < HIGH or own >= MIDDLE:
+    if own >= MIDDLE or (sure < HIGH and ruled not in ("delete", "stop")):
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
+    if sure < HIGH:
+        # a delete or a stop the classifier does not read, and nothing else it is sure of: asked
+        return Decision(
+            "ask", Reading("forget_confirm"), ruled, (*why, f"an undo, classifier {ruled}:{own:.2f}")
+        )
     if ruled == "delete" and best in ("stop", "consent_no") and reading.intent == "forget":
         # both undo what is kept: the rules read the delete in so many words, the classifier the stop
         # or a refusal (「我是要按不同意的 你不要記我」)
