@@ -157,3 +157,11 @@ def test_a_hokkien_play_word_asks_for_events_and_a_verbless_one_more_is_more() -
 
 def test_what_do_you_remember_in_english_shows_what_is_kept() -> None:
     assert language.read("what do you remember about me").intent == "show_kept"
+
+
+@pytest.mark.parametrize("text", ["吃素的那個可不可以幫我刪掉", "素食的設定能不能麻煩你取消"])
+def test_a_delete_asked_with_an_a_not_a_lead_and_a_plea_is_a_request(app, text: str) -> None:
+    grant(app)
+    say(app, text)
+    assert kept(app) == ("forgotten", None)
+    assert language.read("可以刪除我的偏好嗎").intent == "forget_confirm"  # whether it can be done: asked

@@ -338,16 +338,18 @@ def _requested(t: str, clause: str, verb: str) -> bool:
 
 def _pleaded(clause: str, verb: str) -> bool:
     """A delete put kindly, ending with the verb and a polite question: a tag after the verb
-    (「把那個提掉好嗎」, 「忘掉好不好」), or a bare 嗎 in a plea (麻煩, 拜託: 「可以麻煩幫我把之前記的
-    蛋奶素刪除嗎」). Not a question whether it can be done (「怎麼刪除」, 「可以刪除嗎」 stay asked)."""
+    (「把那個提掉好嗎」, 「忘掉好不好」), or a bare 嗎 or an A-not-A lead in a plea (麻煩, 拜託, 幫我:
+    「可以麻煩幫我把之前記的蛋奶素刪除嗎」, 「可不可以幫我刪掉」). Not a question whether it can be done
+    (「怎麼刪除」, 「可以刪除嗎」 stay asked)."""
     if has_any(clause, words.HOW_TO):
         return False
     asked = bare(clause).rstrip("?")
     thanks = next((w for w in _THANKS_LONGEST_FIRST if asked.endswith(w) and asked != w), "")
     asked = bare(asked.removesuffix(thanks)).rstrip("?")  # 「…刪掉好嗎 謝謝」: the tag before the thanks
     tag = next((q for q in words.REQUEST_QUESTIONS if asked.endswith(q)), "")
-    if not tag or (tag == "嗎" and not has_any(clause, words.PLEAS)):
-        return False
+    pleaded = has_any(clause, words.PLEAS)
+    if (not tag and not (pleaded and has_any(clause, words.ASKING))) or (tag == "嗎" and not pleaded):
+        return False  # (「可不可以幫我刪掉」: an A-not-A lead and a plea, no tag, asks it too)
     ending = asked.removesuffix(tag).removesuffix("光光").removesuffix("掉").removesuffix("一下")
     return ending.endswith(verb.removesuffix("掉"))
 
