@@ -11,8 +11,8 @@ phrasing corpus's development half, the generated conversations, the rule exampl
 ``random.Random(seed)``, the step size falling by epoch; once per seed of ``SEEDS``, and the weights
 averaged (one shuffle order flips borderline sentences, the average of eight does not). Then every
 weight under ``PRUNE`` is dropped and the rest rounded to thousandths, so the file stays small and
-the same corpora and seeds give the same file byte for byte (``--check`` says whether the file at ``--out`` is what this run
-makes, without writing it; ``tests/test_intent_classifier.py`` runs it).
+the same corpora and seeds give the same file byte for byte (``--check`` says whether the file at
+``--out`` is what this run makes, without writing it; ``tests/test_intent_classifier.py`` runs it).
 """
 
 from __future__ import annotations

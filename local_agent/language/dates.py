@@ -241,8 +241,8 @@ def _read_one(text: str, today: date) -> DateReading:
 
 
 def _day_written(reading: DateReading, text: str, today: date, outside: bool) -> DateReading:
-    """A festival or holiday said with a day written out inside its span (「12月25號聖誕節那天」,
-    「12/24聖誕夜」), or for a solar holiday (``outside``) anywhere (「元旦（2027年1月1日）的跨年活動」), is
+    """A festival or holiday said with a day written out inside its span (「聖誕節12/25那天」,
+    「12/24聖誕夜」), or for a solar holiday (``outside``) anywhere (「2027年1月1日元旦的活動」), is
     that day: the person named it, and the holiday describes it. A night across two days (跨年) keeps
     both when the day written is one of them."""
     span = reading.window

@@ -782,7 +782,7 @@ def _started_over(b: str) -> Intent | None:
 
 
 def _concluded(b: str) -> Intent | None:
-    """「只用在找餐廳對吧 那我同意」, 「只記這個 這樣的話可以」: a yes or no concluded after a condition
+    """「只拿來找店家的吧 那我同意」, 「只記這個 這樣的話可以」: a yes or no concluded after a condition
     (那我, 那就, 這樣的話), when the condition names no diet (「如果是全素 那我同意」 agrees to no diet asked)."""
     at = max((b.rfind(w) for w in lexicon.words_of("answer_conclusions") if w in b), default=-1)
     if at <= 0 or has_any(b[:at], lexicon.words_of("diet")):

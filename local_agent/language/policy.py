@@ -128,7 +128,7 @@ def decide(
     the clauses the table read as a stop. ``kept_named``: nothing in the sentence is a record the
     service never keeps; with one, a remember the classifier alone reads is about it (「記住我的
     電話」) and passes. ``ended``: the sentence says a diet is no longer eaten (「我已經不吃素了」);
-    ``stated``: it only states the speaker's or a relative's diet (「我太太吃鍋邊素」): offered to be kept."""
+    ``stated``: it only states the speaker's or a relative's diet (「我先生吃五辛素」): offered to be kept."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
@@ -188,9 +188,10 @@ def _remember_missed(
     what-is-kept question stands; the three-way question, which the consent prompt answers as well,
     gives way to it; and so does a stop the table read only of other people (``others``) beside a
     remember (「我吃全素 記下來 其他人的不用記」), and what-is-kept read by the hand readers where the
-    table read a remember, or nothing and no question asks (「敬請惠予記錄本人之素食需求」). A diet only stated
-    as the speaker's or a relative's (``stated``: 「我吃蛋奶素」, nothing searched, asked or undone) is offered to be
-    kept the same way, unless the classifier is sure it undoes. The reason, or None."""
+    table read a remember, or nothing and no question asks (「敬請惠予記錄本人之素食需求」). A diet
+    only stated as the speaker's or a relative's (``stated``: 「我吃蛋奶素」, nothing searched, asked or
+    undone) is offered to be kept the same way, unless the classifier is sure it undoes. The reason,
+    or None."""
     best, sure = read
     if stated and reading.intent == "search" and diet and not (best in _UNDOING and sure >= HIGH):
         return "a diet stated as the speaker's or a relative's, nothing else asked: consent prompt"
@@ -202,8 +203,8 @@ def _remember_missed(
         return None
     plain = reading.intent not in _ASKS and ruled not in PREFERENCE_LABELS
     # (the table's remember breaks the tie; a what-is-kept no rule read and no question asks is none)
-    table = ruled == "show_kept" and ("remember" in kinds or _unasked(kinds, classes))
-    table = table or ("remember" in kinds and others)
+    shown = ruled == "show_kept" and ("remember" in kinds or _unasked(kinds, classes))
+    table = shown or ("remember" in kinds and others)
     missed = plain or table or reading.intent == "preference_question"
     return "a remember verb and a sure classifier: consent prompt" if missed else None
 
@@ -280,7 +281,7 @@ def _remark(
     """A search read from food or event words in a remark (「最近老是忘東忘西」, a complaint about a
     group deleted), with no place nor search named, and a classifier sure it is nothing to do, or
     sure it deletes when what is deleted is another thing: small talk (the remark's kind, else
-    chat), never the township question; so is a diet word in a remark (「我媽要退出吃素的那個群組」)."""
+    chat), never the township question; so is a diet word in a remark (「我姊說她們吃素的社團又吵架了」)."""
     if _diet_in_a_remark(reading, kinds, classes, named_search, (scores.best, scores.confidence)):
         return Reading("small_talk", talk="chat")
     if reading.intent != "search" or named_search or not kinds & _REMARKS:
@@ -344,8 +345,8 @@ def _diet_in_a_remark(
 ) -> bool:
     """A search read from a diet word alone (no place, no search nor question asked, no rule read),
     and a classifier sure it is nothing to do: a remark that names a diet."""
-    searched = reading.intent == "search" and not named_search and not kinds and "diet" in classes
-    searched = searched and "question" not in classes
+    diet_only = "diet" in classes and "question" not in classes
+    searched = reading.intent == "search" and not named_search and not kinds and diet_only
     return searched and read[0] == "other" and read[1] >= HIGH
 
 

@@ -219,7 +219,7 @@ def _diet(
 
 
 def _searched_diet(clauses: tuple[rules.ClauseReading, ...]) -> str | None:
-    """Different diets named in different clauses (「道親吃鍋邊素，我自己是全素，芬園有什麼全素的店」):
+    """Different diets named in different clauses (「我爸吃鍋邊素，我是蛋奶素，找員林蛋奶素的店」):
     the one named by the last clause that asks a search (a goal or a township) is the search's. None
     when one diet or none is named."""
     named = [(c.clause, code) for c in clauses if (code := find_diet(c.clause))] if len(clauses) > 1 else []
@@ -243,7 +243,7 @@ _KIN_ASIDE = _STATEMENT_ASIDE | {"kin", "third_person"}
 
 def _states_a_diet(form: str, diet: DietReading, places: PlaceReading, classes: list[str]) -> bool:
     """The message only states a diet as the speaker's own or a relative's named by kin, now and for
-    good: 「我吃蛋奶素」, 「I'm vegan 我吃全素的」, 「我太太吃鍋邊素」; not 「他朋友吃素」, 「我今天吃素」,
+    good: 「我吃蛋奶素」, 「I'm vegan 我吃全素的」, 「我先生吃五辛素」; not 「他朋友吃素」, 「我今天吃素」,
     「我以前吃素」, 「有素食嗎」, nor a diet said before something else (「我吃全素，想問問看」)."""
     plain = not diet.negated and not diet.for_now and places.kind == "none"
     own = diet.whose == "self" and bool(diet.own) and set(classes) - _DIET_CLASSES <= _STATEMENT_ASIDE
