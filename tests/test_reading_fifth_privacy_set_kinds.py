@@ -165,3 +165,22 @@ def test_a_delete_asked_with_an_a_not_a_lead_and_a_plea_is_a_request(app, text: 
     say(app, text)
     assert kept(app) == ("forgotten", None)
     assert language.read("可以刪除我的偏好嗎").intent == "forget_confirm"  # whether it can be done: asked
+
+
+def test_a_story_then_so_delete_it_forgets(app) -> None:
+    grant(app, "記住我吃全素")
+    say(app, "醫生說我鐵質不夠 要多吃肉 所以全素那個幫我刪掉")
+    assert kept(app) == ("forgotten", None)
+
+
+def test_dont_remember_this_time_stops_nothing(app) -> None:
+    grant(app)
+    say(app, "這一次找芳苑的 不吃牛就好 這一次而已 不用記")
+    assert kept(app) == ("granted", "vegetarian")
+
+
+def test_a_record_of_ones_own_deleted_beside_a_named_search_is_the_search(app) -> None:
+    grant(app)
+    outcome = say(app, "手機的通話紀錄我自己清掉了 順便查一下二林的素食")
+    assert kept(app) == ("granted", "vegetarian")
+    assert [c["tool"] for c in outcome.tool_calls] == ["search_local_places"]

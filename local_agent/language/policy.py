@@ -229,12 +229,13 @@ def _rules_ask(
     the classifier is sure shows, shows it too; one said beside a named search the classifier is
     sure of (「I'm not asking you to delete anything, search …」) is that search, which changes nothing,
     and so is a delete question asked only of another thing (「訂的桌取消了 鹿港有什麼素食」, 「外賣app
-    刪了 幫我媽找埤頭的」)."""
+    刪了 幫我媽找埤頭的」), the search read at least middling."""
     best, sure = read
     named = bool(classes & {"other_thing", "other_record"})  # (another thing or record the delete is of)
     aside = reading.intent == "forget_declined" or (bool(kinds) and kinds <= {"keep", "other_named"})
     aside = aside or (named and bool(kinds) and kinds <= {"keep", "other_named", "delete_other"})
-    if aside and named_search and best.startswith("search_") and sure >= HIGH:
+    # (a search only middling is enough where the delete names another thing or record)
+    if aside and named_search and best.startswith("search_") and sure >= (MIDDLE if named else HIGH):
         return Decision(
             "pass",
             Reading("search"),

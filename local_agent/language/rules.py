@@ -51,7 +51,7 @@ RuleReading = Literal[
 SMALL_TALK_READINGS: frozenset[str] = frozenset(
     {"thanks", "goodbye", "compliment", "complaint", "health", "weather", "bot_question", "visited"}
 )
-CLAUSE_BREAKS = quick("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過|以免|免得")
+CLAUSE_BREAKS = quick("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過|以免|免得|所以")
 _KEPT = ("memory_object", "diet")
 # The negation classes and the verb classes a negation can reach (``_Shape._in_scope``).
 NEGATIONS = frozenset({"negation", "negation_request", "stop_lead", "negation_of_delete"})
@@ -273,7 +273,9 @@ RULES: tuple[Rule, ...] = (
             "幫我記一下我吃素",
             "你還記不記得我",
             "日期不存在",
+            "今天不吃辣就好 只是這一次 不用記",
         ),
+        without=("temporary",),  # (「這一次不用記」: this search's filter is not to be kept; nothing to stop)
     ),
     # 「我沒有答應讓你記住我吃素」: a refusal of the keeping itself, not a remember request
     Rule(
