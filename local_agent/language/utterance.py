@@ -146,14 +146,15 @@ class Utterance:
         if head == self.form or answer not in answers:
             return None
         rest = lexicon.tokens(self.form.removeprefix(head))
-        # After a yes, the keeping asked may be said again (「好啊 記啦 客人來了」); a remark after the
-        # answer (「好啦 哇這顆芒果好大」) may name neither a diet nor another preference verb.
-        kept_again = frozenset({"remember_verb"}) if answer == "consent_yes" else frozenset()
+        # After a yes, the keeping asked may be said again (「好啊 記啦 客人來了」), but not with a diet
+        # (「好 記住我吃蛋奶素 順便找…」 may name another one); a remark after the answer (「好啦 哇這顆
+        # 芒果好大」) may name neither a diet nor another preference verb.
+        diet_named = any(token.classes & _DIET_CLASSES for token in rest)
+        again = answer == "consent_yes" and not diet_named
+        kept_again = frozenset({"remember_verb"}) if again else frozenset()
         said_more = (_PREFERENCE_VERBS | _DIET_CLASSES) - kept_again
         if not searched and any(token.classes & said_more for token in rest):
             return None
-        if any(token.classes & _DIET_CLASSES for token in rest):
-            kept_again = frozenset()  # (「好 記住我吃蛋奶素 順便找…」 may name another diet: no answer)
         if searched and any(token.classes & (_PREFERENCE_VERBS - kept_again) for token in rest):
             return None  # 「好 刪掉吧 順便找二林的」: the rest does more than search; no answer split off
         return read(head, self.today, self.context)

@@ -54,8 +54,6 @@ FORGOT_TO: tuple[str, ...] = words_of("forgot_to")
 FORGET_OBJECTS: tuple[str, ...] = lexicon.words_of("memory_object")
 # 「確定刪掉了嗎」, 「有刪了沒」: whether it was deleted, answered with what is kept.
 DONE_QUESTIONS: tuple[str, ...] = words_of("done_questions")
-# With the kept thing named, these ask to leave it as it is (「吃素的事不用改」): nothing changes.
-KEEP_AS_IS: tuple[str, ...] = lexicon.words_of("keep_as_is")
 # Said alone, these ask to stop remembering (「不記了」): asked about first.
 BARE_STOPS: tuple[str, ...] = lexicon.words_of("bare_stop")
 # With the kept thing named, these ask to stop it (「不要再推薦素食的了」): asked about first.
