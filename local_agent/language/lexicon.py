@@ -90,6 +90,8 @@ CLASS_MEANINGS: dict[str, str] = {
     "courtesy": "a courtesy read whole (不好意思, 不客氣, 麻煩): its 不 negates nothing, its 煩 is no complaint",
     "self_correction": "the speaker takes back what they said (講錯, 打錯, 說錯): a correction, no complaint",
     "help_question": "asks what the bot can do (你會做什麼, 使用說明): the help text, beside small talk too",
+    "identity": "what someone is (出家人, 和尚, 小孩): a negation before it (不是出家人) denies being so and reaches "
+    "nothing after it",
     "other_verb": "a verb that is none of the preference's (知道, 曉得, 懂, 信任, 喜歡): a negation before it negates it (毋知, 不相信)",
     "request_tag": "a polite tag after a request (好嗎, 好不好, 可以嗎): the clause asks something done, no remark",
     "other_thing": "something else people delete, cancel or turn off (照片, 訊息, 帳號, 通知, 報名, 訂閱): not what is kept",

@@ -117,6 +117,8 @@ def decide(
     kept_named: bool = True,
     ended: bool = False,
     stated: bool = False,
+    undo_apart: bool = True,
+    undos: int = 0,
 ) -> Decision:
     """The outcome for the rules' ``reading`` (``kinds``: its clauses' rule readings; ``diet``: the
     rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring).
@@ -128,7 +130,8 @@ def decide(
     the clauses the table read as a stop. ``kept_named``: nothing in the sentence is a record the
     service never keeps; with one, a remember the classifier alone reads is about it (「記住我的
     電話」) and passes. ``ended``: the sentence says a diet is no longer eaten (「我已經不吃素了」);
-    ``stated``: it only states the speaker's or a relative's diet (「我先生吃五辛素」): offered to be kept."""
+    ``stated``: it only states the speaker's or a relative's diet (「我先生吃五辛素」): offered to be kept;
+    ``undo_apart``: a delete or stop clause asks no search itself; ``undos``: its undo words, counted."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
@@ -138,14 +141,11 @@ def decide(
     agreed = None if supposed else _undone_by_both(reading, kinds, best, sure, stop_classes, classes, ended)
     if agreed is not None:
         return Decision("act", Reading("forget"), ruled, (*why, agreed))
-    others = _of_others(kinds, stop_classes)
-    missed = _remember_missed(reading, ruled, (best, sure), diet, classes, kinds, others, stated)
-    if missed:
-        return Decision("ask", Reading("remember", diet=diet), ruled, (*why, missed))
-    if others and reading.intent == "forget":
-        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a stop of other people's: ask"))
+    first = _first_asks(reading, ruled, (best, sure), diet, classes, kinds, stop_classes, stated, why)
+    if first is not None:
+        return first
     if reading.intent in _ASKS:
-        return _rules_ask(reading, ruled, (best, sure), classes, why, kinds, named_search)
+        return _rules_ask(reading, ruled, (best, sure), classes, why, kinds, named_search, undos)
     if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
     if ruled == best:
@@ -154,15 +154,34 @@ def decide(
     if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
         # 「…的素食都幫我找一下」: a lasting word beside a diet, no remember verb, a sure search: the search
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
-    beside = _beside_a_search(reading, ruled, best, named_search, kinds, why)
-    if beside is not None:
+    if (beside := _beside_a_search(reading, ruled, best, named_search, kinds, why, undo_apart)) is not None:
         return beside
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
-    remark = _remark(reading, kinds, scores, named_search, classes)
-    if remark is not None:
+    if (remark := _remark(reading, kinds, scores, named_search, classes)) is not None:
         return Decision("pass", remark, ruled, (*why, "a remark, no search named: small talk"))
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
+
+
+def _first_asks(
+    reading: Reading,
+    ruled: str,
+    read: tuple[str, float],
+    diet: str | None,
+    classes: frozenset[str],
+    kinds: frozenset[str],
+    stop_classes: frozenset[str],
+    stated: bool,
+    why: tuple[str, ...],
+) -> Decision | None:
+    """A remember the rules missed gets the consent prompt; a stop of other people's is asked about."""
+    others = _of_others(kinds, stop_classes)
+    missed = _remember_missed(reading, ruled, read, diet, classes, kinds, others, stated)
+    if missed:
+        return Decision("ask", Reading("remember", diet=diet), ruled, (*why, missed))
+    if others and reading.intent == "forget":
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a stop of other people's: ask"))
+    return None
 
 
 def _of_others(kinds: frozenset[str], stop_classes: frozenset[str]) -> bool:
@@ -222,8 +241,9 @@ def _rules_ask(
     why: tuple[str, ...],
     kinds: frozenset[str],
     named_search: bool,
+    undos: int = 0,
 ) -> Decision:
-    """The rules ask. The three-way question asked of a question the classifier is sure asks what
+    """The rules ask (``undos``: how many delete, stop or undo words the sentence holds). The three-way question asked of a question the classifier is sure asks what
     is kept (「此帳號目前是否保存有任何飲食方面之紀錄？」) is answered with what is kept: its third
     button, which changes nothing. A keep said beside a what-is-kept question the table read, which
     the classifier is sure shows, shows it too; one said beside a named search the classifier is
@@ -251,6 +271,11 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
         )
+    if reading.intent == "forget_declined" and best in _UNDOING and sure >= HIGH and undos > 1:
+        # a not-delete the table read beside another delete, where the classifier is sure of a delete
+        # (「毋係刪相片 係刪你記个吃素」 contrasts two deletes): the 確定忘記 / 不用 question, never
+        # 「不會刪除」 to a delete asked
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
     if reading.intent == "forget_declined" and "show" in kinds and best == "show_kept" and sure >= HIGH:
         # 「沒要你刪 只想知道你存了哪些」: keep it and show it; showing changes nothing
         return Decision("act", Reading("show_kept"), ruled, (*why, "keep and show asked: show"))
@@ -258,14 +283,23 @@ def _rules_ask(
 
 
 def _beside_a_search(
-    reading: Reading, ruled: str, best: str, named_search: bool, kinds: frozenset[str], why: tuple[str, ...]
+    reading: Reading,
+    ruled: str,
+    best: str,
+    named_search: bool,
+    kinds: frozenset[str],
+    why: tuple[str, ...],
+    apart: bool = True,
 ) -> Decision | None:
     """A search named beside what touches the kept thing, where the two readers read different
     parts of one sentence rather than disagree: a delete the table read in its own clause beside
     the search the classifier reads (「把素食偏好刪掉，然後看看鹿港有什麼好吃的」) is both requests; a
     forgetting the table read as a remark about someone (「我爸很健忘，常忘記吃藥，溪州有素食嗎」) is
-    the search, never a delete question on the classifier's word alone."""
+    the search, never a delete question on the classifier's word alone. A delete read only in the
+    search's own clause (not ``apart``) is asked about."""
     if ruled in _UNDOING and best.startswith("search_") and named_search and reading.intent == "forget":
+        if not apart:  # one clause holds the delete and the search: one request read two ways, asked
+            return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a delete inside a search: ask"))
         return Decision("act", reading, ruled, (*why, "a delete and a search beside it: both"))
     if reading.intent == "search" and named_search and "forgot_before" in kinds and best in _UNDOING:
         return Decision("pass", reading, ruled, (*why, "a forgetting remarked on, a search named"))
@@ -538,6 +572,11 @@ def _rules_touch(
         # 「毋免閣記我食啥物矣 彼个攏總共我提掉」: the hand readers' what-is-kept (記我吃什麼) beside a
         # stop the table read, and a sure undo: asked, never shown as if nothing were asked
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "what is kept beside a stop: ask"))
+    if ruled == "show_kept" and best in _UNDOING:
+        # whether to keep it still, wondered aloud (「還要不要讓你記著，我也不知道」): what is kept,
+        # deleting it and keeping it are the person's to choose, with the three-way question
+        asked = Reading("preference_question")
+        return Decision("ask", asked, ruled, (*why, "what is kept read, a sure undo: the three-way question"))
     if ruled == "delete" or (ruled == "stop" and best == "remember"):
         # (a stop a sure classifier reads as a remember, 「我吃全素 記下來 他們的不用記」, is asked too)
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on a delete: ask"))

@@ -660,7 +660,7 @@ class _Shape:
         """A negation reaches only the first verb after it: 「不要記，取消」 negates the remembering, not
         the 取消 after it, and a negation that is a verb itself (不要記) reaches no other verb. Eating and
         knowing are verbs too (「沒辦法吃全素，記的全素取消掉」 negates the eating, 「毋知欲按怎」 the
-        knowing), unless 把 / 將 put the object before the verb (「別把我吃素的資料刪掉」)."""
+        knowing), and so is being someone (「我又不是和尚，把素的刪掉」 denies being a monk), unless 把 / 將 put the object before the verb (「別把我吃素的資料刪掉」)."""
         if not self.reach[slot_at] or negation < 0:
             return True
         if not clause[negation].classes.isdisjoint(VERBS):
@@ -670,7 +670,7 @@ class _Shape:
                 return False
             if "disposal" in token.classes:
                 return True  # the object and then its verb: nothing after 把 is negated apart
-            if "other_verb" in token.classes or _eating(token):
+            if not token.classes.isdisjoint(("other_verb", "identity")) or _eating(token):
                 return False
         return True
 

@@ -419,18 +419,26 @@ def corrects(form: str) -> bool:
     return has_any(form, vocabulary().corrections)
 
 
+# Before a correction word, these make it a warning (「別給我搞錯」), not a correction.
+_WARNINGS = ("別", "不要", "莫", "毋通", "不可以", "不能", "別給我", "不要給我", "別再", "不要再")
+# 是不是 / 對不對 asked, not inside a doubled 不是不是 / 不對不對 (which corrects).
+_A_NOT_A = quick("(?<!不)(?:是不是|對不對)")
+
+
 def corrected_tail(form: str) -> str | None:
     """What follows the last correction word of ``form`` (「明天 不對 是後天」 → 「是後天」), or None when
     it has none. A 不是 / 不對 inside an A-not-A question (是不是, 對不對) corrects nothing, and one
     said bare corrects only after an interjection (「禮拜三 喔不是 禮拜四」) or before a 是 (「不對 是
     後天」): 「下禮拜三，不是這禮拜」 denies the day after it instead."""
-    asked = form.replace("是不是", "").replace("對不對", "")
+    asked = _A_NOT_A.sub("", form)
     ends = []
     for word in vocabulary().corrections:
         at = asked.rfind(word)
         if at < 0:
             continue
         end = at + len(word)
+        if asked[:at].endswith(_WARNINGS):
+            continue  # 「別給我搞錯」 warns; it takes nothing back
         bare_no = word in ("不是", "不對")
         if bare_no and not (asked[:at].endswith(tuple(words.INTERJECTIONS)) or _then_is(asked[end:])):
             continue

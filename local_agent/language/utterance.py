@@ -255,6 +255,19 @@ def _states_a_diet(form: str, diet: DietReading, places: PlaceReading, classes: 
     return whole and (kin or has_any(form, words.SPEAKER_WORDS))
 
 
+def _undo_apart(clauses: tuple[rules.ClauseReading, ...]) -> bool:
+    """A clause the table read as a delete or a stop asks no search of its own: beside a search, the
+    two are two requests (「把素食刪掉，然後看看鹿港」), where one clause holding both (「忘了今天要去
+    繳罰單先幫我找彰化市素的午餐」) is one request read two ways."""
+    return any(
+        c.rule is not None
+        and c.rule.reading in ("delete", "stop", "delete_that")
+        and not has_any(c.clause, words.FIND_VERBS)
+        and read_places(c.clause).kind == "none"
+        for c in clauses
+    )
+
+
 def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
     """The lexicon classes of the clauses the rule table read as a stop."""
     stops = [c.clause for c in clauses if c.rule is not None and c.rule.reading == "stop"]
@@ -321,6 +334,37 @@ def _dates(form: str, today: date | None) -> DateReading:
     return corrected if corrected.kind != "none" else said
 
 
+# Rule readings that say what to do with the kept preference: after a correction, they decide.
+_PREFERENCE_READINGS = frozenset({"delete", "delete_that", "stop", "remember", "show", "keep"})
+_KEPT_NAMES = frozenset({"diet", "memory_object"})
+_UNDO_WORDS = frozenset({"delete_verb", "undo_phrase", "stop_verb"})
+
+
+def _corrected(form: str) -> tuple[str, tuple[rules.ClauseReading, ...]]:
+    """The part of ``form`` that says what to do with the kept preference, and its clauses: what
+    follows the last correction (「記住吃素 不對不對 是把吃素刪掉」, 「先不要動 啊不對 還是刪掉」) when
+    the rule table reads a preference there, else the whole sentence."""
+    tail = corrected_tail(form)
+    start = len(form) - len(tail or "")
+    if tail and not any(
+        "undo_phrase" in t.classes and t.start < start <= t.end + 2 for t in lexicon.tokens(form)
+    ):
+        # (a correction word inside an undo, 「按錯了」, takes back the tap, not the words before it)
+        # the kept thing named before the correction is what a bare verb after it acts on
+        # (「素食的先不要動 不對不對 還是刪掉啦」 deletes the 素食)
+        head = lexicon.tokens(form[: len(form) - len(tail)])
+        named = [
+            t.word
+            for t in head
+            if not t.classes.isdisjoint(_KEPT_NAMES) and t.classes.isdisjoint(rules.VERBS)
+        ]
+        heard = "".join(named) + tail
+        later = rules.read_clauses(heard)
+        if any(c.rule is not None and c.rule.reading in _PREFERENCE_READINGS for c in later):
+            return heard, later
+    return form, rules.read_clauses(form)
+
+
 def _asked_after_a_past_day(form: str, today: date) -> bool:
     """A past day told in an earlier clause, and the last clause asks (a question or a search verb)
     naming no day of its own: the question is about what is to come."""
@@ -341,9 +385,9 @@ def read(text: str, now: float | date | None = None, context: Context | None = N
 def _read(text: str, now: float | date | None, context: Context | None) -> Utterance:
     form = reading_form(text)
     found = lexicon.tokens(form)
-    clauses = rules.read_clauses(form)
+    heard, clauses = _corrected(form)
     kinds = frozenset(c.rule.reading for c in clauses if c.rule is not None)
-    said = intents.read_form(text, form, clauses)
+    said = intents.read_form(text, heard, clauses)
     goal = intents.goal_of(form) if form else None
     classes = sorted({c for t in found for c in t.classes})
     scores = policy.classify(form, classes)
@@ -365,6 +409,8 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         kept_named=not has_any(form, words.OTHER_RECORDS),
         ended="delete_verb" in classes and _diet_ended(form, found, clauses),  # (only a delete asks it)
         stated=bool(named) and not named_search and _states_a_diet(form, diet, places, classes),
+        undo_apart=_undo_apart(clauses),
+        undos=sum(1 for t in found if not t.classes.isdisjoint(_UNDO_WORDS)),
     )
     today = _today(now)
     bare = intents.bare(form)
