@@ -437,8 +437,8 @@ def corrected_tail(form: str) -> str | None:
         if at < 0:
             continue
         end = at + len(word)
-        if asked[:at].endswith(_WARNINGS):
-            continue  # 「別給我搞錯」 warns; it takes nothing back
+        if asked[:at].endswith(_WARNINGS) or asked[: max(0, at - 1)].endswith(_WARNINGS):
+            continue  # 「別給我搞錯」, 「不要再弄錯了」 warn; they take nothing back
         bare_no = word in ("不是", "不對")
         if bare_no and not (asked[:at].endswith(tuple(words.INTERJECTIONS)) or _then_is(asked[end:])):
             continue

@@ -1,0 +1,104 @@
+"""Kinds read by design from the development half of a sixth blind set on deleting and keeping and
+two on all categories (their speakers: a retired principal writing formal requests, a father
+voice-typing while driving, a Hokkien fish vendor, a woman going back to eating meat; a grandson
+managing his grandmother's account, an elderly man answering with stories, a Hakka-speaking woman,
+a privacy-minded lawyer; a Thai woman mixing three languages, a cranky retiree, a temple volunteer
+eating vegetarian on some days, a woman typing simplified characters), and from four of its
+test-half delete requests that neither forgot nor asked. Each with sentences written for the test,
+not the corpus's."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import FakeClock
+from helpers_app import AppHarness
+
+from local_agent import language
+from local_agent.language.townships import corrected_tail
+from tests.test_reading_policy import buttons, grant, kept, say
+
+
+@pytest.fixture
+def app(tmp_path):
+    with AppHarness(tmp_path / "local.sqlite3", clock=FakeClock(time.time())) as harness:
+        yield harness
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "幫我存起來我吃全素 不對不對 是把全素那筆清掉",
+        "全素那個留著吧 啊不是不是 還是清掉好了",
+    ],
+)
+def test_after_a_correction_what_follows_it_decides(app, text: str) -> None:
+    grant(app, "記住我吃全素")
+    say(app, text)
+    assert kept(app) == ("forgotten", None)
+
+
+def test_a_warning_not_to_get_it_wrong_corrects_nothing() -> None:
+    assert corrected_tail("記住我女兒吃素別給我搞錯") is None
+    assert corrected_tail("你不要再弄錯了我吃素") is None
+    assert corrected_tail("禮拜六不對不對禮拜天") == "禮拜天"
+
+
+def test_the_wrong_tap_said_before_a_stop_is_no_correction_of_it(app) -> None:
+    grant(app, "記住我吃蛋奶素")
+    say(app, "唉 按錯了 那個別記 清掉")
+    assert kept(app) == ("forgotten", None)
+
+
+@pytest.mark.parametrize("text", ["我又不是和尚 把那個素的設定給我清掉", "我早就不是小孩了 吃素那筆幫我刪了"])
+def test_denying_being_someone_negates_no_delete_after_it(app, text: str) -> None:
+    grant(app)
+    say(app, text)
+    assert kept(app) == ("forgotten", None)
+
+
+def test_a_delete_read_inside_a_search_is_asked_never_acted_on(app) -> None:
+    grant(app)
+    say(app, "忘了明天要去領包裹 先幫我找鹿港素的晚餐")
+    assert kept(app) == ("granted", "vegetarian")
+    assert "確定忘記" in buttons(app) or app.outcomes[-1].tool_calls
+
+
+def test_a_delete_in_its_own_clause_beside_a_search_does_both(app) -> None:
+    grant(app)
+    outcome = say(app, "吃素那筆不用再記了 順便查一下花壇有什麼好吃的")
+    assert kept(app) == ("forgotten", None)
+    assert [c["tool"] for c in outcome.tool_calls] == ["search_local_places"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "最近都在想蛋奶素還要不要繼續 也不曉得要不要讓你記著 你覺得呢",
+        "阿姊講我食齋食到無力 恁樣你記个那个係愛留還係毋留 我也毋知",
+    ],
+)
+def test_wondering_whether_to_keep_it_gets_the_three_way_question(app, text: str) -> None:
+    grant(app, "記住我吃蛋奶素")
+    say(app, text)
+    assert kept(app) == ("granted", "lacto_ovo")
+    asked = buttons(app)
+    assert {"記住", "刪除", "看看記了什麼"} <= set(asked) or any(":forget:" in v for v in asked.values())
+
+
+def test_a_contrast_of_two_deletes_is_asked_never_answered_not_deleted(app) -> None:
+    grant(app)
+    say(app, "幫我刪 毋係啦 毋係刪訊息 係刪你記个吃素")
+    assert kept(app) == ("granted", "vegetarian")
+    assert "確定忘記" in buttons(app)
+
+
+def test_a_plain_keep_is_still_no_delete_question() -> None:
+    for text in ("不用幫我刪除偏好", "別把我吃素的資料刪掉"):
+        assert language.read(text).intent == "forget_declined", text
+
+
+def test_hakka_not_and_so_read_as_mandarin() -> None:
+    assert language.read("毋係啦").form == language.read("不是啦").form
+    assert language.read("恁樣就好").form == language.read("這樣就好").form
