@@ -17,7 +17,7 @@ from helpers_app import AppHarness
 
 from local_agent import language
 from local_agent.language.townships import corrected_tail
-from tests.test_reading_policy import buttons, grant, kept, say
+from tests.test_reading_policy import all_text, buttons, grant, kept, say
 
 
 @pytest.fixture
@@ -102,3 +102,48 @@ def test_a_plain_keep_is_still_no_delete_question() -> None:
 def test_hakka_not_and_so_read_as_mandarin() -> None:
     assert language.read("毋係啦").form == language.read("不是啦").form
     assert language.read("恁樣就好").form == language.read("這樣就好").form
+
+
+@pytest.mark.parametrize(
+    ("text", "diet"),
+    [("往後找店一律幫我找全素的", "vegan"), ("from now on 蛋奶素 only please", "lacto_ovo")],
+)
+def test_from_now_on_with_a_diet_asks_for_consent(app, text: str, diet: str) -> None:
+    say(app, text)
+    assert "同意" in buttons(app)
+    assert kept(app)[0] != "granted"
+    assert language.read(text).diet.code == diet
+
+
+def test_from_now_on_without_the_diet_is_a_stop() -> None:
+    assert language.read("往後都不要照全素找了").intent in ("forget", "forget_confirm")
+
+
+@pytest.mark.parametrize("text", ["你敢知影阮阿母食啥物", "你記𠊎麼个 講分𠊎聽"])
+def test_what_is_kept_asked_in_hokkien_or_hakka_shows_it(text: str) -> None:
+    assert language.read(text).intent == "show_kept"
+
+
+def test_asked_what_is_kept_with_ones_own_forgetting_shows_it() -> None:
+    assert language.read("我是不是設定過哪一種素？自己也忘了").intent == "show_kept"
+
+
+def test_a_japanese_yes_answers_the_live_prompt(app) -> None:
+    say(app, "記住我吃蛋奶素")
+    say(app, "はい")
+    assert kept(app) == ("granted", "lacto_ovo")
+
+
+@pytest.mark.parametrize("text", ["Kaohsiung 有什麼 night market 推", "台南 有沒有 jazz 表演 下禮拜"])
+def test_a_place_outside_named_with_unknown_words_gets_the_county_answer(app, text: str) -> None:
+    outcome = say(app, text)
+    assert outcome.tool_calls == [] or all(not c.get("effective_arguments") for c in outcome.tool_calls)
+    assert "彰化" in all_text(app)
+
+
+def test_from_now_on_beside_a_negation_a_sure_stop_reader_reads_is_asked(app) -> None:
+    grant(app, "記住我吃全素")
+    say(app, "往後找店一律幫我篩全素 不必每次提醒")
+    assert kept(app) == ("granted", "vegan")
+    asked = buttons(app)
+    assert "同意" in asked or {"記住", "刪除", "看看記了什麼"} <= set(asked)

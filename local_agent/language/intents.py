@@ -1008,10 +1008,12 @@ def by_policy(
     remarked = "forgot_before" in kinds and not kinds & _ASKED_TO_DELETE  # nothing asked deleted
     if legacy.intent == "forget_confirm" and ("exclusion" in kinds or remarked):
         return _delete_outcome(t, kinds)  # apart from a diet; someone's forgetting remarked on
-    if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change"):
+    if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change", "search"):
+        # (beside a search, 「別再給我素的 鹿港有什麼吃的」, the stop is asked about first)
         return Reading("forget_confirm")
-    if "stop" in kinds and legacy.intent == "search":
-        return Reading("forget_confirm")  # 「別再給我素的 鹿港有什麼吃的」: the stop is asked about first
+    lasting = [c.clause for c in read_clauses if c.rule and c.rule.name == "lasting_diet"]
+    if lasting and kinds == {"remember"} and legacy.intent == "forget_confirm":
+        return _remember(t) or legacy  # 「以後都幫我過濾素食 不用每次講」: a lasting wish, no delete
     if "remember" in kinds and legacy.intent == "search" and searches_besides(t):
         said = [c.clause for c in read_clauses if c.rule and c.rule.reading == "remember"]
         return _remember(said[0]) or legacy  # 「我吃素請記住，順便看鹿港有什麼吃的」: both (the service)

@@ -271,11 +271,16 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
         )
-    if reading.intent == "forget_declined" and best in _UNDOING and sure >= HIGH and undos > 1:
+    if reading.intent == "forget_declined" and best in _UNDOING and sure >= MIDDLE and undos > 1:
         # a not-delete the table read beside another delete, where the classifier is sure of a delete
         # (「毋係刪相片 係刪你記个吃素」 contrasts two deletes): the 確定忘記 / 不用 question, never
         # 「不會刪除」 to a delete asked
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
+    if kinds == {"show", "self_forgot"} and best == "show_kept" and sure >= MIDDLE:
+        # 「我設定過什麼？自己都忘了」: asked what is kept, the speaker's own forgetting told: show it
+        return Decision(
+            "act", Reading("show_kept"), ruled, (*why, "asked what is kept, own forgetting: show")
+        )
     if reading.intent == "forget_declined" and "show" in kinds and best == "show_kept" and sure >= HIGH:
         # 「沒要你刪 只想知道你存了哪些」: keep it and show it; showing changes nothing
         return Decision("act", Reading("show_kept"), ruled, (*why, "keep and show asked: show"))
@@ -368,6 +373,10 @@ def _no_act_read(
         intent: Intent = talk if talk in ("thanks", "greeting") else "small_talk"  # type: ignore[assignment]
         talked = Reading(intent, talk=None if intent != "small_talk" else talk)
         return Decision("pass", talked, ruled, (*why, "small talk by the classifier"))
+    if reading.intent == "unknown" and named_search and best.startswith("search_") and sure >= HIGH:
+        # 「台北有什麼 concert」: a place named and words the rules do not know, a sure search: the
+        # search (a place outside the county gets its honest answer there)
+        return Decision("pass", Reading("search"), ruled, (*why, "a place named, a sure search"))
     return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "rules stand"))
 
 

@@ -417,6 +417,33 @@ RULES: tuple[Rule, ...] = (
         not_matches=("我吃素 不要記", "吃素的那個不用記了", "記住我吃素", "吃素的你記了哪一種"),
         without=("negation", "negation_request", "which", "bare_stop", "stop_lead"),
     ),
+    # 「以後都不用照素食找了」: from now on, no diet: a stop
+    Rule(
+        "lasting_without_diet",
+        ("lasting", "negation|drop", "diet"),
+        "stop",
+        29,
+        matches=("以後都不用照素食找了", "往後找店一律不要全素的", "以後都不要照蛋奶素找"),
+        not_matches=("以後都幫我過濾素食 不用每次講", "以後我都吃素 你記一下 不要再找有肉的"),
+        without=("question", "hesitation"),
+    ),
+    # 「往後找店一律找全素的」: from now on, a diet every time, no verb of remembering
+    Rule(
+        "lasting_diet",
+        ("lasting", "diet"),
+        "remember",
+        28,
+        matches=("往後找店一律找全素的就好", "以後都照蛋奶素幫我篩", "from now on 只要 vegetarian"),
+        not_matches=(
+            "以後不要再幫我篩素食",
+            "以後素食不用記了",
+            "以後吃素的事再說吧 我考慮一下",
+            "以後都給我素的嗎",
+        ),
+        # (a negation may follow, of another verb: 「以後都幫我過濾素食 不用每次講」; a stop said with
+        # the same words outranks this rule)
+        without=("stop_lead", "bare_stop", "stop_again", "drop", "question", "hesitation", "complaint"),
+    ),
     # 「告訴我你現在還記了我什麼」: asked to be told what was remembered
     Rule(
         "told_what_is_kept",
