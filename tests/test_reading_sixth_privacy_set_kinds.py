@@ -147,3 +147,9 @@ def test_from_now_on_beside_a_negation_a_sure_stop_reader_reads_is_asked(app) ->
     assert kept(app) == ("granted", "vegan")
     asked = buttons(app)
     assert "同意" in asked or {"記住", "刪除", "看看記了什麼"} <= set(asked)
+
+
+def test_withdrawing_consent_in_english_deletes(app) -> None:
+    grant(app)
+    say(app, "I'd like to withdraw the 素食 preference, thanks")
+    assert kept(app) == ("forgotten", None)

@@ -276,7 +276,7 @@ def _rules_ask(
         # (「毋係刪相片 係刪你記个吃素」 contrasts two deletes): the 確定忘記 / 不用 question, never
         # 「不會刪除」 to a delete asked
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
-    if kinds == {"show", "self_forgot"} and best == "show_kept" and sure >= MIDDLE:
+    if kinds == {"show", "self_forgot"} and best not in _UNDOING:
         # 「我設定過什麼？自己都忘了」: asked what is kept, the speaker's own forgetting told: show it
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, own forgetting: show")
@@ -563,6 +563,11 @@ def _rules_touch(
         return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
     if own >= MIDDLE or (sure < HIGH and ruled not in ("delete", "stop")):
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
+    if ruled == "delete" and best == "stop" and sure >= MIDDLE and reading.intent == "forget":
+        # both undo it: the rules read the delete in so many words, the classifier the stop
+        return Decision(
+            "act", reading, ruled, (*why, "a delete the classifier reads as a stop: both undo it")
+        )
     if sure < HIGH:
         # a delete or a stop the classifier does not read, and nothing else it is sure of: asked
         return Decision(
