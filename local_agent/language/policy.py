@@ -243,8 +243,8 @@ def _rules_ask(
     named_search: bool,
     undos: int = 0,
 ) -> Decision:
-    """The rules ask (``undos``: how many delete, stop or undo words the sentence holds). The three-way question asked of a question the classifier is sure asks what
-    is kept (「此帳號目前是否保存有任何飲食方面之紀錄？」) is answered with what is kept: its third
+    """The rules ask (``undos``: how many delete, stop or undo words the sentence holds). The
+    three-way question asked of a question the classifier is sure asks what is kept (「此帳號目前是否保存有任何飲食方面之紀錄？」) is answered with what is kept: its third
     button, which changes nothing. A keep said beside a what-is-kept question the table read, which
     the classifier is sure shows, shows it too; one said beside a named search the classifier is
     sure of (「I'm not asking you to delete anything, search …」) is that search, which changes nothing,
@@ -272,9 +272,9 @@ def _rules_ask(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
         )
     if reading.intent == "forget_declined" and best in _UNDOING and sure >= MIDDLE and undos > 1:
-        # a not-delete the table read beside another delete, where the classifier is sure of a delete
-        # (「毋係刪相片 係刪你記个吃素」 contrasts two deletes): the 確定忘記 / 不用 question, never
-        # 「不會刪除」 to a delete asked
+        # a not-delete the table read beside another delete, which the classifier reads as a delete
+        # at least middling (「毋係刪相片 係刪你記个吃素」 contrasts two deletes): the 確定忘記 / 不用
+        # question, never 「不會刪除」 to a delete asked
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
     if kinds == {"show", "self_forgot"} and best not in _UNDOING:
         # 「我設定過什麼？自己都忘了」: asked what is kept, the speaker's own forgetting told: show it

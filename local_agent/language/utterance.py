@@ -340,23 +340,19 @@ _KEPT_NAMES = frozenset({"diet", "memory_object"})
 _UNDO_WORDS = frozenset({"delete_verb", "undo_phrase", "stop_verb"})
 
 
-def _corrected(form: str) -> tuple[str, tuple[rules.ClauseReading, ...]]:
+def _corrected(form: str, found: tuple[lexicon.Token, ...]) -> tuple[str, tuple[rules.ClauseReading, ...]]:
     """The part of ``form`` that says what to do with the kept preference, and its clauses: what
     follows the last correction (「記住吃素 不對不對 是把吃素刪掉」, 「先不要動 啊不對 還是刪掉」) when
-    the rule table reads a preference there, else the whole sentence."""
+    the rule table reads a preference there, else the whole sentence. The kept thing named before
+    the correction is what a bare verb after it acts on (「素食的先不要動 不對不對 還是刪掉啦」 deletes
+    the 素食); a correction word that ends an undo (the 錯了 of 「按錯了」) takes back a tap, not words."""
     tail = corrected_tail(form)
     start = len(form) - len(tail or "")
-    if tail and not any(
-        "undo_phrase" in t.classes and t.start < start <= t.end + 2 for t in lexicon.tokens(form)
-    ):
-        # (a correction word inside an undo, 「按錯了」, takes back the tap, not the words before it)
-        # the kept thing named before the correction is what a bare verb after it acts on
-        # (「素食的先不要動 不對不對 還是刪掉啦」 deletes the 素食)
-        head = lexicon.tokens(form[: len(form) - len(tail)])
+    if tail and not any("undo_phrase" in t.classes and t.start < start <= t.end + 2 for t in found):
         named = [
             t.word
-            for t in head
-            if not t.classes.isdisjoint(_KEPT_NAMES) and t.classes.isdisjoint(rules.VERBS)
+            for t in found
+            if t.end <= start and not t.classes.isdisjoint(_KEPT_NAMES) and t.classes.isdisjoint(rules.VERBS)
         ]
         heard = "".join(named) + tail
         later = rules.read_clauses(heard)
@@ -385,7 +381,7 @@ def read(text: str, now: float | date | None = None, context: Context | None = N
 def _read(text: str, now: float | date | None, context: Context | None) -> Utterance:
     form = reading_form(text)
     found = lexicon.tokens(form)
-    heard, clauses = _corrected(form)
+    heard, clauses = _corrected(form, found)
     kinds = frozenset(c.rule.reading for c in clauses if c.rule is not None)
     said = intents.read_form(text, heard, clauses)
     goal = intents.goal_of(form) if form else None
