@@ -376,7 +376,7 @@ def _no_act_read(
     if reading.intent == "unknown" and named_search and best.startswith("search_") and sure >= HIGH:
         # 「台北有什麼 concert」: a place named and words the rules do not know, a sure search: the
         # search (a place outside the county gets its honest answer there)
-        return Decision("pass", Reading("search"), ruled, (*why, "a place named, a sure search"))
+        return Decision("pass", Reading("search"), ruled, (*why, SURE_SEARCH))
     return Decision(_outcome_alone(reading, ruled), reading, ruled, (*why, "rules stand"))
 
 
@@ -396,6 +396,8 @@ def _diet_in_a_remark(
 
 # The classifier's labels that undo what is kept, and the lexicon's classes that say what to do.
 _UNDOING = frozenset({"delete", "stop"})
+# The reason given when only the classifier read the search (``utterance`` takes its goal too).
+SURE_SEARCH = "a place named, a sure search"
 _VERBS = frozenset(
     {
         *("delete_verb", "stop_verb", "remember_verb", "apply_verb", "show_verb", "filter_loose"),

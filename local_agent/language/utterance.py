@@ -268,6 +268,14 @@ def _undo_apart(clauses: tuple[rules.ClauseReading, ...]) -> bool:
     )
 
 
+def _classifier_goal(decision: Decision, scores: Scores | None) -> SearchGoal | None:
+    """The search goal of a search only the classifier read (a place named with words the rules do
+    not know): the classifier's search label."""
+    if scores is None or decision.reasons[-1] != policy.SURE_SEARCH:
+        return None
+    return _GOALS.get(scores.best)
+
+
 def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
     """The lexicon classes of the clauses the rule table read as a stop."""
     stops = [c.clause for c in clauses if c.rule is not None and c.rule.reading == "stop"]
@@ -338,6 +346,7 @@ def _dates(form: str, today: date | None) -> DateReading:
 _PREFERENCE_READINGS = frozenset({"delete", "delete_that", "stop", "remember", "show", "keep"})
 _KEPT_NAMES = frozenset({"diet", "memory_object"})
 _UNDO_WORDS = frozenset({"delete_verb", "undo_phrase", "stop_verb"})
+_GOALS: dict[str, SearchGoal] = {"search_places": "places", "search_events": "events"}
 
 
 def _corrected(form: str, found: tuple[lexicon.Token, ...]) -> tuple[str, tuple[rules.ClauseReading, ...]]:
@@ -422,7 +431,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         diet=diet,
         places=places,
         dates=_dates(form, today),
-        goal=goal,
+        goal=goal if goal is not None else _classifier_goal(decision, scores),
         also_searches=also_searches,
         consent=intents.consent_answer(bare) if form else None,
         consent_only=bare in words.CONSENT_ONLY,
