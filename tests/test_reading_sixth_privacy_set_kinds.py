@@ -16,7 +16,10 @@ from conftest import FakeClock
 from helpers_app import AppHarness
 
 from local_agent import language
+from local_agent.language.intents import Reading
+from local_agent.language.policy import decide
 from local_agent.language.townships import corrected_tail
+from tests.test_policy_decide import Given
 from tests.test_reading_policy import all_text, buttons, grant, kept, say
 
 
@@ -154,3 +157,10 @@ def test_withdrawing_consent_in_english_deletes(app) -> None:
     grant(app)
     say(app, "I'd like to withdraw the 素食 preference, thanks")
     assert kept(app) == ("forgotten", None)
+
+
+def test_an_undo_both_readers_agree_on_only_middlingly_is_asked() -> None:
+    unsure = decide(Reading("forget"), None, frozenset({"delete"}), Given("delete", 0.56))
+    assert (unsure.outcome, unsure.reading.intent) == ("ask", "forget_confirm")
+    sure = decide(Reading("forget"), None, frozenset({"delete"}), Given("delete", 0.9))
+    assert (sure.outcome, sure.reading.intent) == ("act", "forget")

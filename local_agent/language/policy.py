@@ -148,6 +148,8 @@ def decide(
         return _rules_ask(reading, ruled, (best, sure), classes, why, kinds, named_search, undos)
     if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
+    if ruled == best and ruled in _UNDOING and sure < HIGH:  # agreed on an undo, but not surely
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "agree, not surely: ask"))
     if ruled == best:
         outcome: Outcome = "pass" if ruled == "other" else "act"
         return Decision(outcome, reading, ruled, (*why, "agree"))
