@@ -1011,8 +1011,11 @@ def by_policy(
     if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change", "search"):
         # (beside a search, 「別再給我素的 鹿港有什麼吃的」, the stop is asked about first)
         return Reading("forget_confirm")
-    lasting = [c.clause for c in read_clauses if c.rule and c.rule.name == "lasting_diet"]
-    if lasting and kinds == {"remember"} and legacy.intent == "forget_confirm":
+    if (
+        kinds == {"remember"}
+        and legacy.intent == "forget_confirm"
+        and any(c.rule is not None and c.rule.name == "lasting_diet" for c in read_clauses)
+    ):
         return _remember(t) or legacy  # 「以後都幫我過濾素食 不用每次講」: a lasting wish, no delete
     if "remember" in kinds and legacy.intent == "search" and searches_besides(t):
         said = [c.clause for c in read_clauses if c.rule and c.rule.reading == "remember"]

@@ -53,6 +53,7 @@ SMALL_TALK_READINGS: frozenset[str] = frozenset(
 )
 CLAUSE_BREAKS = quick("[,。!?;；.]+|然後|接著|順便|但是|但|可是|不過|以免|免得|所以")
 _KEPT = ("memory_object", "diet")
+KEPT_CLASSES = frozenset(_KEPT)  # the classes that name the kept thing (a diet, 偏好, 紀錄)
 # The negation classes and the verb classes a negation can reach (``_Shape._in_scope``).
 NEGATIONS = frozenset({"negation", "negation_request", "stop_lead", "negation_of_delete"})
 # A diet word that begins so is said as eating or keeping to it (吃素, 食菜, 茹素, 持素): a verb a

@@ -425,6 +425,7 @@ _WARNINGS = ("別", "不要", "莫", "毋通", "不可以", "不能", "別給我
 _A_NOT_A = quick("(?<!不)(?:是不是|對不對)")
 
 
+@memoised
 def corrected_tail(form: str) -> str | None:
     """What follows the last correction word of ``form`` (「明天 不對 是後天」 → 「是後天」), or None when
     it has none. A 不是 / 不對 inside an A-not-A question (是不是, 對不對) corrects nothing, and one

@@ -344,7 +344,6 @@ def _dates(form: str, today: date | None) -> DateReading:
 
 # Rule readings that say what to do with the kept preference: after a correction, they decide.
 _PREFERENCE_READINGS = frozenset({"delete", "delete_that", "stop", "remember", "show", "keep"})
-_KEPT_NAMES = frozenset({"diet", "memory_object"})
 _UNDO_WORDS = frozenset({"delete_verb", "undo_phrase", "stop_verb"})
 _GOALS: dict[str, SearchGoal] = {"search_places": "places", "search_events": "events"}
 
@@ -361,7 +360,9 @@ def _corrected(form: str, found: tuple[lexicon.Token, ...]) -> tuple[str, tuple[
         named = [
             t.word
             for t in found
-            if t.end <= start and not t.classes.isdisjoint(_KEPT_NAMES) and t.classes.isdisjoint(rules.VERBS)
+            if t.end <= start
+            and not t.classes.isdisjoint(rules.KEPT_CLASSES)
+            and t.classes.isdisjoint(rules.VERBS)
         ]
         heard = "".join(named) + tail
         later = rules.read_clauses(heard)
