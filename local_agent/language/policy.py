@@ -117,7 +117,7 @@ def decide(
     kept_named: bool = True,
     ended: bool = False,
     stated: bool = False,
-    undo_apart: bool = True,
+    undo_clause: str = "kept",
     undos: int = 0,
 ) -> Decision:
     """The outcome for the rules' ``reading`` (``kinds``: its clauses' rule readings; ``diet``: the
@@ -131,7 +131,8 @@ def decide(
     service never keeps; with one, a remember the classifier alone reads is about it (「記住我的
     電話」) and passes. ``ended``: the sentence says a diet is no longer eaten (「我已經不吃素了」);
     ``stated``: it only states the speaker's or a relative's diet (「我先生吃五辛素」): offered to be kept;
-    ``undo_apart``: a delete or stop clause asks no search itself; ``undos``: its undo words, counted."""
+    ``undo_clause``: where a delete or stop clause stands beside a search (``utterance._undo_clause``);
+    ``undos``: its undo words, counted."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
@@ -148,21 +149,30 @@ def decide(
         return _rules_ask(reading, ruled, (best, sure), classes, why, kinds, named_search, undos)
     if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
-    if ruled == best and ruled in _UNDOING and sure < HIGH:  # agreed on an undo, but not surely
-        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "agree, not surely: ask"))
     if ruled == best:
-        outcome: Outcome = "pass" if ruled == "other" else "act"
-        return Decision(outcome, reading, ruled, (*why, "agree"))
+        return _agreed(reading, ruled, sure, kinds, why)
     if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
         # 「…的素食都幫我找一下」: a lasting word beside a diet, no remember verb, a sure search: the search
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
-    if (beside := _beside_a_search(reading, ruled, best, named_search, kinds, why, undo_apart)) is not None:
+    if (beside := _beside_a_search(reading, ruled, best, named_search, kinds, why, undo_clause)) is not None:
         return beside
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
     if (remark := _remark(reading, kinds, scores, named_search, classes)) is not None:
         return Decision("pass", remark, ruled, (*why, "a remark, no search named: small talk"))
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
+
+
+def _agreed(
+    reading: Reading, ruled: str, sure: float, kinds: frozenset[str], why: tuple[str, ...]
+) -> Decision:
+    """Both readers read the same. An undo agreed on, but not surely, is asked about; where the table
+    read a stop and a delete in two clauses (「吃齋那個不用記了 清掉它」) the request is said twice and
+    acted on."""
+    if ruled in _UNDOING and sure < HIGH and len(kinds & UNDO_READINGS) < 2:
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "agree, not surely: ask"))
+    outcome: Outcome = "pass" if ruled == "other" else "act"
+    return Decision(outcome, reading, ruled, (*why, "agree"))
 
 
 def _first_asks(
@@ -273,13 +283,16 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
         )
-    if reading.intent == "forget_declined" and best in _UNDOING and sure >= MIDDLE and undos > 1:
-        # a not-delete the table read beside another delete, which the classifier reads as a delete
-        # at least middling (「毋係刪相片 係刪你記个吃素」 contrasts two deletes): the 確定忘記 / 不用
-        # question, never 「不會刪除」 to a delete asked
+    if reading.intent == "forget_declined" and best in _UNDOING and sure >= (MIDDLE if undos > 1 else HIGH):
+        # a not-delete the table read where the classifier is sure of an undo, or, beside another
+        # delete, reads one at least middling (「毋係刪相片 係刪你記个吃素」 contrasts two deletes): the
+        # readers disagree on the kept thing, so the 確定忘記 / 不用 question, never 「不會刪除」 to a
+        # delete asked
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
-    if kinds == {"show", "self_forgot"} and best not in _UNDOING:
-        # 「我設定過什麼？自己都忘了」: asked what is kept, the speaker's own forgetting told: show it
+    shown = kinds == {"show", "self_forgot"} and best not in _UNDOING
+    if shown or (kinds == {"self_forgot"} and best == "show_kept" and sure >= HIGH and "question" in classes):
+        # 「我設定過什麼？自己都忘了」: asked what is kept (by the table, or in other words by a sure
+        # classifier), the speaker's own forgetting told: show it
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, own forgetting: show")
         )
@@ -296,17 +309,21 @@ def _beside_a_search(
     named_search: bool,
     kinds: frozenset[str],
     why: tuple[str, ...],
-    apart: bool = True,
+    undo_clause: str = "kept",
 ) -> Decision | None:
     """A search named beside what touches the kept thing, where the two readers read different
     parts of one sentence rather than disagree: a delete the table read in its own clause beside
     the search the classifier reads (「把素食偏好刪掉，然後看看鹿港有什麼好吃的」) is both requests; a
     forgetting the table read as a remark about someone (「我爸很健忘，常忘記吃藥，溪州有素食嗎」) is
-    the search, never a delete question on the classifier's word alone. A delete read only in the
-    search's own clause (not ``apart``) is asked about."""
+    the search, never a delete question on the classifier's word alone. Only a delete whose clause
+    (or the clause before it) names the kept thing is acted on beside the search: one of another
+    thing or record is the search alone, and one read in the search's own clause or naming nothing
+    kept is asked about."""
     if ruled in _UNDOING and best.startswith("search_") and named_search and reading.intent == "forget":
-        if not apart:  # one clause holds the delete and the search: one request read two ways, asked
-            return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a delete inside a search: ask"))
+        if undo_clause == "other":  # 「公司要我清除手機中的客戶資料 … 查和美的素食餐廳」
+            return Decision("pass", Reading("search"), ruled, (*why, "another thing deleted: the search"))
+        if undo_clause != "kept":  # in the search's clause, or naming nothing kept: asked
+            return Decision("ask", Reading("forget_confirm"), ruled, (*why, f"a delete {undo_clause}: ask"))
         return Decision("act", reading, ruled, (*why, "a delete and a search beside it: both"))
     if reading.intent == "search" and named_search and "forgot_before" in kinds and best in _UNDOING:
         return Decision("pass", reading, ruled, (*why, "a forgetting remarked on, a search named"))
@@ -398,6 +415,7 @@ def _diet_in_a_remark(
 
 # The classifier's labels that undo what is kept, and the lexicon's classes that say what to do.
 _UNDOING = frozenset({"delete", "stop"})
+UNDO_READINGS = frozenset({"delete", "stop", "delete_that"})  # (the table's readings that undo)
 # The reason given when only the classifier read the search (``utterance`` takes its goal too).
 SURE_SEARCH = "a place named, a sure search"
 _VERBS = frozenset(

@@ -255,17 +255,39 @@ def _states_a_diet(form: str, diet: DietReading, places: PlaceReading, classes: 
     return whole and (kin or has_any(form, words.SPEAKER_WORDS))
 
 
-def _undo_apart(clauses: tuple[rules.ClauseReading, ...]) -> bool:
-    """A clause the table read as a delete or a stop asks no search of its own: beside a search, the
-    two are two requests (「把素食刪掉，然後看看鹿港」), where one clause holding both (「忘了今天要去
-    繳罰單先幫我找彰化市素的午餐」) is one request read two ways."""
-    return any(
-        c.rule is not None
-        and c.rule.reading in ("delete", "stop", "delete_that")
-        and not has_any(c.clause, words.FIND_VERBS)
-        and read_places(c.clause).kind == "none"
-        for c in clauses
-    )
+UndoClause = Literal["kept", "inside", "other", "unnamed"]
+# Classes that name a thing or record the service never keeps (「手機中的客戶資料」, 「會議紀錄」).
+_OTHER_NAMED = frozenset({"other_thing", "other_record"})
+
+
+def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
+    """Where the table read a delete or a stop, beside a search: ``inside`` the search's own clause
+    (「忘了今天要去繳罰單先幫我找彰化市素的午餐」, one request read two ways); in a clause of its own
+    that, or whose clause before it, names the kept thing (``kept``: 「把素食刪掉，然後看看鹿港」,
+    「你不要再用素的找了 那個取消」); naming another thing or record (``other``: 「清除手機中的客戶
+    資料」); or naming nothing kept (``unnamed``: 「那間店有夠難吃 幫他刪掉 另外找一間」). With no
+    delete or stop read, ``kept``: nothing is held back."""
+    undoing = [
+        i for i, c in enumerate(clauses) if c.rule is not None and c.rule.reading in policy.UNDO_READINGS
+    ]
+    apart = [
+        i
+        for i in undoing
+        if not has_any(clauses[i].clause, words.FIND_VERBS) and read_places(clauses[i].clause).kind == "none"
+    ]
+    if not apart:
+        return "inside" if undoing else "kept"
+    named = [_classes_of(clauses[i].clause) for i in apart]
+    if any(classes & _OTHER_NAMED for classes in named):
+        return "other"
+    before = [_classes_of(clauses[i - 1].clause) if i else frozenset() for i in apart]
+    if any((classes | earlier) & rules.KEPT_CLASSES for classes, earlier in zip(named, before, strict=True)):
+        return "kept"
+    return "unnamed"
+
+
+def _classes_of(clause: str) -> frozenset[str]:
+    return frozenset(cls for token in lexicon.tokens(clause) for cls in token.classes)
 
 
 def _classifier_goal(decision: Decision, scores: Scores | None) -> SearchGoal | None:
@@ -415,7 +437,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         kept_named=not has_any(form, words.OTHER_RECORDS),
         ended="delete_verb" in classes and _diet_ended(form, found, clauses),  # (only a delete asks it)
         stated=bool(named) and not named_search and _states_a_diet(form, diet, places, classes),
-        undo_apart=_undo_apart(clauses),
+        undo_clause=_undo_clause(clauses),
         undos=sum(1 for t in found if not t.classes.isdisjoint(_UNDO_WORDS)),
     )
     today = _today(now)

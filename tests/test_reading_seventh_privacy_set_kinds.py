@@ -1,0 +1,114 @@
+"""Kinds read by design from a seventh blind set on deleting and keeping and three on all categories
+(their speakers: a widower who repeats himself, a nurse setting the service up for her father, a
+Hokkien betel-nut seller, a student writing slang; a Vietnamese woman writing Chinese as she
+learns it, a retired policeman, a Buddhist grandmother worried about her data, a daughter typing
+simplified characters for her parents; a Hokkien farmer, a formal office worker, a teenager typing
+for his grandfather, a woman changing her mind; and twelve more across the categories), from its
+development half and from two test-half delete requests that neither forgot nor asked. Each with
+sentences written for the test, not the corpus's."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import FakeClock
+from helpers_app import AppHarness
+
+from local_agent.language import lexicon, rules
+from local_agent.language.intents import Reading
+from local_agent.language.policy import decide
+from local_agent.language.text import reading_form
+from local_agent.language.utterance import _undo_clause
+from tests.test_policy_decide import Given
+from tests.test_reading_policy import all_text, buttons, grant, kept, say
+
+
+@pytest.fixture
+def app(tmp_path):
+    with AppHarness(tmp_path / "local.sqlite3", clock=FakeClock(time.time())) as harness:
+        yield harness
+
+
+def test_a_keep_the_rules_read_against_a_sure_undo_is_asked_never_answered_kept() -> None:
+    declined = Reading("forget_declined")
+    sure = decide(declined, None, frozenset({"keep"}), Given("stop", 0.95), undos=1)
+    assert (sure.outcome, sure.reading.intent) == ("ask", "forget_confirm")
+    # a middling undo with one undo word: the rules' own question stands
+    middling = decide(declined, None, frozenset({"keep"}), Given("stop", 0.6), undos=1)
+    assert middling.reading.intent == "forget_declined"
+
+
+@pytest.mark.parametrize(
+    ("english", "read_as"),
+    [
+        ("I don't need it anymore", "不需要了"),
+        ("we no longer need that", "不需要"),
+        ("do not need the filter", "不需要"),
+    ],
+)
+def test_english_for_not_needing_reads_as_the_chinese_drop(english: str, read_as: str) -> None:
+    assert read_as in reading_form(english)
+
+
+def test_an_english_drop_of_the_kept_diet_forgets_or_asks(app) -> None:
+    grant(app, "記住我吃全素")
+    say(app, "the vegan thing you saved for me, I don't need it anymore")
+    assert kept(app) == ("forgotten", None) or "確定忘記" in buttons(app)
+
+
+@pytest.mark.parametrize(
+    ("form", "where"),
+    [
+        ("把素的那個取消,然後找員林的午餐", "kept"),
+        ("你不要再用素的找了,那個取消,幫我找大城的晚餐", "kept"),
+        ("學校叫我刪除電腦裡的學生資料,再幫我找田中的素食午餐", "other"),
+        ("那家店太鹹了,幫他刪掉,另外找一間大村的", "unnamed"),
+        ("刪掉素食幫我找員林的午餐", "inside"),
+        ("員林有什麼好吃的", "kept"),  # (no delete at all: nothing to hold back)
+    ],
+)
+def test_where_a_delete_stands_beside_a_search(form: str, where: str) -> None:
+    assert _undo_clause(rules.read_clauses(form)) == where
+
+
+@pytest.mark.parametrize(("where", "outcome"), [("other", "pass"), ("unnamed", "ask"), ("kept", "act")])
+def test_only_a_delete_naming_the_kept_thing_is_acted_on_beside_a_search(where: str, outcome: str) -> None:
+    decision = decide(
+        Reading("forget"),
+        "places",
+        frozenset({"delete"}),
+        Given("search_places", 0.99),
+        named_search=True,
+        undo_clause=where,
+    )
+    assert decision.outcome == outcome
+    assert decision.reading.intent == {"pass": "search", "ask": "forget_confirm", "act": "forget"}[outcome]
+
+
+def test_clearing_another_things_data_beside_a_search_is_the_search_and_keeps_the_diet(app) -> None:
+    grant(app)
+    say(app, "學校叫我刪除電腦裡的學生資料 已經弄好了 再幫我找田中的素食午餐")
+    assert kept(app) == ("granted", "vegetarian")
+    assert app.outcomes[-1].tool_calls
+
+
+@pytest.mark.parametrize("said", ["已然忘記", "早就忘了", "全忘了", "忘光了"])
+def test_a_forgetting_said_as_done_is_the_speakers_own(said: str) -> None:
+    classes = {cls for token in lexicon.tokens(reading_form(said)) for cls in token.classes}
+    assert "self_forgetting" in classes
+    assert "delete_verb" not in classes
+
+
+def test_asked_what_is_kept_in_other_words_with_a_forgetting_done_shows_it(app) -> None:
+    grant(app, "記住我吃蛋奶素")
+    say(app, "請問我之前是不是有請你記下什麼？我全忘了")
+    assert kept(app) == ("granted", "lacto_ovo")
+    assert "蛋奶素" in all_text(app)
+
+
+def test_an_undo_said_twice_in_two_clauses_is_acted_on_when_the_classifier_agrees_middling() -> None:
+    twice = decide(Reading("forget"), None, frozenset({"stop", "delete_that"}), Given("delete", 0.6))
+    assert (twice.outcome, twice.reading.intent) == ("act", "forget")
+    once = decide(Reading("forget"), None, frozenset({"delete"}), Given("delete", 0.6))
+    assert (once.outcome, once.reading.intent) == ("ask", "forget_confirm")
