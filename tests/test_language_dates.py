@@ -312,7 +312,7 @@ def test_weather_words_that_name_a_solar_term_are_not_dates_alone(text):
         ("過年到元宵", ("2027-02-05", "2027-02-20")),
         ("禮拜一到禮拜五", ("2026-12-07", "2026-12-11")),  # Monday gone: next week's Monday to Friday
         ("昨天跟明天", ("2026-12-02", "2026-12-02")),  # the day gone is dropped
-        ("初一跟十五", ("2026-12-09", "2026-12-09")),  # 十五 alone is no date: the nearer of the two
+        ("初一跟十五", ("2026-12-09", "2026-12-23")),  # 十五 said bare is the lunar one too
         ("我跟老伴明天想去和美", ("2026-12-02", "2026-12-02")),
     ],
 )

@@ -15,6 +15,8 @@ import pytest
 from conftest import FakeClock
 from helpers_app import AppHarness
 
+from bench.phrasings import FIXED_NOW
+from local_agent import language
 from local_agent.language import lexicon, rules
 from local_agent.language.intents import Reading
 from local_agent.language.policy import decide
@@ -30,13 +32,18 @@ def app(tmp_path):
         yield harness
 
 
-def test_a_keep_the_rules_read_against_a_sure_undo_is_asked_never_answered_kept() -> None:
+def test_a_keep_read_from_a_loose_verb_against_a_sure_undo_is_asked_never_answered_kept() -> None:
     declined = Reading("forget_declined")
     sure = decide(declined, None, frozenset({"keep"}), Given("stop", 0.95), undos=1)
     assert (sure.outcome, sure.reading.intent) == ("ask", "forget_confirm")
     # a middling undo with one undo word: the rules' own question stands
     middling = decide(declined, None, frozenset({"keep"}), Given("stop", 0.6), undos=1)
     assert middling.reading.intent == "forget_declined"
+    # a negated delete verb itself (「我不想取消吃素」) is the rules' to read, however sure the classifier
+    verb = decide(
+        declined, None, frozenset({"keep"}), Given("delete", 0.99), classes=frozenset({"delete_verb"})
+    )
+    assert verb.reading.intent == "forget_declined"
 
 
 @pytest.mark.parametrize(
@@ -112,3 +119,56 @@ def test_an_undo_said_twice_in_two_clauses_is_acted_on_when_the_classifier_agree
     assert (twice.outcome, twice.reading.intent) == ("act", "forget")
     once = decide(Reading("forget"), None, frozenset({"delete"}), Given("delete", 0.6))
     assert (once.outcome, once.reading.intent) == ("ask", "forget_confirm")
+
+
+@pytest.mark.parametrize(
+    ("text", "goal"),
+    [
+        ("二林 這禮拜 有 night market 嗎", "events"),
+        ("溪州 any activities for kids this weekend", "events"),
+        ("花壇有什麼 coffee 可以坐", "places"),
+        ("北斗 好吃的 noodles 推薦一下", "places"),
+        ("田尾的燈展幾點開始", "events"),
+    ],
+)
+def test_food_and_event_words_in_english_or_an_exhibitions_name_give_the_goal(text: str, goal: str) -> None:
+    assert language.read(text).goal == goal
+
+
+@pytest.mark.parametrize("text", ["十五那天二水有什麼活動", "伸港 十五 廟裡有拜拜嗎"])
+def test_a_bare_fifteenth_is_the_lunar_one(text: str) -> None:
+    dates = language.read(text, FIXED_NOW).dates
+    assert dates.festival and dates.window is not None
+    assert dates.window.start.isoformat() == "2026-12-23"
+
+
+@pytest.mark.parametrize("text", ["十二月十五二水有什麼活動", "我們十五個人要吃飯", "三十五歲生日"])
+def test_a_fifteenth_with_a_month_a_counter_or_a_number_before_it_is_not_lunar(text: str) -> None:
+    assert not language.read(text, FIXED_NOW).dates.festival
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("what about sunday", "2026-12-06"),
+        ("how about tmr", "2026-12-02"),
+        ("and on Thursday?", "2026-12-03"),
+    ],
+)
+def test_english_follow_ups_and_day_names_are_read(text: str, start: str) -> None:
+    read = language.read(text, FIXED_NOW)
+    assert read.dates.window is not None and read.dates.window.start.isoformat() == start
+    if text.startswith(("what", "how")):
+        assert read.follow_up
+
+
+def test_a_hakka_yes_answers_the_live_prompt(app) -> None:
+    say(app, "記住我吃五辛素")
+    say(app, "係啊")
+    assert kept(app) == ("granted", "five_pungent")
+
+
+@pytest.mark.parametrize("text", ["日後找餐廳都照蛋奶素", "我食蛋奶素 後擺攏按呢揣"])
+def test_hereafter_said_formally_or_in_hokkien_with_a_diet_asks_for_consent(app, text: str) -> None:
+    say(app, text)
+    assert "同意" in buttons(app)

@@ -183,11 +183,16 @@ def _lunar_month(month: int, today: date, year: int | None) -> DateReading:
 _LUNAR_DAY = quick(
     "初一[、，,和跟或與到及]?十五|農曆(?:初[一二三四五六七八九十]|十[一二三四五六七八九]?|[二廿]十[一二三四五六七八九]?|三十)"
     "|(?<![國大正年])初[一二三四五六七八九十](?!年級|中|次|步|期|版|稿|賽|選|審)"
+    # 十五 said bare, no number before it and no 號 nor unit after it (「十五那天」, 「十五 欲去拜拜」):
+    # the lunar month's fifteenth, as 初一 is its first (「十二月十五」, 「十五號」, 「十五個人」 are not, nor
+    # the 十五 of 「初一跟十五」, read whole above)
+    "|(?<![0-9０-９一二三四五六七八九十百千萬兩月第、，,和跟或與到及])十五(?![0-9０-９一二三四五六七八九號日個分秒塊元歲人位名年天點次號樓趟碗份張公度%])"
 )
 
 
 def lunar_day(text: str, today: date) -> DateReading | None:
-    """初八: the next eighth day of a lunar month; 農曆十五; 初一十五: the nearer of the two."""
+    """初八: the next eighth day of a lunar month; 農曆十五 or 十五 said bare; 初一十五: the nearer of the
+    two."""
     match = _LUNAR_DAY.search(text)
     if match is None:
         return None

@@ -283,12 +283,13 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
         )
-    if reading.intent == "forget_declined" and best in _UNDOING and sure >= (MIDDLE if undos > 1 else HIGH):
-        # a not-delete the table read where the classifier is sure of an undo, or, beside another
-        # delete, reads one at least middling (「毋係刪相片 係刪你記个吃素」 contrasts two deletes): the
-        # readers disagree on the kept thing, so the 確定忘記 / 不用 question, never 「不會刪除」 to a
-        # delete asked
-        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
+    loose = not classes & {"delete_verb", "stop_verb"}  # (「我不想取消吃素」 negates the verb itself)
+    if reading.intent == "forget_declined" and best in _UNDOING and (undos > 1 or loose):
+        # a not-delete the table read beside another delete, which the classifier reads as a delete at
+        # least middling (「毋係刪相片 係刪你記个吃素」), or from a negated loose verb, which it surely
+        # reads as an undo (「素食那個我可以不要嗎 我不會用」): the 確定忘記 / 不用 question
+        if sure >= (MIDDLE if undos > 1 else HIGH):
+            return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
     shown = kinds == {"show", "self_forgot"} and best not in _UNDOING
     if shown or (kinds == {"self_forgot"} and best == "show_kept" and sure >= HIGH and "question" in classes):
         # 「我設定過什麼？自己都忘了」: asked what is kept (by the table, or in other words by a sure
