@@ -67,9 +67,11 @@ def test_the_rules_what_is_kept_question_stands_against_a_sure_remember() -> Non
     assert shown.reading.intent == "show_kept"
 
 
-def test_a_weak_search_never_turns_a_middling_delete_into_a_question() -> None:
+def test_a_weak_search_turns_an_undo_at_least_middling_into_a_question_never_a_forget() -> None:
+    unsure = decide(SEARCH, "places", frozenset(), Given("delete", 0.4), named_search=False)
+    assert (unsure.outcome, unsure.reading.intent) == ("pass", "search")
     middling = decide(SEARCH, "places", frozenset(), Given("delete", 0.5), named_search=False)
-    assert (middling.outcome, middling.reading.intent) == ("pass", "search")
+    assert (middling.outcome, middling.reading.intent) == ("ask", "forget_confirm")
     sure = decide(SEARCH, "places", frozenset(), Given("delete", 0.9), named_search=False)
     assert (sure.outcome, sure.reading.intent) == ("ask", "forget_confirm")  # never a forget
 
@@ -139,7 +141,7 @@ def test_the_kept_thing_named_with_no_verb_and_a_sure_delete_gets_the_three_way_
     sure = decide(search, "places", frozenset(), Given("delete", 0.9), named_search=False, classes=diet)
     assert (sure.outcome, sure.reading.intent) == ("ask", "preference_question")
     middling = decide(search, "places", frozenset(), Given("delete", 0.5), named_search=False, classes=diet)
-    assert middling.reading.intent == "search"
+    assert (middling.outcome, middling.reading.intent) == ("ask", "forget_confirm")
     verb = decide(
         search,
         "places",

@@ -10,6 +10,8 @@ sentences written for the test, not the corpus's."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pytest
 from conftest import FakeClock
@@ -22,7 +24,7 @@ from local_agent.language.intents import Reading
 from local_agent.language.policy import decide
 from local_agent.language.text import reading_form
 from local_agent.language.utterance import _undo_clause
-from tests.test_policy_decide import Given
+from tests.test_policy_decide import SEARCH, Given
 from tests.test_reading_policy import all_text, buttons, grant, kept, say
 
 
@@ -172,3 +174,78 @@ def test_a_hakka_yes_answers_the_live_prompt(app) -> None:
 def test_hereafter_said_formally_or_in_hokkien_with_a_diet_asks_for_consent(app, text: str) -> None:
     say(app, text)
     assert "同意" in buttons(app)
+
+
+@dataclass(frozen=True)
+class Split:
+    """Classifier scores spread over more than one label (``Given`` holds one)."""
+
+    scores: Mapping[str, float]
+
+    @property
+    def best(self) -> str:
+        return max(self.scores, key=lambda label: self.scores[label])
+
+    @property
+    def confidence(self) -> float:
+        return self.scores[self.best]
+
+
+def test_a_delete_and_a_stop_both_undo_so_their_scores_add() -> None:
+    stop = Reading("forget")
+    split = decide(stop, None, frozenset({"stop"}), Split({"delete": 0.55, "stop": 0.4, "other": 0.05}))
+    assert (split.outcome, split.reading.intent) == ("act", "forget")
+    thin = decide(stop, None, frozenset({"stop"}), Split({"delete": 0.4, "stop": 0.2, "other": 0.4}))
+    assert (thin.outcome, thin.reading.intent) == ("ask", "forget_confirm")
+
+
+def test_a_stop_the_classifier_is_sure_is_chat_is_asked_and_a_refusal_stands() -> None:
+    chat = decide(Reading("forget"), None, frozenset({"stop"}), Given("smalltalk_chat", 0.9))
+    assert (chat.outcome, chat.reading.intent) == ("ask", "forget_confirm")
+    refusal = decide(Reading("forget"), None, frozenset({"stop"}), Given("consent_no", 0.9))
+    assert (refusal.outcome, refusal.reading.intent) == ("act", "forget")
+
+
+def test_a_diet_word_alone_with_a_middling_undo_is_asked() -> None:
+    weak = decide(SEARCH, None, frozenset(), Given("delete", 0.6), named_search=False)
+    assert (weak.outcome, weak.reading.intent) == ("ask", "forget_confirm")
+    named = decide(SEARCH, "places", frozenset(), Given("delete", 0.6), named_search=True)
+    assert named.reading.intent == "search"
+
+
+def test_telling_of_anothers_thing_cancelled_by_a_shop_is_small_talk(app) -> None:
+    grant(app)
+    say(app, "那家素食麵店把我的會員卡取消了 以後不去了")
+    assert kept(app) == ("granted", "vegetarian")
+    assert not app.outcomes[-1].tool_calls
+    assert "哪個鄉鎮" not in all_text(app)
+
+
+@pytest.mark.parametrize(
+    ("said", "read_as"),
+    [
+        ("我今仔日袂記得紮鎖匙", "忘記帶"),
+        ("承蒙你 真好食", "謝謝你"),
+        ("thank you po", "謝謝"),
+        ("你記的欲留抑毋留 我嘛毋知", "不知道"),
+        ("上擺彼間", "上次"),
+        ("肉圆", "肉圓"),
+    ],
+)
+def test_hokkien_hakka_english_and_simplified_words_read_as_the_vocabularys(said: str, read_as: str) -> None:
+    assert read_as in reading_form(said)
+
+
+def test_asked_in_english_what_is_remembered_about_a_relative_shows_it(app) -> None:
+    grant(app, "記住我吃蛋奶素")
+    say(app, "what you remember about my grandma?")
+    assert "蛋奶素" in all_text(app)
+    assert kept(app) == ("granted", "lacto_ovo")
+
+
+def test_whether_what_is_kept_should_change_is_asked_never_acted_on(app) -> None:
+    grant(app)
+    say(app, "醫師說我要多吃點蛋 那你記的那個要不要改")
+    assert kept(app) == ("granted", "vegetarian")
+    asked = buttons(app)
+    assert "確定忘記" in asked or "記住" in "".join(asked)

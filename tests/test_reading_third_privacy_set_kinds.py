@@ -107,9 +107,11 @@ def test_a_stop_a_sure_classifier_reads_as_a_remember_is_asked() -> None:
     stop = Reading("forget")
     asked = decide(stop, None, frozenset({"stop"}), Given("remember", 0.95))
     assert (asked.outcome, asked.reading.intent) == ("ask", "forget_confirm")
-    # a stop the classifier reads as something else sure (thanks) still acts
+    # a stop the classifier reads as the thanks said with it still acts; as chat, it is asked
     kept = decide(stop, None, frozenset({"stop"}), Given("smalltalk_thanks", 0.95))
     assert (kept.outcome, kept.reading.intent) == ("act", "forget")
+    chat = decide(stop, None, frozenset({"stop"}), Given("smalltalk_chat", 0.95))
+    assert (chat.outcome, chat.reading.intent) == ("ask", "forget_confirm")
 
 
 def test_a_remark_with_no_search_named_is_small_talk() -> None:

@@ -149,8 +149,8 @@ def decide(
         return _rules_ask(reading, ruled, (best, sure), classes, why, kinds, named_search, undos)
     if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
-    if ruled == best:
-        return _agreed(reading, ruled, sure, kinds, why)
+    if ruled == best or {ruled, best} <= _UNDOING:  # (a delete and a stop both undo: their scores add)
+        return _agreed(reading, ruled, sure if ruled == best else _undo_score(scores), kinds, why)
     if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
         # 「…的素食都幫我找一下」: a lasting word beside a diet, no remember verb, a sure search: the search
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
@@ -161,6 +161,11 @@ def decide(
     if (remark := _remark(reading, kinds, scores, named_search, classes)) is not None:
         return Decision("pass", remark, ruled, (*why, "a remark, no search named: small talk"))
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
+
+
+def _undo_score(scores: Scores) -> float:
+    """How sure the classifier is that the sentence undoes what is kept, by a delete or a stop."""
+    return sum(scores.scores.get(label, 0.0) for label in _UNDOING)
 
 
 def _agreed(
@@ -263,7 +268,8 @@ def _rules_ask(
     and so is a delete question asked only of another thing (「訂的桌取消了 鹿港有什麼素食」, 「外賣app
     刪了 幫我媽找埤頭的」), the search read at least middling."""
     best, sure = read
-    named = bool(classes & {"other_thing", "other_record"})  # (another thing or record the delete is of)
+    # (another thing or record the delete is of, named or read by the table: 「檳榔錢袂記得收」)
+    named = bool(classes & {"other_thing", "other_record"}) or kinds == {"delete_other"}
     aside = reading.intent == "forget_declined" or (bool(kinds) and kinds <= {"keep", "other_named"})
     aside = aside or (named and bool(kinds) and kinds <= {"keep", "other_named", "delete_other"})
     # (a search only middling is enough where the delete names another thing or record)
@@ -416,6 +422,8 @@ def _diet_in_a_remark(
 
 # The classifier's labels that undo what is kept, and the lexicon's classes that say what to do.
 _UNDOING = frozenset({"delete", "stop"})
+# What a stop may be read as and still stand: a refusal, or the thanks or goodbye said with it.
+_STOP_BESIDE = frozenset({"consent_no", "smalltalk_thanks", "smalltalk_goodbye"})
 UNDO_READINGS = frozenset({"delete", "stop", "delete_that"})  # (the table's readings that undo)
 # The reason given when only the classifier read the search (``utterance`` takes its goal too).
 SURE_SEARCH = "a place named, a sure search"
@@ -571,7 +579,7 @@ def _rules_touch(
 ) -> Decision:
     """The rules read an act on the kept preference and the classifier's best is another label: the
     act stands unless the classifier is sure of something else; then a delete or a stop is asked
-    about (a delete the classifier is sure is a stop or a refusal stands: both undo it); a remember said beside a
+    about (one the classifier is sure is a refusal stands: both undo it); a remember said beside a
     complaint (``kinds``), where the classifier does not read a
     remember, gets the three-way question; a remember or a consent answer otherwise stays what the
     rules read (a consent prompt is itself a question; a typed yes is checked against the live
@@ -586,24 +594,16 @@ def _rules_touch(
         return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
     if own >= MIDDLE or (sure < HIGH and ruled not in ("delete", "stop")):
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
-    if ruled == "delete" and best == "stop" and sure >= MIDDLE and reading.intent == "forget":
-        # both undo it: the rules read the delete in so many words, the classifier the stop
-        return Decision(
-            "act", reading, ruled, (*why, "a delete the classifier reads as a stop: both undo it")
-        )
     if sure < HIGH:
         # a delete or a stop the classifier does not read, and nothing else it is sure of: asked
         return Decision(
             "ask", Reading("forget_confirm"), ruled, (*why, f"an undo, classifier {ruled}:{own:.2f}")
         )
-    if ruled == "delete" and best in ("stop", "consent_no") and reading.intent == "forget":
-        # both undo what is kept: the rules read the delete in so many words, the classifier the stop
-        # or a refusal (「我是要按不同意的 你不要記我」)
+    if ruled == "delete" and best == "consent_no" and reading.intent == "forget":
+        # both undo what is kept: the rules read the delete in so many words, the classifier a refusal
+        # (「我是要按不同意的 你不要記我」)
         return Decision(
-            "act",
-            reading,
-            ruled,
-            (*why, "a delete the classifier reads as a stop or a refusal: both undo it"),
+            "act", reading, ruled, (*why, "a delete the classifier reads as a refusal: both undo it")
         )
     if ruled == "show_kept" and best in _UNDOING and kinds & {"stop", "delete", "delete_that"}:
         # 「毋免閣記我食啥物矣 彼个攏總共我提掉」: the hand readers' what-is-kept (記我吃什麼) beside a
@@ -614,10 +614,9 @@ def _rules_touch(
         # deleting it and keeping it are the person's to choose, with the three-way question
         asked = Reading("preference_question")
         return Decision("ask", asked, ruled, (*why, "what is kept read, a sure undo: the three-way question"))
-    if ruled == "delete" or (ruled == "stop" and best == "remember"):
-        # (a stop a sure classifier reads as a remember, 「我吃全素 記下來 他們的不用記」, is asked too)
-        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on a delete: ask"))
-    return Decision("act", reading, ruled, (*why, "disagree; the rules' act asks anyway"))
+    if ruled == "delete" or (ruled == "stop" and best not in _STOP_BESIDE):  # (a stop read as chat: asked)
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on an undo: ask"))
+    return Decision("act", reading, ruled, (*why, "disagree; the rules' act stands"))
 
 
 def _classifier_touches(
@@ -630,11 +629,11 @@ def _classifier_touches(
     gets the consent prompt for the diet named (itself a question), else the question which diet when
     the classifier is sure, else the three-way question; a consent word stays the rules' reading
     (the typed answer is checked against the prompt's token, and a grant needs the rules' yes)."""
-    # A search read from a diet word alone (``weak``) gives way only to a sure what-is-kept (it
-    # changes nothing), never to a remember (「我吃素」 states a diet, it asks nothing to be kept).
+    # A search read from a diet word alone (``weak``) gives way to a delete or stop question, to a sure
+    # what-is-kept (it changes nothing), never to a remember (「我吃素」 states a diet, asks nothing kept).
     asked_search = reading.intent in ("search", "unsupported")
     searching = reading.intent == "unsupported" or (reading.intent == "search" and not weak)
-    if best in ("delete", "stop") and (sure >= HIGH or not asked_search):
+    if best in ("delete", "stop") and (sure >= HIGH or not asked_search or weak):
         return Decision("ask", Reading("forget_confirm"), "other", (*why, "classifier alone: ask"))
     if best == "show_kept" and sure >= HIGH and not searching and reading.intent != "diet_change":
         return Decision(

@@ -324,6 +324,8 @@ def _diet_ended(
 # Clause readings that remark on something (small talk, someone's or the speaker's own forgetting).
 _REMARKS = rules.SMALL_TALK_READINGS | {"forgot_before", "self_forgot"}
 _FORGETTING = frozenset({"forgot_before", "self_forgot"})
+# Remarks, and another's thing deleted, told (「那間素食店把我的集點卡取消了」): no search named by them.
+_TOLD = _REMARKS | {"other_named", "delete_other"}
 
 
 def _named_search(
@@ -332,8 +334,9 @@ def _named_search(
     """Whether the search is named (policy.decide's ``named_search``). A search read from a diet word
     alone, with no place named, is a weak reading: a sure classifier may read it as what is kept or
     as small talk; so is one read from food words in a remark (a visit, someone's forgetting: 「上次你
-    推薦那家麵很好吃」, 「我媽很健忘，常忘記吃藥」) with no place named and no question asked."""
-    if places.kind == "none" and kinds & _REMARKS and not _asks(clauses):
+    推薦那家麵很好吃」, 「我媽很健忘，常忘記吃藥」), or in telling of another's thing deleted (「那間素食店
+    把我的集點卡取消了」), with no place named and no question asked."""
+    if places.kind == "none" and kinds & _TOLD and not _asks(clauses):
         return False
     return also_searches or places.kind != "none"
 
