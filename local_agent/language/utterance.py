@@ -262,7 +262,7 @@ _OTHER_NAMED = frozenset({"other_thing", "other_record"})
 
 def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
     """Where the table read a delete or a stop, beside a search: ``inside`` the search's own clause
-    (「忘了今天要去繳罰單先幫我找彰化市素的午餐」, one request read two ways); in a clause of its own
+    (「刪掉素食幫我找員林的午餐」, one request read two ways); in a clause of its own
     that, or whose clause before it, names the kept thing (``kept``: 「把素食刪掉，然後看看鹿港」,
     「你不要再用素的找了 那個取消」); naming another thing or record (``other``: 「清除手機中的客戶
     資料」); or naming nothing kept (``unnamed``: 「那間店有夠難吃 幫他刪掉 另外找一間」). With no
@@ -287,6 +287,7 @@ def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
 
 
 def _classes_of(clause: str) -> frozenset[str]:
+    """The lexicon classes of one clause's words."""
     return frozenset(cls for token in lexicon.tokens(clause) for cls in token.classes)
 
 
@@ -301,7 +302,7 @@ def _classifier_goal(decision: Decision, scores: Scores | None) -> SearchGoal | 
 def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
     """The lexicon classes of the clauses the rule table read as a stop."""
     stops = [c.clause for c in clauses if c.rule is not None and c.rule.reading == "stop"]
-    return frozenset(cls for clause in stops for token in lexicon.tokens(clause) for cls in token.classes)
+    return frozenset().union(*map(_classes_of, stops))
 
 
 def _diet_ended(
