@@ -10,8 +10,6 @@ sentences written for the test, not the corpus's."""
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
 
 import pytest
 from conftest import FakeClock
@@ -24,7 +22,7 @@ from local_agent.language.intents import Reading
 from local_agent.language.policy import decide
 from local_agent.language.text import reading_form
 from local_agent.language.utterance import _undo_clause
-from tests.test_policy_decide import SEARCH, Given
+from tests.test_policy_decide import SEARCH, Given, Split
 from tests.test_reading_policy import all_text, buttons, grant, kept, say
 
 
@@ -46,18 +44,6 @@ def test_a_keep_read_from_a_loose_verb_against_a_sure_undo_is_asked_never_answer
         declined, None, frozenset({"keep"}), Given("delete", 0.99), classes=frozenset({"delete_verb"})
     )
     assert verb.reading.intent == "forget_declined"
-
-
-@pytest.mark.parametrize(
-    ("english", "read_as"),
-    [
-        ("I don't need it anymore", "不需要了"),
-        ("we no longer need that", "不需要"),
-        ("do not need the filter", "不需要"),
-    ],
-)
-def test_english_for_not_needing_reads_as_the_chinese_drop(english: str, read_as: str) -> None:
-    assert read_as in reading_form(english)
 
 
 def test_an_english_drop_of_the_kept_diet_forgets_or_asks(app) -> None:
@@ -176,21 +162,6 @@ def test_hereafter_said_formally_or_in_hokkien_with_a_diet_asks_for_consent(app,
     assert "同意" in buttons(app)
 
 
-@dataclass(frozen=True)
-class Split:
-    """Classifier scores spread over more than one label (``Given`` holds one)."""
-
-    scores: Mapping[str, float]
-
-    @property
-    def best(self) -> str:
-        return max(self.scores, key=lambda label: self.scores[label])
-
-    @property
-    def confidence(self) -> float:
-        return self.scores[self.best]
-
-
 def test_a_delete_and_a_stop_both_undo_so_their_scores_add() -> None:
     stop = Reading("forget")
     split = decide(stop, None, frozenset({"stop"}), Split({"delete": 0.55, "stop": 0.4, "other": 0.05}))
@@ -230,6 +201,9 @@ def test_telling_of_anothers_thing_cancelled_by_a_shop_is_small_talk(app) -> Non
         ("你記的欲留抑毋留 我嘛毋知", "不知道"),
         ("上擺彼間", "上次"),
         ("肉圆", "肉圓"),
+        ("I don't need it anymore", "不需要了"),  # English for not needing: the Chinese drop
+        ("we no longer need that", "不需要"),
+        ("do not need the filter", "不需要"),
     ],
 )
 def test_hokkien_hakka_english_and_simplified_words_read_as_the_vocabularys(said: str, read_as: str) -> None:

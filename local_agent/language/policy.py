@@ -269,7 +269,7 @@ def _rules_ask(
     刪了 幫我媽找埤頭的」), the search read at least middling."""
     best, sure = read
     # (another thing or record the delete is of, named or read by the table: 「檳榔錢袂記得收」)
-    named = bool(classes & {"other_thing", "other_record"}) or kinds == {"delete_other"}
+    named = bool(classes & OTHER_NAMED) or kinds == {"delete_other"}
     aside = reading.intent == "forget_declined" or (bool(kinds) and kinds <= {"keep", "other_named"})
     aside = aside or (named and bool(kinds) and kinds <= {"keep", "other_named", "delete_other"})
     # (a search only middling is enough where the delete names another thing or record)
@@ -425,6 +425,8 @@ _UNDOING = frozenset({"delete", "stop"})
 # What a stop may be read as and still stand: a refusal, or the thanks or goodbye said with it.
 _STOP_BESIDE = frozenset({"consent_no", "smalltalk_thanks", "smalltalk_goodbye"})
 UNDO_READINGS = frozenset({"delete", "stop", "delete_that"})  # (the table's readings that undo)
+# Classes that name a thing or record the service never keeps (「手機中的客戶資料」, 「會議紀錄」).
+OTHER_NAMED = frozenset({"other_thing", "other_record"})
 # The reason given when only the classifier read the search (``utterance`` takes its goal too).
 SURE_SEARCH = "a place named, a sure search"
 _VERBS = frozenset(
@@ -605,7 +607,7 @@ def _rules_touch(
         return Decision(
             "act", reading, ruled, (*why, "a delete the classifier reads as a refusal: both undo it")
         )
-    if ruled == "show_kept" and best in _UNDOING and kinds & {"stop", "delete", "delete_that"}:
+    if ruled == "show_kept" and best in _UNDOING and kinds & UNDO_READINGS:
         # 「毋免閣記我食啥物矣 彼个攏總共我提掉」: the hand readers' what-is-kept (記我吃什麼) beside a
         # stop the table read, and a sure undo: asked, never shown as if nothing were asked
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "what is kept beside a stop: ask"))

@@ -256,8 +256,6 @@ def _states_a_diet(form: str, diet: DietReading, places: PlaceReading, classes: 
 
 
 UndoClause = Literal["kept", "inside", "other", "unnamed"]
-# Classes that name a thing or record the service never keeps (「手機中的客戶資料」, 「會議紀錄」).
-_OTHER_NAMED = frozenset({"other_thing", "other_record"})
 
 
 def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
@@ -278,7 +276,7 @@ def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
     if not apart:
         return "inside" if undoing else "kept"
     named = [_classes_of(clauses[i].clause) for i in apart]
-    if any(classes & _OTHER_NAMED for classes in named):
+    if any(classes & policy.OTHER_NAMED for classes in named):
         return "other"
     before = [_classes_of(clauses[i - 1].clause) if i else frozenset() for i in apart]
     if any((classes | earlier) & rules.KEPT_CLASSES for classes, earlier in zip(named, before, strict=True)):
