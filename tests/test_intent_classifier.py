@@ -102,6 +102,7 @@ def _shipped() -> dict[str, object]:
         (lambda raw: json.dumps({**raw, "features": {"好": [99, 5]}}), "'好'"),
         (lambda raw: json.dumps({**raw, "features": {"好": [1]}}), "'好'"),
         (lambda raw: json.dumps({**raw, "features": []}), "features"),
+        (lambda raw: json.dumps({**raw, "features": {"好": [1, classifier.OFFSET]}}), "larger"),
     ],
 )
 def test_a_malformed_model_file_is_named(tmp_path: Path, change: object, said: str) -> None:
@@ -110,6 +111,31 @@ def test_a_malformed_model_file_is_named(tmp_path: Path, change: object, said: s
     with pytest.raises(classifier.ModelError, match="broken_model.json") as caught:
         classifier.load(path)
     assert said in str(caught.value)
+
+
+def test_packed_weights_add_every_label_exactly() -> None:
+    """The packed sum of many vectors, negative and at the largest weight allowed, unpacks to the
+    label-by-label sums, as plain addition gives them."""
+    big = classifier.OFFSET - 1
+    vectors = [[(-1) ** k * (k * 7919 % 1000) for k in range(20)], [big] * 20, [-big] * 20, [0] * 20]
+    vectors *= 50
+    total = sum(classifier.pack(v) for v in vectors)
+    assert classifier.unpack(total, len(vectors), 20) == [sum(col) for col in zip(*vectors, strict=True)]
+
+
+def test_scores_are_the_softmax_of_the_whole_number_sums() -> None:
+    """The packed scoring gives what adding each feature's weights label by label gives."""
+    m = classifier.model()
+    form = reading_form("拜託不要再一直給我素食店了")
+    feats = [f for f in classifier.features(form, ["stop_again"]) if f in m.packed]
+    sums = [
+        b + sum(classifier.unpack(m.packed[f], 1, len(m.labels))[k] for f in feats)
+        for k, b in enumerate(m.bias)
+    ]
+    exps = [math.exp((s - max(sums)) / m.scale) for s in sums]
+    got = classifier.score(m, form, ["stop_again"])
+    assert got.scores == pytest.approx({lab: e / sum(exps) for lab, e in zip(m.labels, exps, strict=True)})
+    assert got.best == m.labels[sums.index(max(sums))]
 
 
 def test_the_shipped_model_is_small_and_reads_back() -> None:

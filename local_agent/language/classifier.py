@@ -68,11 +68,36 @@ class IntentScores:
     confidence: float
 
 
+LANE = 64  # bits per label in a packed weight vector
+OFFSET = 1 << 32  # added to every whole-number weight, so that each lane stays non-negative
+_MAX_WEIGHT = OFFSET - 1  # a weight's size the file may hold: a sum of 2**31 features still fits a lane
+
+
 @dataclass(frozen=True)
 class Model:
+    """The weights as whole numbers (thousandths when ``scale`` is 1000). Each feature's weights are
+    one packed integer: label ``k``'s weight plus :data:`OFFSET` in bits ``k*LANE`` to ``(k+1)*LANE``,
+    so that adding the packed integers of a sentence's features adds every label's weights at once,
+    exactly, in one C loop (``sum``) instead of one per label."""
+
     labels: tuple[str, ...]
-    bias: tuple[float, ...]
-    weights: Mapping[str, tuple[float, ...]]  # feature -> its weight for each label, in label order
+    bias: tuple[int, ...]
+    packed: Mapping[str, int]  # feature -> its weights, one lane per label in label order
+    scale: int
+
+
+_MASK = (1 << LANE) - 1
+
+
+def pack(vector: Iterable[int]) -> int:
+    """Whole-number weights, one per label, as one packed integer (see :class:`Model`)."""
+    return sum((w + OFFSET) << (k * LANE) for k, w in enumerate(vector))
+
+
+def unpack(total: int, count: int, labels: int) -> list[int]:
+    """The per-label sums of ``count`` packed vectors added into ``total``."""
+    base = count * OFFSET
+    return [((total >> (k * LANE)) & _MASK) - base for k in range(labels)]
 
 
 def features(form: str, classes: Iterable[str] = ()) -> list[str]:
@@ -89,12 +114,14 @@ def classify(form: str, classes: Iterable[str] = ()) -> IntentScores:
 
 
 def score(m: Model, form: str, classes: Iterable[str] = ()) -> IntentScores:
-    """``m``'s scores: the bias and the weights of :func:`features`, summed label by label in that
-    order (inlined: the hot path; ``zip`` and ``sum`` add the vectors in C)."""
+    """``m``'s scores: the bias and the weights of :func:`features`, added as packed integers (the hot
+    path, inlined: one ``sum`` in C for every label at once, exact in whole numbers)."""
     padded = f"^{form}$"
     found = [padded[at : at + n] for n in NGRAMS for at in range(len(padded) - n + 1)]
     found += [CLASS_PREFIX + cls for cls in sorted(set(classes))]
-    logits = list(map(sum, zip(m.bias, *filter(None, map(m.weights.get, found)), strict=True)))
+    vectors = list(filter(None, map(m.packed.get, found)))
+    sums = unpack(sum(vectors), len(vectors), len(m.labels))
+    logits = [(b + w) / m.scale for b, w in zip(m.bias, sums, strict=True)]
     top = max(logits)
     exps = [math.exp(x - top) for x in logits]
     total = sum(exps)
@@ -138,18 +165,19 @@ def parse(raw: Any, path: Path) -> Model:
         raise _fail(path, "'bias' is not one whole number per label")
     if not isinstance(table, dict):
         raise _fail(path, "no 'features' object")
-    values: dict[int, float] = {0: 0.0}  # each weight's float made once
-    weights = {str(f): _entry(path, f, e, scale, values) for f, e in table.items()}
-    return Model(LABELS, tuple(b / scale for b in bias), weights)
+    packed = {str(f): _entry(path, f, e) for f, e in table.items()}
+    return Model(LABELS, tuple(bias), packed, scale)
 
 
-def _entry(path: Path, feature: str, entry: Any, scale: int, values: dict[int, float]) -> tuple[float, ...]:
+def _entry(path: Path, feature: str, entry: Any) -> int:
     """``[label, weight, label, weight, …]`` as whole numbers → one weight per label (0 for the
-    labels not listed)."""
+    labels not listed), packed."""
     ok = isinstance(entry, list) and entry and len(entry) % 2 == 0 and all(type(x) is int for x in entry)
     if not ok or not all(0 <= i < len(LABELS) for i in entry[::2]):
         raise _fail(path, f"feature {feature!r} is not a list of label index, weight pairs")
     vector = [0] * len(LABELS)
     for at in range(0, len(entry), 2):
         vector[entry[at]] += entry[at + 1]
-    return tuple(values.setdefault(w, w / scale) for w in vector)
+    if any(abs(w) > _MAX_WEIGHT for w in vector):
+        raise _fail(path, f"feature {feature!r} has a weight larger than {_MAX_WEIGHT}")
+    return pack(vector)
