@@ -81,7 +81,7 @@ def test_a_near_miss_by_sound_is_offered_for_confirmation(text, heard, township)
 
 
 @pytest.mark.parametrize(
-    "text", ["福星有什麼好吃的", "園林餐廳好吃嗎", "剛才那個鄉鎮有什麼活動", "那邊有什麼小吃"]
+    "text", ["福星餐廳有什麼好吃的", "園林餐廳好吃嗎", "剛才那個鄉鎮有什麼活動", "那邊有什麼小吃"]
 )
 def test_ordinary_words_that_sound_like_a_township_are_not_offered(text):
     assert read_places(text).kind == "none"

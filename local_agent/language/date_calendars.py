@@ -247,7 +247,7 @@ SOLAR_HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int, int, int]], ...] = 
     (quick("跨年"), (12, 31, 0, 1)),
     (quick("元旦|陽曆新年|新曆新年"), (1, 1, 0, 0)),
     (quick("平安夜"), (12, 24, 0, 0)),
-    (quick("聖誕|耶誕"), (12, 25, 1, 0)),
+    (quick("(?:聖誕|耶誕)(?!紅|花)"), (12, 25, 1, 0)),  # (聖誕紅, 聖誕花: the poinsettia, a plant)
     (quick("情人節|聖瓦倫丁節"), (2, 14, 0, 0)),
     (quick("二二八"), (2, 28, 0, 0)),
     (quick("婦女節"), (3, 8, 0, 0)),

@@ -134,12 +134,21 @@ def _digit_year(match: re.Match[str]) -> str:
 _AGAIN_NEXT = quick("再下(?=一?個?(?:禮拜|星期|週|周|月))")
 
 
+# A hyphen between two days is a span (「12/19-12/20」, 「12月19-20日」), never the parts of one date
+# (「2026-12-19」) nor a phone number.
+_DAY_HYPHEN = quick(
+    r"(?<![\d/-])(\d{1,2}/\d{1,2}|(?<=月)\d{1,2})-(\d{1,2}/\d{1,2}|\d{1,2}(?=[日號]))(?![\d/-])"
+)
+
+
 def normalise(text: str) -> str:
-    """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5; 拜六 as
+    """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5; a hyphen
+    between two days as 到; 拜六 as
     禮拜六; 后 as 後 (a simplified 三天后); 再下個月 as 下下個月; years in Chinese numerals as digits (二零二七年 → 2027年);
     township names that begin like a weekday masked."""
     text = _SHORT_WEEKDAY.sub(r"禮拜\1", unicodedata.normalize("NFKC", text)).replace("后", "後")
     text = _AGAIN_NEXT.sub("下下", text)
+    text = _DAY_HYPHEN.sub(r"\1到\2", text) if "-" in text else text
     text = _CHINESE_YEAR.sub(_digit_year, text)
     return _WEEKDAY_LIKE_NAMES.sub(lambda m: "#" * len(m.group(0)), text)
 

@@ -122,9 +122,11 @@ def is_question(t: str) -> bool:
     return "可以" in t and not t.rstrip(words.TRAILING_PARTICLES).endswith(("了", "吧"))
 
 
-def _ends_negated(head: str, extra: tuple[str, ...] = (), depth: int = 4) -> bool:
+def _ends_negated(
+    head: str, extra: tuple[str, ...] = (), depth: int = 4, fillers: tuple[str, ...] = words.NEGATION_FILLERS
+) -> bool:
     """A negation ends ``head`` (「不要」, 「別」, 「不想讓你」, or one of ``extra``), allowing up to
-    four fillers (幫我/再/你/把 …) after it; an asking form (「要不要」, 「會不會」) is no negation.
+    four ``fillers`` (幫我/再/你/把 …) after it; an asking form (「要不要」, 「會不會」) is no negation.
     Every way of taking the fillers off is tried, so none of them eats a negation's own last
     character (「不想讓你們」: 你們 off leaves 不想讓; 讓你們 off would leave only 不想)."""
     if any(head.endswith(q) for q in words.ASKING):
@@ -133,9 +135,7 @@ def _ends_negated(head: str, extra: tuple[str, ...] = (), depth: int = 4) -> boo
     if ending is not None:
         return not _a_not_a(head, len(head) - len(ending))
     return depth > 0 and any(
-        _ends_negated(head.removesuffix(f), extra, depth - 1)
-        for f in words.NEGATION_FILLERS
-        if head.endswith(f)
+        _ends_negated(head.removesuffix(f), extra, depth - 1, fillers) for f in fillers if head.endswith(f)
     )
 
 
@@ -236,11 +236,18 @@ def _negated_request(t: str, at: int) -> bool:
     head, extra = t[:at], words.FORGET_NEGATIONS
     if _ends_negated(head, extra):
         return True
-    for ba in ("把", "將"):  # 「別把我的偏好刪掉」; not 「不要把我吃素的事存起來了，刪掉」 (存 is its verb)
+    # 「別把我的偏好刪掉」; not 「不要把我吃素的事存起來了，刪掉」 (存 is its verb), nor a negation that
+    # ends the clause before the 把 (「那個不用了，你把素食的刪掉」)
+    for ba in ("把", "將"):
         at_ba = head.rfind(ba)
-        if at_ba != -1 and _ends_negated(head[:at_ba], extra) and not _a_verb_in(head[at_ba:]):
+        if at_ba == -1 or _a_verb_in(head[at_ba:]):
+            continue
+        if _ends_negated(head[:at_ba], extra, fillers=_IN_CLAUSE_FILLERS):
             return True
     return False
+
+
+_IN_CLAUSE_FILLERS = tuple(f for f in words.NEGATION_FILLERS if not CLAUSES.fullmatch(f))
 
 
 def _a_verb_in(t: str) -> bool:

@@ -119,20 +119,18 @@ def decide(
     stated: bool = False,
     undo_clause: str = "kept",
     undos: int = 0,
+    place_named: bool = False,
+    by_another: bool = False,
 ) -> Decision:
     """The outcome for the rules' ``reading`` (``kinds``: its clauses' rule readings; ``diet``: the
-    rememberable diet the sentence names) beside the classifier's ``scores`` (module docstring).
-    ``named_search``: the sentence names a place or asks for a search in words other than a diet;
-    without it a rules' search is weak, and a sure classifier's harmless reading (what is kept,
-    small talk) stands instead. ``classes``: the lexicon classes of its words (with a remember verb
-    and a sure classifier, a remember the rules missed: ``_remember_missed``). ``supposed``: the
-    sentence supposes (如果, 萬一): a stop in it is never acted on. ``stop_classes``: the lexicon classes of
-    the clauses the table read as a stop. ``kept_named``: nothing in the sentence is a record the
-    service never keeps; with one, a remember the classifier alone reads is about it (「記住我的
-    電話」) and passes. ``ended``: the sentence says a diet is no longer eaten (「我已經不吃素了」);
-    ``stated``: it only states the speaker's or a relative's diet (「我先生吃五辛素」): offered to be kept;
-    ``undo_clause``: where a delete or stop clause stands beside a search (``utterance._undo_clause``);
-    ``undos``: its undo words, counted."""
+    rememberable diet named) beside the classifier's ``scores`` (module docstring). What the sentence
+    holds: ``named_search``, a place or a search named in words other than a diet (without it a
+    rules' search is weak); ``classes``, its lexicon classes; ``supposed`` (如果, 萬一: no stop acted
+    on); ``stop_classes``, the classes of the clauses read as a stop; ``kept_named``, no record the
+    service never keeps (「記住我的電話」); ``ended``, a diet no longer eaten; ``stated``, a diet only
+    stated (offered to be kept); ``undo_clause``, where an undo stands beside a search
+    (``utterance._undo_clause``); ``undos``, its undo words counted; ``place_named``, a township;
+    ``by_another``, a delete someone else does (``utterance._deleted_by_another``)."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
@@ -146,11 +144,15 @@ def decide(
     if first is not None:
         return first
     if reading.intent in _ASKS:
-        return _rules_ask(reading, ruled, (best, sure), classes, why, kinds, named_search, undos)
+        named = "place" if place_named else "search" if named_search else ""
+        return _rules_ask(reading, ruled, (best, sure), classes, why, kinds, named, undos)
     if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
+    if (elses := _someone_elses(reading, ruled, kinds, named_search, by_another, why)) is not None:
+        return elses
     if ruled == best or {ruled, best} <= _UNDOING:  # (a delete and a stop both undo: their scores add)
-        return _agreed(reading, ruled, sure if ruled == best else _undo_score(scores), kinds, why)
+        diluted = named_search and goal is not None and undo_clause == "kept" and reading.intent == "forget"
+        return _agreed(reading, ruled, sure if ruled == best else _undo_score(scores), kinds, why, diluted)
     if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
         # 「…的素食都幫我找一下」: a lasting word beside a diet, no remember verb, a sure search: the search
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
@@ -163,18 +165,46 @@ def decide(
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
 
 
+def _someone_elses(
+    reading: Reading,
+    ruled: str,
+    kinds: frozenset[str],
+    named_search: bool,
+    by_another: bool,
+    why: tuple[str, ...],
+) -> Decision | None:
+    """A delete the rules act on that may be someone else's or of another thing: asked, even where
+    both readers agree."""
+    if reading.intent != "forget":
+        return None
+    if by_another and "stop" not in kinds:
+        # 「孫子說要刪掉素食那個」: someone else is the one who deletes: told of, or theirs to do
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a delete someone else does: ask"))
+    if ruled in _UNDOING and "other_named" in kinds and not named_search:
+        # 「…的訂單取消了 那個也刪掉」: a clause names another thing of the person's beside the undo, so
+        # which one goes is theirs to say
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "another thing named beside: ask"))
+    return None
+
+
 def _undo_score(scores: Scores) -> float:
     """How sure the classifier is that the sentence undoes what is kept, by a delete or a stop."""
     return sum(scores.scores.get(label, 0.0) for label in _UNDOING)
 
 
 def _agreed(
-    reading: Reading, ruled: str, sure: float, kinds: frozenset[str], why: tuple[str, ...]
+    reading: Reading,
+    ruled: str,
+    sure: float,
+    kinds: frozenset[str],
+    why: tuple[str, ...],
+    diluted: bool = False,
 ) -> Decision:
     """Both readers read the same. An undo agreed on, but not surely, is asked about; where the table
     read a stop and a delete in two clauses (「吃齋那個不用記了 清掉它」) the request is said twice and
-    acted on."""
-    if ruled in _UNDOING and sure < HIGH and len(kinds & UNDO_READINGS) < 2:
+    acted on, and so is one ``diluted`` by a search beside it at least middling."""
+    twice = len(kinds & UNDO_READINGS) >= 2 or (diluted and sure >= MIDDLE)
+    if ruled in _UNDOING and sure < HIGH and not twice:
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "agree, not surely: ask"))
     outcome: Outcome = "pass" if ruled == "other" else "act"
     return Decision(outcome, reading, ruled, (*why, "agree"))
@@ -198,6 +228,10 @@ def _first_asks(
         return Decision("ask", Reading("remember", diet=diet), ruled, (*why, missed))
     if others and reading.intent == "forget":
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a stop of other people's: ask"))
+    if reading.intent == "forget" and "stop" in kinds and {"third_person", "complaint"} <= stop_classes:
+        # a complaint about someone in the stop's own clause (「我老公都說不用記我吃什麼 很過分」): whose
+        # words the stop is, and whether the bot is asked, are the person's to say
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a stop inside a complaint: ask"))
     return None
 
 
@@ -250,6 +284,24 @@ def _unasked(kinds: frozenset[str], classes: frozenset[str]) -> bool:
     return not kinds and "question" not in classes
 
 
+def _aside_a_search(
+    reading: Reading, read: tuple[str, float], classes: frozenset[str], kinds: frozenset[str], searched: str
+) -> bool:
+    """A keep, or a delete of another thing, beside a named search (``searched``: "place", a township
+    named, "search", a search named in words, or ""), which the classifier reads as a search: sure,
+    or middling where the delete names another thing or record; a keep of one's own beside a search
+    in a township named (「別忘了我吃素喔 員林午餐吃什麼」) whatever else it reads, unless an undo or
+    what is kept."""
+    best, sure = read
+    # (another thing or record the delete is of, named or read by the table: 「檳榔錢袂記得收」)
+    named = bool(classes & OTHER_NAMED) or kinds == {"delete_other"}
+    aside = reading.intent == "forget_declined" or (bool(kinds) and kinds <= {"keep", "other_named"})
+    aside = aside or (named and bool(kinds) and kinds <= {"keep", "other_named", "delete_other"})
+    searching = best.startswith("search_") and sure >= (MIDDLE if named else HIGH)
+    kept_aside = reading.intent == "forget_declined" and best not in (*_UNDOING, "show_kept")
+    return aside and searched != "" and (searching or (kept_aside and searched == "place"))
+
+
 def _rules_ask(
     reading: Reading,
     ruled: str,
@@ -257,7 +309,7 @@ def _rules_ask(
     classes: frozenset[str],
     why: tuple[str, ...],
     kinds: frozenset[str],
-    named_search: bool,
+    searched: str,
     undos: int = 0,
 ) -> Decision:
     """The rules ask (``undos``: how many delete, stop or undo words the sentence holds). The
@@ -268,18 +320,9 @@ def _rules_ask(
     and so is a delete question asked only of another thing (「訂的桌取消了 鹿港有什麼素食」, 「外賣app
     刪了 幫我媽找埤頭的」), the search read at least middling."""
     best, sure = read
-    # (another thing or record the delete is of, named or read by the table: 「檳榔錢袂記得收」)
-    named = bool(classes & OTHER_NAMED) or kinds == {"delete_other"}
-    aside = reading.intent == "forget_declined" or (bool(kinds) and kinds <= {"keep", "other_named"})
-    aside = aside or (named and bool(kinds) and kinds <= {"keep", "other_named", "delete_other"})
-    # (a search only middling is enough where the delete names another thing or record)
-    if aside and named_search and best.startswith("search_") and sure >= (MIDDLE if named else HIGH):
-        return Decision(
-            "pass",
-            Reading("search"),
-            ruled,
-            (*why, "a keep or another thing beside a named search: the search"),
-        )
+    if _aside_a_search(reading, read, classes, kinds, searched):
+        why = (*why, "a keep or another thing beside a named search: the search")
+        return Decision("pass", Reading("search"), ruled, why)
     if (
         reading.intent == "preference_question"
         and best == "show_kept"
@@ -289,7 +332,8 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
         )
-    loose = not classes & {"delete_verb", "stop_verb"}  # (「我不想取消吃素」 negates the verb itself)
+    # (「我不想取消吃素」 negates the verb itself; 「記的不要動」 keeps it as it is, in so many words)
+    loose = not classes & {"delete_verb", "stop_verb", "keep_as_is"}
     if reading.intent == "forget_declined" and best in _UNDOING and (undos > 1 or loose):
         # a not-delete the table read beside another delete, which the classifier reads as a delete at
         # least middling (「毋係刪相片 係刪你記个吃素」), or from a negated loose verb, which it surely
@@ -303,8 +347,10 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, own forgetting: show")
         )
-    if reading.intent == "forget_declined" and "show" in kinds and best == "show_kept" and sure >= HIGH:
-        # 「沒要你刪 只想知道你存了哪些」: keep it and show it; showing changes nothing
+    asked_kept = "show" in kinds or "question" in classes
+    if reading.intent == "forget_declined" and asked_kept and best == "show_kept" and sure >= HIGH:
+        # 「沒要你刪 只想知道你存了哪些」, 「別刪喔 只是想確認你還記得嗎」: keep it and show it (the
+        # table's what-is-kept, or a question the classifier is sure asks it); showing changes nothing
         return Decision("act", Reading("show_kept"), ruled, (*why, "keep and show asked: show"))
     return Decision("ask", reading, ruled, (*why, "rules ask"))
 
@@ -388,6 +434,11 @@ def _no_act_read(
     if best in _UNDOING and "self_correction" in classes and named_search and not classes & _KEPT_NAMED:
         # 「取消取消 講錯了 是鹿港啦」: the speaker takes back their own words, and names the search
         return Decision("pass", reading, ruled, (*why, "own words taken back, a search named: rules stand"))
+    if best == "stop" and reading.intent == "search" and named_search and not classes & _ANY_UNDO:
+        # 「找員林的素食 不要太鹹 也不要太貴」: a search named, and not one word that deletes, stops, drops
+        # or speaks of remembering: the classifier's stop is the other things said no to (a delete it
+        # reads is still asked: one said in words the lexicon lacks must not be lost)
+        return Decision("pass", reading, ruled, (*why, "a named search, no word that undoes: rules stand"))
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
         if best == "remember" and not kept_named:
             return Decision("pass", reading, ruled, (*why, "a remember of something never kept: rules stand"))
@@ -501,6 +552,9 @@ def _regret_then_remember(ruled: str, classes: frozenset[str]) -> bool:
 _UNDO_VERBS = frozenset(
     {"delete_verb", "forget_verb", "stop_verb", "bare_stop", "stop_again", "stop_lead", "drop"}
 )
+# Every class of a word that may undo what is kept, or speak of keeping or applying it: without one,
+# nothing is undone.
+_ANY_UNDO = _UNDO_VERBS | {"undo_phrase", "remember_verb", "apply_verb", "memory_object"}
 
 
 def _undone_by_both(
@@ -537,9 +591,10 @@ def _undone_by_both(
         # to delete it; the rules read a delete of 「that」
         return "a mistake taken back with a delete: act"
     if _ended_then_deleted(reading, kinds, best, sure, classes, ended):
-        # 「那個幫我拿掉 我早就沒在吃素了」: a delete verb beside the diet said given up, nothing about
-        # another thing, and the classifier is sure it is a delete: the delete is of the kept diet
-        return "a delete with the diet said given up, a sure classifier: act"
+        # 「那個幫我拿掉 我早就沒在吃素了」: a delete verb (or a stop to the bot) beside the diet said
+        # given up, nothing about another thing, and the classifier is sure it is an undo: the
+        # delete is of the kept diet, and a question put with that reason asks for it
+        return "an undo with the diet said given up, a sure classifier: act"
     return None
 
 
@@ -550,16 +605,18 @@ _DELETES = frozenset({"delete", "delete_that", "delete_other"})
 def _ended_then_deleted(
     reading: Reading, kinds: frozenset[str], best: str, sure: float, classes: frozenset[str], ended: bool
 ) -> bool:
-    """The rules ask about a delete, the sentence says the diet is no longer eaten, nothing keeps it,
-    hesitates or names another thing to delete, and the classifier is sure it is a delete."""
+    """The rules ask about a delete (a delete verb) or a stop, the sentence says the diet is no longer
+    eaten, nothing keeps it, hesitates or names another thing to delete, and the classifier is sure
+    it is an undo."""
+    deleted = bool(kinds & _DELETES) and "delete_verb" in classes
+    stopped = "stop" in kinds and "temporary" not in classes  # (「這次先不要用素食」: this search only)
     return (
         ended
         and reading.intent == "forget_confirm"
-        and bool(kinds & _DELETES)
+        and (deleted or stopped)
         and not kinds & (_STOP_DOUBTS | {"other_named"})
-        and "delete_verb" in classes
         and not classes & {"other_thing", "hesitation", "exclusion", "a_not_a"}
-        and best == "delete"
+        and best in _UNDOING
         and sure >= HIGH
     )
 

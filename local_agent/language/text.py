@@ -65,7 +65,7 @@ _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So
 # any other space (「忘 記」, 「不 用記了」, 「不想讓 你記得」) is only dropped.
 _CLAUSE_SPACE = re.compile(
     "(?<=[\u3400-\u9fff]{2}[了啦啊喔的嗎呢吧耶齁掉來矣])[ \u3000]+(?=[\u3400-\u9fff])"
-    "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|請|麻煩|我只是|我只想|只是想)[\u3400-\u9fff])"
+    "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|你把|請|麻煩|我只是|我只想|只是想)[\u3400-\u9fff])"
 )
 ZHUYIN = range(0x3100, 0x3130)
 ZHUYIN_EXTENDED = range(0x31A0, 0x31C0)
@@ -156,7 +156,13 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
     folded = _ZHUYIN_PARTICLE.sub(lambda m: ZHUYIN_PARTICLES[m.group()], folded)  # 「好ㄚ」: 好啊
     read = mandarin(to_traditional("".join(ch for ch in folded if _kept(ch)), converters).lower())
+    read = _TAG_THEN_MORE.sub(r"\1,", read) if "嗎" in read else read
     return _CORRECTION.sub(r"\1,\2", read) if "不是" in read else read
+
+
+# A polite tag (好嗎, 可以嗎, 行嗎) with more said right after it ends its clause, as a pause would
+# (「那個幫我拿掉好嗎我以後不用了」): the request before it is asked kindly, the words after are another clause.
+_TAG_THEN_MORE = re.compile("(好嗎|可以嗎|行嗎)(?=[\u3400-\u9fff])")
 
 
 # A correction: 「不是X，是要Y」 said without a pause (「我不是要找餐廳我是要你把它取消」). What comes

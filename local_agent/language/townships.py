@@ -315,13 +315,22 @@ def _near_miss(text: str, taken: list[bool], vocab: _Vocabulary) -> tuple[str, s
         return None
     for i in range(len(text) - 1):
         pair = text[i : i + 2]
-        if taken[i] or taken[i + 1] or pair in vocab.not_misheard or pair in SHORT_NAMES:
+        common = pair in vocab.not_misheard and not _place_slot(text, i)
+        if taken[i] or taken[i + 1] or common or pair in SHORT_NAMES:
             continue
         first, second = table.get(pair[0]), table.get(pair[1])
         name = _sounds_like(first, second, vocab) if first and second else ""
         if name:
             return pair, SHORT_NAMES[name]
     return None
+
+
+def _place_slot(text: str, at: int) -> bool:
+    """Two characters at ``at`` stand where a place is said: first in the sentence (or after 在, 去,
+    到) and before 有, 那, 這, 附近 (「復興有什麼好吃的」). There even a common word that sounds like a
+    township (福星, 大成) is asked about (「您是說…嗎？」), never searched."""
+    lead = at == 0 or text[at - 1] in "在去到,"
+    return lead and text.startswith(("有", "那", "這", "附近"), at + 2)
 
 
 def _outside(text: str, taken: list[bool], vocab: _Vocabulary) -> str:
@@ -429,8 +438,8 @@ _A_NOT_A = quick("(?<!不)(?:是不是|對不對)")
 def corrected_tail(form: str) -> str | None:
     """What follows the last correction word of ``form`` (「明天 不對 是後天」 → 「是後天」), or None when
     it has none. A 不是 / 不對 inside an A-not-A question (是不是, 對不對) corrects nothing, and one
-    said bare corrects only after an interjection (「禮拜三 喔不是 禮拜四」) or before a 是 (「不對 是
-    後天」): 「下禮拜三，不是這禮拜」 denies the day after it instead."""
+    said bare corrects only after an interjection (「禮拜三 喔不是 禮拜四」), before a 是 (「不對 是
+    後天」) or with a particle (「不是啦」): 「下禮拜三，不是這禮拜」 denies the day after it instead."""
     asked = _A_NOT_A.sub("", form)
     ends = []
     for word in vocabulary().corrections:
@@ -441,10 +450,16 @@ def corrected_tail(form: str) -> str | None:
         if asked[:at].endswith(_WARNINGS) or asked[: max(0, at - 1)].endswith(_WARNINGS):
             continue  # 「別給我搞錯」, 「不要再弄錯了」 warn; they take nothing back
         bare_no = word in ("不是", "不對")
-        if bare_no and not (asked[:at].endswith(tuple(words.INTERJECTIONS)) or _then_is(asked[end:])):
+        taken_back = _then_is(asked[end:]) or asked.startswith(_RETRACTING, end)
+        if bare_no and not (asked[:at].endswith(tuple(words.INTERJECTIONS)) or taken_back):
             continue
         ends.append(end)
     return asked[max(ends) :] if ends else None
+
+
+# A particle right after a bare 不是 / 不對 takes back what was said (「禮拜六 不是啦 禮拜天」); without
+# one, 「不是這禮拜」 denies what follows.
+_RETRACTING = ("啦", "喔", "啊", "呀", "咧")
 
 
 def _then_is(rest: str) -> bool:

@@ -307,7 +307,8 @@ def _diet_ended(
     form: str, found: tuple[lexicon.Token, ...], clauses: tuple[rules.ClauseReading, ...]
 ) -> bool:
     """The sentence says a diet is no longer eaten: a vegetarian diet negated now (「現在沒在吃素了」),
-    or a diet named with words that give it up (「已經不吃了」, 「蛋奶素的那個不需要了」 in one clause)."""
+    or a diet named with words that give it up (「已經不吃了」, 「蛋奶素的那個不需要了」 in one clause,
+    or a clause of its own that ends in them: 「…可以刪掉嗎，我們現在不需要了」)."""
     if negated_diet(form) is not None:
         return True
     if not any("diet" in token.classes for token in found):
@@ -316,6 +317,10 @@ def _diet_ended(
         return True
     return any(
         {"diet", "drop"} <= {cls for token in lexicon.tokens(clause.clause) for cls in token.classes}
+        or (
+            intents.bare(clause.clause).endswith(words.DROP_ENDINGS)
+            and not intents.is_question(clause.clause)
+        )
         for clause in clauses
     )
 
@@ -334,9 +339,13 @@ def _named_search(
     alone, with no place named, is a weak reading: a sure classifier may read it as what is kept or
     as small talk; so is one read from food words in a remark (a visit, someone's forgetting: 「上次你
     推薦那家麵很好吃」, 「我媽很健忘，常忘記吃藥」), or in telling of another's thing deleted (「那間素食店
-    把我的集點卡取消了」), with no place named and no question asked."""
-    if places.kind == "none" and kinds & _TOLD and not _asks(clauses):
-        return False
+    把我的集點卡取消了」), with no question asked and no place named, or a place named but no search
+    asked for in words."""
+    unsought = places.kind == "none" or not any(has_any(c.clause, words.FIND_VERBS) for c in clauses)
+    if kinds & _TOLD and not _asks(clauses) and unsought:
+        return (
+            False  # (a township in a remark, 「溪湖那間麵攤很難吃 不會再去」, with no 找: no search either)
+        )
     return also_searches or places.kind != "none"
 
 
@@ -395,6 +404,34 @@ def _corrected(form: str, found: tuple[lexicon.Token, ...]) -> tuple[str, tuple[
     return form, rules.read_clauses(form)
 
 
+# Someone asks the bot in the clause (「他叫你刪掉」, 「幫我刪」): the delete is a request, whoever says it.
+_ASKED_OF_THE_BOT = ("叫你", "要你", "請你", "幫我", "你把", "你幫")
+
+
+def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
+    """A clause the table read as a delete has someone else as the one who deletes: a third person
+    before the delete verb, with nothing of the kept thing, no 把 and nobody asking the bot before
+    it (「孫子說要刪掉素食那個」, 「店家取消了素食套餐」): told of, or theirs to do, never the bot's."""
+    for clause in clauses:
+        if clause.rule is None or clause.rule.reading not in _DELETE_READINGS:
+            continue
+        found = lexicon.tokens(clause.clause)
+        verb = next((t for t in found if "delete_verb" in t.classes), None)
+        if verb is None or has_any(clause.clause[: verb.start], _ASKED_OF_THE_BOT):
+            continue
+        before = [t for t in found if t.end <= verb.start]
+        someone = any("third_person" in t.classes and "for_someone" not in t.classes for t in before)
+        if someone and not any(t.classes & _THEIRS_TO_ASK for t in before):
+            return True
+    return False
+
+
+_DELETE_READINGS = frozenset({"delete", "delete_that"})
+# Before the verb, these make the delete one the person asks for (of the kept thing, with 把, for
+# someone, kindly).
+_THEIRS_TO_ASK = rules.KEPT_CLASSES | {"disposal", "for_someone", "courtesy"}
+
+
 def _asked_after_a_past_day(form: str, today: date) -> bool:
     """A past day told in an earlier clause, and the last clause asks (a question or a search verb)
     naming no day of its own: the question is about what is to come."""
@@ -437,13 +474,14 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         supposed=intents.supposed(form),
         stop_classes=_stop_classes(clauses),
         kept_named=not has_any(form, words.OTHER_RECORDS),
-        ended="delete_verb" in classes and _diet_ended(form, found, clauses),  # (only a delete asks it)
+        ended=("delete_verb" in classes or "stop" in kinds) and _diet_ended(form, found, clauses),
         stated=bool(named) and not named_search and _states_a_diet(form, diet, places, classes),
         undo_clause=_undo_clause(clauses),
         undos=sum(1 for t in found if not t.classes.isdisjoint(_UNDO_WORDS)),
+        place_named=places.kind == "township",
+        by_another=_deleted_by_another(clauses),
     )
-    today = _today(now)
-    bare = intents.bare(form)
+    today, bare = _today(now), intents.bare(form)
     return Utterance(
         text=text,
         form=form,
