@@ -227,3 +227,13 @@ def test_a_formal_stop_with_a_filler_between_negation_and_verb_is_asked_or_done(
 def test_stir_fry_and_brunch_are_food_searches() -> None:
     assert language.read("員林哪邊有熱炒", FIXED_NOW).goal == "places"
     assert language.read("鹿港有早午餐嗎", FIXED_NOW).goal == "places"
+
+
+def test_a_generic_vegetarian_word_in_a_search_takes_the_kept_kind_of_vegetarian(app) -> None:
+    grant(app, "記住我吃全素")
+    say(app, "幫我找溪湖的素食")
+    call = app.outcomes[-1].tool_calls[0]
+    assert call["effective_arguments"]["dietary_type"] == "vegan"
+    # a kind named in so many words is that kind
+    say(app, "幫我找溪湖的蛋奶素")
+    assert app.outcomes[-1].tool_calls[0]["effective_arguments"]["dietary_type"] == "lacto_ovo"

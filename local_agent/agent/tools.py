@@ -340,13 +340,16 @@ class TurnTools:
         return pref.dietary_type if self.personal and pref.consent == "granted" else None
 
     def _diet(self, explicit: str | None, pref: PreferenceState) -> tuple[str, PreferenceOrigin]:
-        """explicit (the call) > said in this sentence > consented memory (1:1 only) > any.
+        """explicit (the call) > said in this sentence > consented memory (1:1 only) > any; a generic
+        vegetarian said or called is the kept kind of vegetarian, where one is kept.
         A sentence that says no diet now (「我現在沒有吃素了」) sets the memory aside this turn."""
         remembered = self._remembered(pref)
-        if explicit:
-            return explicit, "explicit"
-        if self.said_diet and (self.said_diet != catalogue.ANY or remembered):
-            return self.said_diet, "explicit"
+        if explicit or (self.said_diet and (self.said_diet != catalogue.ANY or remembered)):
+            said = explicit or self.said_diet or catalogue.ANY
+            if said == "vegetarian" and remembered in catalogue.VEGETARIAN_FAMILY - {"vegetarian"}:
+                # 「找素食」 from someone who keeps 全素: the kept kind of vegetarian is what they eat
+                return remembered, "consented_memory"
+            return said, "explicit"
         if remembered:
             return remembered, "consented_memory"
         return catalogue.ANY, "none"
