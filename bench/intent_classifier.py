@@ -162,7 +162,7 @@ def cost(repeat: int) -> tuple[list[str], float]:
     return [
         f"cost: one classify {median:.1f} µs median ({repeat} calls over {len(prepared)} sentences), "
         f"{median / form:.1f}× one reading_form ({form:.1f} µs) in the same run",
-        f"memory: the model read {held / 2**20:.2f} MiB ({len(classifier.model().weights):,} features); "
+        f"memory: the model read {held / 2**20:.2f} MiB ({len(classifier.model().packed):,} features); "
         f"file {size:,} bytes",
     ], median
 
