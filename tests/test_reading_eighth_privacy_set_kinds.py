@@ -17,11 +17,12 @@ from helpers_app import AppHarness
 
 from bench.phrasings import FIXED_NOW
 from local_agent import language
-from local_agent.language import townships
+from local_agent.language import rules, townships
 from local_agent.language.dates import read_dates
 from local_agent.language.intents import Reading, bare, consent_answer
 from local_agent.language.policy import decide
 from local_agent.language.text import reading_form
+from local_agent.language.utterance import _deleted_by_another
 from tests.test_policy_decide import SEARCH, Given
 from tests.test_reading_policy import all_text, buttons, grant, kept, say
 
@@ -237,3 +238,16 @@ def test_a_generic_vegetarian_word_in_a_search_takes_the_kept_kind_of_vegetarian
     # a kind named in so many words is that kind
     say(app, "幫我找溪湖的蛋奶素")
     assert app.outcomes[-1].tool_calls[0]["effective_arguments"]["dietary_type"] == "lacto_ovo"
+
+
+@pytest.mark.parametrize(
+    ("form", "theirs"),
+    [
+        ("孫子說要刪掉素食那個", True),
+        ("他叫你刪掉素食那個", False),  # asked of the bot, whoever says it
+        ("幫他把素食的刪掉", False),  # for someone, with 把
+        ("素食的那個刪掉", False),
+    ],
+)
+def test_a_delete_someone_else_does_is_told_of_not_asked_for(form: str, theirs: bool) -> None:
+    assert _deleted_by_another(rules.read_clauses(form)) is theirs

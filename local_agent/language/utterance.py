@@ -342,10 +342,9 @@ def _named_search(
     把我的集點卡取消了」), with no question asked and no place named, or a place named but no search
     asked for in words."""
     unsought = places.kind == "none" or not any(has_any(c.clause, words.FIND_VERBS) for c in clauses)
+    # (a township in a remark, 「溪湖那間麵攤很難吃 不會再去」, with no 找: no search either)
     if kinds & _TOLD and not _asks(clauses) and unsought:
-        return (
-            False  # (a township in a remark, 「溪湖那間麵攤很難吃 不會再去」, with no 找: no search either)
-        )
+        return False
     return also_searches or places.kind != "none"
 
 
@@ -404,10 +403,6 @@ def _corrected(form: str, found: tuple[lexicon.Token, ...]) -> tuple[str, tuple[
     return form, rules.read_clauses(form)
 
 
-# Someone asks the bot in the clause (「他叫你刪掉」, 「幫我刪」): the delete is a request, whoever says it.
-_ASKED_OF_THE_BOT = ("叫你", "要你", "請你", "幫我", "你把", "你幫")
-
-
 def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
     """A clause the table read as a delete has someone else as the one who deletes: a third person
     before the delete verb, with nothing of the kept thing, no 把 and nobody asking the bot before
@@ -417,7 +412,7 @@ def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
             continue
         found = lexicon.tokens(clause.clause)
         verb = next((t for t in found if "delete_verb" in t.classes), None)
-        if verb is None or has_any(clause.clause[: verb.start], _ASKED_OF_THE_BOT):
+        if verb is None or has_any(clause.clause[: verb.start], words.ASKED_OF_THE_BOT):
             continue
         before = [t for t in found if t.end <= verb.start]
         someone = any("third_person" in t.classes and "for_someone" not in t.classes for t in before)

@@ -96,6 +96,7 @@ ASKING: tuple[str, ...] = words_of("asking")
 POLITE_ASKING: tuple[str, ...] = words_of("polite_asking")
 # Anywhere before a remembering verb, these make it a request (「請你幫我記一下我吃素好嗎」).
 REQUEST_LEADS: tuple[str, ...] = words_of("request_leads")
+ASKED_OF_THE_BOT: tuple[str, ...] = words_of("asked_of_the_bot")
 # The speaker asking the bot to act for someone (「麻煩幫她刪掉」): their own request, not words passed on.
 ASKED_FOR_SOMEONE: tuple[str, ...] = words_of("asked_for_someone")
 # A plea: with one, a delete put as a polite question is a request (「可以麻煩幫我刪除嗎」).
