@@ -174,6 +174,7 @@ _WEEK_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 _NEXT_WEEKEND = quick(f"下個?{_W}末|下{_W}六日")
+_WEEKEND_AFTER_NEXT = quick(f"下下個?{_W}末|下下{_W}六日")
 _THIS_WEEKEND = quick(
     f"(?:這個?|本){_W}末|{_NOT_EVERY}(?:這個?|本)?{_W}六日|{_NOT_EVERY}(?:週末|周末)|週休二日|周休二日"
 )
@@ -181,7 +182,10 @@ _BOTH_WEEKEND_DAYS = quick(f"{_NOT_EVERY}(下個?)?{_W}六[、，,跟和或到]?
 
 
 def weekend(text: str, today: date) -> DateReading | None:
-    """週末, 這週末, 週休二日, 禮拜六禮拜天: this week's Saturday and Sunday; 下週末, 下週六日: next week's."""
+    """週末, 這週末, 週休二日, 禮拜六禮拜天: this week's Saturday and Sunday; 下週末, 下週六日: next week's;
+    下下週末: the week after's."""
+    if _WEEKEND_AFTER_NEXT.search(text):
+        return _relative("weekend_after_next", today)
     if _NEXT_WEEKEND.search(text):
         return _relative("next_weekend", today)
     if match := _BOTH_WEEKEND_DAYS.search(text):
@@ -198,8 +202,9 @@ def week_phrase(text: str, today: date) -> DateReading | None:
 
 def _relative(phrase: str, today: date) -> DateReading:
     sunday = monday_of(today) + timedelta(days=6)
-    if phrase in ("this_weekend", "next_weekend"):
-        end = sunday + timedelta(weeks=0 if phrase == "this_weekend" else 1)
+    weekends = {"this_weekend": 0, "next_weekend": 1, "weekend_after_next": 2}
+    if phrase in weekends:
+        end = sunday + timedelta(weeks=weekends[phrase])
         return span_of(end - timedelta(days=1), end, today)
     if phrase == "this_week":
         return span_of(today, sunday, today)

@@ -62,6 +62,8 @@ def negated_diet(t: str) -> re.Match[str] | None:
             continue
         if "肉" in match.group(0) and t[max(0, start - 1) : start] in words.MEAT_NEGATIONS and start:
             continue  # 「我不吃肉」 eats no meat
+        if match.group(0).endswith("肉") and t.startswith(words.MEAT_DISHES, match.end() - 1):
+            continue  # 「想去西螺吃肉圓」: a dish named, no diet given up
         if match.group(0).startswith("都") and t[:start].rstrip("啊呀也跟和及").endswith(
             words.ALLOWED_INGREDIENTS
         ):

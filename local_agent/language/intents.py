@@ -214,12 +214,19 @@ def _stop_remembering(t: str) -> ForgetMatch | None:
             if is_question(_clause_at(t, at)) or supposed(t, _clause_at(t, at)) or _relayed(t, at):
                 return "forget_confirm"
             return "forget" if has_object(t) or len(t) <= 8 else "forget_confirm"
-    for at, _ in _verb_positions(t, words.FILTER_VERBS, ()):
+    for at, verb in _verb_positions(t, words.FILTER_VERBS, ()):
         if has_any(_clause_at(t, at), words.FOR_NOW):
             continue  # 「今天不用找素的」: this search only, no stop
+        if _someone_after(t, at + len(verb)):
+            continue  # 「我孫子不吃素 不用管他」: minding someone else, no filter
         if _ends_negated(t[:at]) and has_object(t):
             return "forget_confirm"  # 「以後不要再幫我過濾素食」: stop applying it, asked first
     return None
+
+
+def _someone_after(t: str, at: int) -> bool:
+    """A third person (他, 她, 我孫子) begins at ``at``: the verb before it takes a person."""
+    return any(token.start == at and "third_person" in token.classes for token in lexicon.tokens(t))
 
 
 def _relayed(t: str, at: int) -> bool:

@@ -371,7 +371,7 @@ def _beside_a_search(
     the search, never a delete question on the classifier's word alone. Only a delete whose clause
     (or the clause before it) names the kept thing is acted on beside the search: one of another
     thing or record is the search alone, and one read in the search's own clause or naming nothing
-    kept is asked about."""
+    kept is asked about. A keep the table read beside a named search is that search."""
     if ruled in _UNDOING and best.startswith("search_") and named_search and reading.intent == "forget":
         if undo_clause == "other":  # 「公司要我清除手機中的客戶資料 … 查和美的素食餐廳」
             return Decision("pass", Reading("search"), ruled, (*why, "another thing deleted: the search"))
@@ -380,6 +380,10 @@ def _beside_a_search(
         return Decision("act", reading, ruled, (*why, "a delete and a search beside it: both"))
     if reading.intent == "search" and named_search and "forgot_before" in kinds and best in _UNDOING:
         return Decision("pass", reading, ruled, (*why, "a forgetting remarked on, a search named"))
+    if reading.intent == "search" and named_search and kinds == {"keep"} and best in _UNDOING:
+        # 「Please don't delete my vegan setting, find me dinner in 員林」: the table read only a keep,
+        # the classifier's undo is the delete said not to be done
+        return Decision("pass", reading, ruled, (*why, "a keep the table read, a search named"))
     return None
 
 
@@ -429,7 +433,9 @@ def _no_act_read(
         return Decision(
             "ask", asked, ruled, (*why, "the kept thing named with no verb: the three-way question")
         )
-    if best in _UNDOING and "other_thing" in classes and not classes & _KEPT_NAMED:
+    if best in _UNDOING and "other_thing" in classes and not classes & (_KEPT_NAMED | {"remember_verb"}):
+        # (a remembering verb beside the other thing, 「不想讓 app 記住任何事 全部清掉」, speaks of what
+        # is kept: that one is asked)
         return Decision("pass", reading, ruled, (*why, "another thing named is deleted: rules stand"))
     if best in _UNDOING and "self_correction" in classes and named_search and not classes & _KEPT_NAMED:
         # 「取消取消 講錯了 是鹿港啦」: the speaker takes back their own words, and names the search
@@ -609,13 +615,14 @@ def _ended_then_deleted(
     eaten, nothing keeps it, hesitates or names another thing to delete, and the classifier is sure
     it is an undo."""
     deleted = bool(kinds & _DELETES) and "delete_verb" in classes
-    stopped = "stop" in kinds and "temporary" not in classes  # (「這次先不要用素食」: this search only)
+    # (a stop for this search only, 「這次先不要用素食」, or of someone else's, 「她不吃素了 不用記她的」)
+    stopped = "stop" in kinds and not classes & {"temporary", "third_person"}
     return (
         ended
         and reading.intent == "forget_confirm"
         and (deleted or stopped)
         and not kinds & (_STOP_DOUBTS | {"other_named"})
-        and not classes & {"other_thing", "hesitation", "exclusion", "a_not_a"}
+        and not classes & {"other_thing", "hesitation", "exclusion", "a_not_a", "keep_as_is"}
         and best in _UNDOING
         and sure >= HIGH
     )

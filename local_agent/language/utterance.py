@@ -263,8 +263,9 @@ def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
     (「刪掉素食幫我找員林的午餐」, one request read two ways); in a clause of its own
     that, or whose clause before it, names the kept thing (``kept``: 「把素食刪掉，然後看看鹿港」,
     「你不要再用素的找了 那個取消」); naming another thing or record (``other``: 「清除手機中的客戶
-    資料」); or naming nothing kept (``unnamed``: 「那間店有夠難吃 幫他刪掉 另外找一間」). With no
-    delete or stop read, ``kept``: nothing is held back."""
+    資料」); or naming nothing kept (``unnamed``: 「那間店有夠難吃 幫他刪掉 另外找一間」, or only a
+    record where another clause names another thing). With no delete or stop read, ``kept``: nothing
+    is held back."""
     undoing = [
         i for i, c in enumerate(clauses) if c.rule is not None and c.rule.reading in policy.UNDO_READINGS
     ]
@@ -279,7 +280,11 @@ def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
     if any(classes & policy.OTHER_NAMED for classes in named):
         return "other"
     before = [_classes_of(clauses[i - 1].clause) if i else frozenset() for i in apart]
-    if any((classes | earlier) & rules.KEPT_CLASSES for classes, earlier in zip(named, before, strict=True)):
+    # (a record named with no diet, where another clause names another thing, may be that thing's:
+    # 「保險的單子跟健檢報告 之前的資料不要了 順便找…」 is asked)
+    others = any(_classes_of(c.clause) & policy.OTHER_NAMED for c in clauses)
+    kept = rules.KEPT_CLASSES - {"memory_object"} if others else rules.KEPT_CLASSES
+    if any((classes | earlier) & kept for classes, earlier in zip(named, before, strict=True)):
         return "kept"
     return "unnamed"
 
