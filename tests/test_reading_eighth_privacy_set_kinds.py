@@ -133,11 +133,17 @@ def test_a_keep_said_beside_a_search_in_a_township_is_that_search(app) -> None:
 
 
 def test_a_keep_with_a_question_on_what_is_kept_shows_it(app) -> None:
+    """The classifier sure the question asks what is kept: shown, which changes nothing."""
+    declined = Reading("forget_declined")
+    question = frozenset({"question"})
+    shown = decide(declined, None, frozenset({"keep"}), Given("show_kept", 0.95), classes=question)
+    assert (shown.outcome, shown.reading.intent) == ("act", "show_kept")
+    unsure = decide(declined, None, frozenset({"keep"}), Given("show_kept", 0.6), classes=question)
+    assert unsure.reading.intent == "forget_declined"
     grant(app, "記住我吃蛋奶素")
-    say(app, "別把我的蛋奶素刪了啦 我只想確認你是不是還記得？")
+    say(app, "別刪我的蛋奶素喔 你現在還記著我吃什麼嗎")
     assert kept(app) == ("granted", "lacto_ovo")
     assert "蛋奶素" in all_text(app)
-    assert "不會刪除" not in all_text(app)
 
 
 def test_a_keep_said_in_so_many_words_stands_against_a_sure_undo() -> None:

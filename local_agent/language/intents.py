@@ -217,7 +217,7 @@ def _stop_remembering(t: str) -> ForgetMatch | None:
     for at, verb in _verb_positions(t, words.FILTER_VERBS, ()):
         if has_any(_clause_at(t, at), words.FOR_NOW):
             continue  # 「今天不用找素的」: this search only, no stop
-        if _someone_after(t, at + len(verb)):
+        if verb in words.MINDING_VERBS and _someone_after(t, at + len(verb)):
             continue  # 「我孫子不吃素 不用管他」: minding someone else, no filter
         if _ends_negated(t[:at]) and has_object(t):
             return "forget_confirm"  # 「以後不要再幫我過濾素食」: stop applying it, asked first

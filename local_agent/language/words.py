@@ -149,6 +149,7 @@ VEGETARIAN_WORDS: tuple[str, ...] = lexicon.words_of("vegetarian_word")
 ALLOWED_INGREDIENTS: tuple[str, ...] = words_of("allowed_ingredients")
 NOT_VEGETARIAN: tuple[str, ...] = words_of("not_vegetarian")
 MEAT_DISHES: tuple[str, ...] = words_of("meat_dishes")
+MINDING_VERBS: tuple[str, ...] = words_of("minding_verbs")
 # Before a meat word these make it vegetarian after all: 「我不吃肉」 is no 「吃肉」.
 MEAT_NEGATIONS = "不沒別免無"
 
