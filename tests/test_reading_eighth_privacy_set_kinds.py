@@ -39,20 +39,6 @@ def _undone_or_asked(app: AppHarness) -> bool:
     return kept(app) == ("forgotten", None) or "確定忘記" in buttons(app)
 
 
-@pytest.mark.parametrize(
-    ("said", "read_as"),
-    [
-        ("你可唔可以幫我搵下", "可不可以"),
-        ("唔好再煩我", "不要再"),
-        ("我而家冇時間", "現在沒"),
-        ("佢唔記得咗", "忘記"),
-        ("二林佮溪州", "二林和溪州"),
-    ],
-)
-def test_cantonese_and_hokkien_words_read_as_their_mandarin(said: str, read_as: str) -> None:
-    assert read_as in reading_form(said)
-
-
 def test_a_cantonese_plea_to_stop_keeping_a_diet_given_up_forgets(app) -> None:
     grant(app, "記住我吃蛋奶素")
     say(app, "唔該你 可唔可以唔好再記我食蛋奶素 我而家冇食啦")

@@ -43,14 +43,6 @@ def test_sifting_said_in_one_character_is_applying_the_diet() -> None:
     assert match_forget(reading_form("以後不用再幫我篩素的了")) in ("forget", "forget_confirm")
 
 
-@pytest.mark.parametrize(
-    ("said", "read_as"),
-    [("伊共我取消去", "他幫我取消了"), ("毋使管佢", "不用管佢"), ("埔心有啥好ㄘ的", "好吃的")],
-)
-def test_hokkien_and_hakka_words_read_as_their_mandarin(said: str, read_as: str) -> None:
-    assert read_as in reading_form(said)
-
-
 def test_minding_someone_else_is_no_stop_of_the_filter() -> None:
     assert match_forget(reading_form("我孫子不吃素 不用管他 照我的找")) is None
     assert match_forget(reading_form("𠊎孫仔毋食齋 毋使管佢 照𠊎个來尋")) is None  # (Hakka 佢: him)

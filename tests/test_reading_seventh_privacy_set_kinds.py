@@ -204,9 +204,19 @@ def test_telling_of_anothers_thing_cancelled_by_a_shop_is_small_talk(app) -> Non
         ("I don't need it anymore", "不需要了"),  # English for not needing: the Chinese drop
         ("we no longer need that", "不需要"),
         ("do not need the filter", "不需要"),
+        # the eighth set: Cantonese, and Hokkien 佮
+        ("你可唔可以幫我搵下", "可不可以"),
+        ("唔好再煩我", "不要再"),
+        ("我而家冇時間", "現在沒"),
+        ("佢唔記得咗", "忘記"),
+        ("二林佮溪州", "二林和溪州"),
+        # the ninth set: Hokkien 伊 and the completive 取消去, Hakka 佢 as it is, ㄘ for 吃
+        ("伊共我取消去", "他幫我取消了"),
+        ("毋使管佢", "不用管佢"),
+        ("埔心有啥好ㄘ的", "好吃的"),
     ],
 )
-def test_hokkien_hakka_english_and_simplified_words_read_as_the_vocabularys(said: str, read_as: str) -> None:
+def test_words_of_other_tongues_and_simplified_read_as_the_vocabularys(said: str, read_as: str) -> None:
     assert read_as in reading_form(said)
 
 
