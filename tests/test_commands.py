@@ -353,6 +353,23 @@ def test_a_typed_no_keeps_and_anything_else_asks_again(commands, store):
     assert store.get("U1").dietary_type == "vegetarian"
 
 
+@pytest.mark.parametrize("no", ["typed", "tapped"])
+@pytest.mark.parametrize("later", ["好", "好 謝謝 就這樣", "確定"])
+def test_a_yes_after_the_forget_question_was_answered_no_deletes_nothing(commands, store, no, later):
+    # 不用 answered the question: a later 「好」 is no yes to the delete the person refused
+    granted(commands, store)
+    assert commands.handle_text(SCOPE, "全部刪掉").command == "forget_confirm"
+    if no == "typed":
+        declined = commands.handle_text(SCOPE, "不用")
+    else:
+        declined = commands.handle_postback(SCOPE, "local:forget:no")
+    assert declined is not None and declined.command == "forget_declined"
+    result = commands.handle_text(SCOPE, later)
+    assert result is None or result.command not in ("forget", "forget_confirm")
+    assert store.get("U1").dietary_type == "vegetarian"
+    assert commands.handle_text(SCOPE, "全部刪掉").command == "forget_confirm"  # asked again, not taken
+
+
 def test_a_typed_yes_after_the_forget_question_expired_forgets_nothing(commands, store, clock):
     granted(commands, store)
     commands.handle_text(SCOPE, "全部刪掉")

@@ -327,8 +327,19 @@ class Commands:
         if intent in ("consent_yes", "forget") or (intent == "forget_confirm" and not doubted):
             return self.forget(scope)
         if intent == "consent_no":
-            return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
+            return self._keep_answered(scope)
         return self.forget_question(FORGET_HINT, scope=scope)
+
+    def _keep_answered(self, scope: ScopeKey) -> CommandResult:
+        """不用 (tapped or typed) to the 確定忘記 question: nothing deleted, and the question withdrawn,
+        so that a later 「好」 (「好 謝謝 就這樣」) is no yes to a delete the person already refused."""
+        offer = self._offered(scope)
+        if offer is not None and offer[1].startswith(FORGET_OFFER):
+            try:
+                self.journal.offer(scope, offer[0], "")
+            except StoreError:
+                pass  # the question expires on its own (FORGET_OFFER_SECONDS)
+        return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
 
     def consent_prompt(self, scope: ScopeKey, diet: str, *, lead: str = "") -> CommandResult:
         """The question with two buttons whose data are consent tokens bound to this person, this
@@ -421,7 +432,7 @@ class Commands:
                 return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
             if data == FORGET_YES:
                 return self.forget(scope)
-            return CommandResult(Reply(texts=(NOT_DELETED,)), "forget_declined")
+            return self._keep_answered(scope)
         if not is_consent_data(data):
             return None
         if scope.source_type != "user":
