@@ -199,7 +199,7 @@ def test_a_claim_to_remember_becomes_the_consent_prompt_for_the_diet_the_user_na
     asked = app.say("把我的習慣記下來")
     assert asked.texts == [WHICH_DIET_TEXT] and asked.buttons == [] and asked.outcome.command == "which_diet"
     assert asked.outcome.model_requests == []
-    unnamed = app.say("我的習慣")
+    unnamed = app.say("我的飲食")
     assert unnamed.texts == [WHICH_DIET_TEXT] and unnamed.buttons == []
     assert app.codes() == ["GATE_ACTION_CLAIM", "GATE_ACTION_CLAIM"]
     state = app.app.store.get(USER)
@@ -212,7 +212,7 @@ def test_a_claim_to_remember_becomes_the_consent_prompt_for_the_diet_the_user_na
 
 def test_remember_proposed_for_a_diet_the_user_never_named_offers_nothing_of_it(gemini) -> None:
     app = gemini([preference("remember", dietary_type="vegan"), preference("remember", dietary_type="vegan")])
-    seen = app.say("我的習慣")
+    seen = app.say("我的飲食")
     assert seen.texts == [WHICH_DIET_TEXT] and seen.buttons == []
     assert seen.outcome.error_code == "DIET_NOT_NAMED"
     # The user named 素 (vegetarian); the model's 全素 is not what is offered.
@@ -239,7 +239,7 @@ def test_forget_and_remember_proposed_in_a_group_get_the_one_to_one_answer(gemin
         ]
     )
     # (sentences no reader acts on, so the model is asked and proposes; the gate answers)
-    for text in ("群組裡每個人吃的不一樣 你看著辦", "我習慣吃素，你就幫我留意"):
+    for text in ("大家口味不同 你決定", "我習慣吃素，你就幫我留意"):
         seen = app.say(text, group=GROUP)
         assert seen.status == 200 and seen.texts == [IN_PRIVATE_ONLY] and seen.buttons == []
     # What is kept, asked in the rules' words, gets the same answer before any model call.
@@ -322,10 +322,10 @@ def test_unknown_tools_and_malformed_or_unknown_arguments_get_a_tested_answer(ge
     )
     unknown = app.say("幫我訂阿璋肉圓四個人")
     assert unknown.texts == ["我沒聽清楚要查哪裡，請問是哪個鄉鎮？想找吃的還是活動？"]
-    for text in ("記", "全部都隨便", "偏好", "我的習慣"):  # sentences the readers pass to the model
+    for text in ("記", "都可以隨便", "偏好", "我的飲食"):  # sentences the readers pass to the model
         seen = app.say(text)
         assert seen.status == 200 and seen.buttons == [] and len(seen.outcome.model_requests) == 1, text
-        expected = WHICH_DIET_TEXT if text == "我的習慣" else PREFERENCE_CHOICES_TEXT
+        expected = WHICH_DIET_TEXT if text == "我的飲食" else PREFERENCE_CHOICES_TEXT
         assert seen.texts == [expected], text
     malformed = app.say("飲食那些就隨便了")  # forget with junk beside it: still only the confirmation
     assert malformed.texts == [FORGET_QUESTION]
@@ -346,7 +346,7 @@ def test_empty_thoughts_only_and_very_long_answers_are_replaced(gemini) -> None:
             {"text": long_text},
         ]
     )
-    for text in ("嗯", "今天天氣如何", "跟我說說彰化"):
+    for text in ("嗯", "你覺得呢", "跟我說說彰化"):
         seen = app.say(text)
         assert seen.status == 200 and seen.texts == [FALLBACK_TEXT]
     assert app.codes() == ["GATE_EMPTY", "GATE_EMPTY", "GATE_TOO_LONG"]

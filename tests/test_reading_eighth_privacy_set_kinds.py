@@ -88,23 +88,13 @@ def test_an_undo_asked_as_a_question_with_no_reason_stays_asked() -> None:
     assert decision.outcome == "ask"
 
 
-def test_a_named_search_with_other_things_said_no_to_is_the_search() -> None:
-    """No word that deletes, stops or keeps: a classifier's stop is the 「不要辣」 of the search."""
-    found = decide(SEARCH, "places", frozenset(), Given("stop", 0.99), named_search=True)
-    assert (found.outcome, found.reading.intent) == ("pass", "search")
-    # a delete the classifier reads there is still asked: it may be said in words the lexicon lacks
-    deleted = decide(SEARCH, "places", frozenset(), Given("delete", 0.99), named_search=True)
-    assert deleted.reading.intent == "forget_confirm"
-    # and an undo word present leaves the stop asked
-    worded = decide(
-        SEARCH,
-        "places",
-        frozenset(),
-        Given("stop", 0.99),
-        named_search=True,
-        classes=frozenset({"apply_verb"}),
-    )
-    assert worded.reading.intent == "forget_confirm"
+@pytest.mark.parametrize("label", ["stop", "delete"])
+@pytest.mark.parametrize("classes", [frozenset(), frozenset({"apply_verb"})])
+def test_an_undo_the_classifier_reads_beside_a_named_search_is_asked(label, classes) -> None:
+    """With or without a word that undoes: a stop or delete said in words the lexicon lacks must not
+    be lost to the search beside it."""
+    found = decide(SEARCH, "places", frozenset(), Given(label, 0.99), named_search=True, classes=classes)
+    assert found.reading.intent == "forget_confirm"
 
 
 def test_a_keep_said_beside_a_search_in_a_township_is_that_search(app) -> None:

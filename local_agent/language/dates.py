@@ -141,13 +141,22 @@ _DAY_HYPHEN = quick(
 )
 
 
+# Dashes and waves written between two days, as the ASCII the readers know.
+_DASHES = str.maketrans({"–": "-", "‒": "-", "−": "-", "〜": "~"})
+# A month/day and then a day alone after a span word (「12/26-27」, 「12/26到27」, 「12/26~27號」):
+# the second day is the same month's; never a time (「12/5到6點」).
+_SLASH_THEN_DAY = quick(r"(?<![\d/])(\d{1,2})/(\d{1,2})\s*(?:-|到|至|~)\s*(\d{1,2})(?![\d/月點时時:])")
+
+
 def normalise(text: str) -> str:
     """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5; a hyphen
-    between two days as 到; 拜六 as
+    between two days as 到 (an en dash or a wave as well), and a day alone after a month/day span word
+    as that month's (12/26-27 → 12/26到12/27); 拜六 as
     禮拜六; 后 as 後 (a simplified 三天后); 再下個月 as 下下個月; years in Chinese numerals as digits (二零二七年 → 2027年);
     township names that begin like a weekday masked."""
-    text = _SHORT_WEEKDAY.sub(r"禮拜\1", unicodedata.normalize("NFKC", text)).replace("后", "後")
-    text = _AGAIN_NEXT.sub("下下", text)
+    text = _SHORT_WEEKDAY.sub(r"禮拜\1", unicodedata.normalize("NFKC", text).translate(_DASHES))
+    text = _AGAIN_NEXT.sub("下下", text.replace("后", "後"))
+    text = _SLASH_THEN_DAY.sub(r"\1/\2到\1/\3", text) if "/" in text else text
     text = _DAY_HYPHEN.sub(r"\1到\2", text) if "-" in text else text
     text = _CHINESE_YEAR.sub(_digit_year, text)
     return _WEEKDAY_LIKE_NAMES.sub(lambda m: "#" * len(m.group(0)), text)

@@ -699,14 +699,21 @@ def small_talk(t: str) -> Intent | None:
     plain = _without(t.lower(), words.GREETING_FILLERS)
     if b in words.GREETING_WORDS or plain.rstrip("?") in words.GREETING_WORDS:
         return "greeting"
-    if plain and len(plain) <= 12 and not _without(plain.rstrip("?"), words.GREETING_WORDS):
-        return "greeting"  # greetings said one after another: 「早安啊，吃飽沒」
+    if plain and len(plain) <= 12 and not _greeting_rest(t.lower(), plain):
+        return "greeting"  # greetings said one after another: 「早安啊，吃飽沒」, 「你好你好 食飽未」
     rest = t.lower()
     if not has_any(rest, _THANKS_LONGEST_FIRST):
         return None
     for word in _THANKS_LONGEST_FIRST:
         rest = rest.replace(word, "")
     return "thanks" if not _without(rest, words.SMALL_TALK_FILLERS) else None
+
+
+def _greeting_rest(t: str, plain: str) -> str:
+    """What is left of ``t`` without its greetings and fillers: the greetings taken out before the
+    fillers too, so a filler inside a greeting (the 你 of 你好) does not break it."""
+    rest = _without(plain.rstrip("?"), words.GREETING_WORDS)
+    return rest and _without(_without(t, words.GREETING_WORDS), words.GREETING_FILLERS).rstrip("?")
 
 
 def thanked(t: str) -> bool:

@@ -101,6 +101,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "eats_what": "what someone eats, asked (吃什麼, 吃哪種): after a remembering verb, the kept diet asked",
     "permission": "agreeing to or allowing (同意, 答應, 允許): negated before a remembering verb, a refusal to be kept",
     "other_record": "a record or memory of something else (行車紀錄器, 病歷, 聊天紀錄, 記憶卡): not what is kept",
+    "either": "or, offering a choice (還是, 或是): a delete or a keep on either side, a choice not yet made",
 }
 WORD_CLASSES: tuple[str, ...] = tuple(CLASS_MEANINGS)
 _RULE_CLASSES = frozenset(CLASS_MEANINGS)

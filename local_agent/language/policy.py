@@ -26,6 +26,7 @@ from typing import Literal, Protocol
 
 from local_agent.language import rules
 from local_agent.language.intents import Intent, Reading
+from local_agent.language.text import has_words_form
 
 Outcome = Literal["act", "ask", "pass"]
 HIGH = 0.75  # the classifier is sure at or above this score
@@ -78,8 +79,9 @@ CLASSIFIER = _load()
 
 
 def classify(form: str, classes: Iterable[str]) -> Scores | None:
-    """The classifier's scores for reading-form ``form``, or None without a classifier."""
-    if CLASSIFIER is None or not form:
+    """The classifier's scores for reading-form ``form``, or None without a classifier or without a
+    word to read (「！？…」: marks alone are nobody's request)."""
+    if CLASSIFIER is None or not has_words_form(form):
         return None
     found: Scores = CLASSIFIER.classify(form, classes)
     return found
@@ -440,16 +442,21 @@ def _no_act_read(
     if best in _UNDOING and "self_correction" in classes and named_search and not classes & _KEPT_NAMED:
         # 「取消取消 講錯了 是鹿港啦」: the speaker takes back their own words, and names the search
         return Decision("pass", reading, ruled, (*why, "own words taken back, a search named: rules stand"))
-    if best == "stop" and reading.intent == "search" and named_search and not classes & _ANY_UNDO:
-        # 「找員林的素食 不要太鹹 也不要太貴」: a search named, and not one word that deletes, stops, drops
-        # or speaks of remembering: the classifier's stop is the other things said no to (a delete it
-        # reads is still asked: one said in words the lexicon lacks must not be lost)
-        return Decision("pass", reading, ruled, (*why, "a named search, no word that undoes: rules stand"))
+    if best in _UNDOING and sure >= MIDDLE and "hesitation" in classes and classes & _KEPT_NAMED:
+        # 「醫師說我要多吃點蛋 那你記的那個要不要改」: whether to change what is kept, wondered beside a
+        # search: keeping it, deleting it or looking is the person's to choose
+        asked = Reading("preference_question")
+        return Decision("ask", asked, ruled, (*why, "undecided about what is kept: the three-way question"))
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
         if best == "remember" and not kept_named:
             return Decision("pass", reading, ruled, (*why, "a remember of something never kept: rules stand"))
         return _classifier_touches(reading, best, sure, why, diet, weak=not named_search)
     weak = ruled == "other" or (reading.intent == "search" and not named_search)
+    if weak and _speaks_of_the_record(reading, best, classes):
+        asked = Reading("preference_question")
+        return Decision(
+            "ask", asked, ruled, (*why, "the record and the diet named, nothing read: the three-way question")
+        )
     if weak and best.startswith("smalltalk_") and sure >= (MIDDLE if reading.intent == "unknown" else HIGH):
         # (nothing read at all: small talk answers better than 「聽不懂」 even when middling)
         talk = best.removeprefix("smalltalk_")
@@ -520,6 +527,20 @@ def _names_the_kept_thing_only(
     )
 
 
+def _speaks_of_the_record(reading: Reading, best: str, classes: frozenset[str]) -> bool:
+    """The rules read a search from a diet word alone, and the sentence names the kept record with a
+    remembering word (紀錄, 設定) beside the diet, while the classifier reads no preference label and
+    no search: keep it, delete it or look is the person's to say (the three-way question), never a
+    township question or small talk for words that may undo what is kept."""
+    return (
+        reading.intent == "search"
+        and not best.startswith("search_")
+        and best not in PREFERENCE_LABELS
+        and {"memory_object", "remember_verb"} <= classes
+        and bool(classes & {"diet", "diet_place"})
+    )
+
+
 # Clause readings that make a stop doubtful (keep it, it was forgotten before, undecided, apart from).
 _STOP_DOUBTS = frozenset({"keep", "forgot_before", "self_forgot", "hesitant", "exclusion"})
 # Words that leave a stop a question: asked, for someone else, for now only, undecided.
@@ -558,9 +579,6 @@ def _regret_then_remember(ruled: str, classes: frozenset[str]) -> bool:
 _UNDO_VERBS = frozenset(
     {"delete_verb", "forget_verb", "stop_verb", "bare_stop", "stop_again", "stop_lead", "drop"}
 )
-# Every class of a word that may undo what is kept, or speak of keeping or applying it: without one,
-# nothing is undone.
-_ANY_UNDO = _UNDO_VERBS | {"undo_phrase", "remember_verb", "apply_verb", "memory_object"}
 
 
 def _undone_by_both(
@@ -658,9 +676,11 @@ def _rules_touch(
         # question (記住 / 刪除 / 看看記了什麼), never 「已經記住了」
         asked = Reading("preference_question")
         return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
-    if own >= MIDDLE or (sure < HIGH and ruled not in ("delete", "stop")):
+    # what is kept, asked where the classifier reads an undo and not the question: never just shown
+    undone = ruled == "show_kept" and best in _UNDOING and sure >= MIDDLE
+    if own >= MIDDLE or (sure < HIGH and ruled not in ("delete", "stop") and not undone):
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
-    if sure < HIGH:
+    if sure < HIGH and not undone:
         # a delete or a stop the classifier does not read, and nothing else it is sure of: asked
         return Decision(
             "ask", Reading("forget_confirm"), ruled, (*why, f"an undo, classifier {ruled}:{own:.2f}")
@@ -679,7 +699,7 @@ def _rules_touch(
         # whether to keep it still, wondered aloud (「還要不要讓你記著，我也不知道」): what is kept,
         # deleting it and keeping it are the person's to choose, with the three-way question
         asked = Reading("preference_question")
-        return Decision("ask", asked, ruled, (*why, "what is kept read, a sure undo: the three-way question"))
+        return Decision("ask", asked, ruled, (*why, "what is kept read, an undo: the three-way question"))
     if ruled == "delete" or (ruled == "stop" and best not in _STOP_BESIDE):  # (a stop read as chat: asked)
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on an undo: ask"))
     return Decision("act", reading, ruled, (*why, "disagree; the rules' act stands"))
@@ -695,11 +715,11 @@ def _classifier_touches(
     gets the consent prompt for the diet named (itself a question), else the question which diet when
     the classifier is sure, else the three-way question; a consent word stays the rules' reading
     (the typed answer is checked against the prompt's token, and a grant needs the rules' yes)."""
-    # A search read from a diet word alone (``weak``) gives way to a delete or stop question, to a sure
-    # what-is-kept (it changes nothing), never to a remember (「我吃素」 states a diet, asks nothing kept).
+    # Any search gives way to a delete or stop question; a search read from a diet word alone (``weak``)
+    # to a sure what-is-kept (it changes nothing), never to a remember (「我吃素」 asks nothing kept).
     asked_search = reading.intent in ("search", "unsupported")
     searching = reading.intent == "unsupported" or (reading.intent == "search" and not weak)
-    if best in ("delete", "stop") and (sure >= HIGH or not asked_search or weak):
+    if best in ("delete", "stop"):  # (beside a named search too: a middling undo is asked, never lost)
         return Decision("ask", Reading("forget_confirm"), "other", (*why, "classifier alone: ask"))
     if best == "show_kept" and sure >= HIGH and not searching and reading.intent != "diet_change":
         return Decision(

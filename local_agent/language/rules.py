@@ -203,6 +203,24 @@ RULES: tuple[Rule, ...] = (
         matches=("刪除素食偏好的事情我再想想", "要不要刪除偏好我考慮一下"),
         not_matches=("刪除我的偏好", "記住我吃素"),
     ),
+    # 「刪掉好還是留著好」: deleting and keeping offered as a choice, not yet made
+    Rule(
+        "delete_or_keep",
+        ("delete_verb|undo_phrase", "either", "remember_verb"),
+        "hesitant",
+        92,
+        matches=("素食那筆要刪掉還是留著比較好", "那個偏好取消或是保留呢"),
+        not_matches=("刪除我的偏好", "還是刪掉好了", "還是幫我記住吃素", "不要刪 還是留著吧"),
+        without=("negation",),  # (「不要刪 還是留著吧」 has chosen: keep it)
+    ),
+    Rule(
+        "keep_or_delete",
+        ("remember_verb", "either", "delete_verb|undo_phrase"),
+        "hesitant",
+        92,
+        matches=("吃素的設定要繼續留著還是刪掉", "偏好保留或者清掉哪個好"),
+        not_matches=("記住我吃素", "留著吧 還是不要刪"),
+    ),
     Rule(
         "keep_as_is",
         ("keep_as_is",),
@@ -693,14 +711,31 @@ class _Shape:
             return True
         if not clause[negation].classes.isdisjoint(VERBS):
             return False  # 不要記 reaches its own verb only (the word filling both slots, above)
-        for token in clause[negation + 1 : verb]:
+        for at in range(negation + 1, verb):
+            token = clause[at]
+            if _record_undone(token, clause, at, verb):
+                continue  # 「毋通共我食菜的記錄清掉」: the record is what is deleted, not a remembering
             if not token.classes.isdisjoint(VERBS):
                 return False
             if "disposal" in token.classes:
                 return True  # the object and then its verb: nothing after 把 is negated apart
-            if not token.classes.isdisjoint(("other_verb", "identity")) or _eating(token):
+            if not token.classes.isdisjoint(("other_verb", "identity")):
+                return False
+            if _eating(token) and not _names_the_record(token, clause[at + 1]):
                 return False
         return True
+
+
+def _record_undone(token: lexicon.Token, clause: tuple[lexicon.Token, ...], at: int, verb: int) -> bool:
+    """A word that is both a record and remembering (記錄, 紀錄) right before a delete verb names the
+    thing deleted: a noun, no verb of its own for a negation to reach."""
+    return at + 1 == verb and "memory_object" in token.classes and "delete_verb" in clause[verb].classes
+
+
+def _names_the_record(diet: lexicon.Token, following: lexicon.Token) -> bool:
+    """A diet word right before a record (「別幫我吃全素的紀錄清掉」: 的 at most between) names the
+    record: no eating for a negation to reach."""
+    return "memory_object" in following.classes and following.start - diet.end <= 1
 
 
 def _eating(token: lexicon.Token) -> bool:

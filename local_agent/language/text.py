@@ -56,8 +56,10 @@ _ENGLISH = re.compile(
 )
 _SPOKEN = re.compile("|".join(map(re.escape, SPOKEN_PUNCTUATION)))
 _LATIN = re.compile("[A-Za-z]")
-# A pictograph beside a space between two clauses is a pause too (「…刪掉嗎 🙇 感恩」): one space.
-_PICTURE = "[\U0001f300-\U0001faff\u2600-\u27bf]\ufe0f?"
+# A pictograph beside a space between two clauses is a pause too (「…刪掉嗎 🙇 感恩」): one space. (One
+# picture may be several joined by U+200D: 😮‍💨.)
+_ONE_PICTURE = "[\U0001f300-\U0001faff\u2600-\u27bf]\ufe0f?"
+_PICTURE = f"{_ONE_PICTURE}(?:\u200d{_ONE_PICTURE})*"
 _SPACED_PICTURES = quick(f"(?:[ \u3000]*{_PICTURE})+[ \u3000]+|[ \u3000]+(?:{_PICTURE}[ \u3000]*)+")
 _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So", "Mn", "Me")
 # A space after a clause's end (了, 啦, 的, 嗎 …) or before a clause's start (那, 算了, 幫我 …) between
@@ -65,7 +67,7 @@ _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So
 # any other space (「忘 記」, 「不 用記了」, 「不想讓 你記得」) is only dropped.
 _CLAUSE_SPACE = re.compile(
     "(?<=[\u3400-\u9fff]{2}[了啦啊喔的嗎呢吧耶齁掉來矣])[ \u3000]+(?=[\u3400-\u9fff])"
-    "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|你把|請|麻煩|我只是|我只想|只是想)[\u3400-\u9fff])"
+    "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|你把|請|麻煩|我只是|我只想|只是想)[\u3400-\u9fff \u3000])"
 )
 ZHUYIN = range(0x3100, 0x3130)
 ZHUYIN_EXTENDED = range(0x31A0, 0x31C0)

@@ -237,9 +237,20 @@ def _role(text: str, start: int, end: int, vocab: _Vocabulary) -> Literal["resid
 def _is_false_hit(text: str, alias: str, start: int, vocab: _Vocabulary) -> bool:
     for word, offset in vocab.false_hits.get(alias, ()):
         begin = start - offset
-        if begin >= 0 and text.startswith(word, begin):
+        if begin >= 0 and text.startswith(word, begin) and not _closes_an_event(text, begin + offset):
             return True
     return _in_a_persons_name(text, start, vocab)
+
+
+def _closes_an_event(text: str, end: int) -> bool:
+    """An event word ends at ``end`` (「看燈會員林有嗎」: the 會 of 燈會, not of 會員): the longer word
+    that spans the township is no word there."""
+    return text[:end].endswith(_event_words())
+
+
+@functools.cache
+def _event_words() -> tuple[str, ...]:
+    return tuple(w for w in lexicon.words_of("event_words") if len(w) > 1)
 
 
 def _in_a_persons_name(text: str, start: int, vocab: _Vocabulary) -> bool:

@@ -338,17 +338,23 @@ _TOLD = _REMARKS | {"other_named", "delete_other"}
 
 
 def _named_search(
-    also_searches: bool, places: PlaceReading, kinds: frozenset[str], clauses: tuple[rules.ClauseReading, ...]
+    also_searches: bool,
+    places: PlaceReading,
+    kinds: frozenset[str],
+    clauses: tuple[rules.ClauseReading, ...],
+    scores: policy.Scores | None = None,
 ) -> bool:
     """Whether the search is named (policy.decide's ``named_search``). A search read from a diet word
     alone, with no place named, is a weak reading: a sure classifier may read it as what is kept or
     as small talk; so is one read from food words in a remark (a visit, someone's forgetting: 「上次你
     推薦那家麵很好吃」, 「我媽很健忘，常忘記吃藥」), or in telling of another's thing deleted (「那間素食店
     把我的集點卡取消了」), with no question asked and no place named, or a place named but no search
-    asked for in words."""
+    asked for in words. A classifier sure it is small talk (``scores``) makes a remark of it as a
+    remark kind of the table does (「田中那間麵店換老闆了 湯頭都變了」)."""
+    chatted = scores is not None and scores.best.startswith("smalltalk_") and scores.confidence >= policy.HIGH
     unsought = places.kind == "none" or not any(has_any(c.clause, words.FIND_VERBS) for c in clauses)
     # (a township in a remark, 「溪湖那間麵攤很難吃 不會再去」, with no 找: no search either)
-    if kinds & _TOLD and not _asks(clauses) and unsought:
+    if (kinds & _TOLD or chatted) and not _asks(clauses) and unsought:
         return False
     return also_searches or places.kind != "none"
 
@@ -462,7 +468,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
     named = diet.code if diet.code and rememberable(diet.code) else None
     places = read_places(form)
     also_searches = intents.searches_besides(form)
-    named_search = _named_search(also_searches, places, kinds, clauses)
+    named_search = _named_search(also_searches, places, kinds, clauses, scores)
     decision = policy.decide(
         said,
         goal,
