@@ -11,7 +11,7 @@ import pytest
 
 from bench.phrasings import FIXED_NOW
 from local_agent import language
-from local_agent.language import rules
+from local_agent.language import lexicon, rules
 from local_agent.language.intents import Reading
 from local_agent.language.policy import decide
 from local_agent.language.text import reading_form
@@ -48,8 +48,12 @@ def test_what_is_kept_read_beside_an_undo_the_classifier_reads_is_the_three_way_
     shown = Reading("show_kept")
     decision = decide(shown, None, frozenset({"show"}), Given("delete", confidence))
     assert (decision.outcome, decision.reading.intent) == ("ask", "preference_question")
-    unsure = decide(shown, None, frozenset({"show"}), Given("delete", 0.3))
-    assert (unsure.outcome, unsure.reading.intent) == ("act", "show_kept")
+    # a classifier unsure of everything asks the same; one sure of a remember leaves the question
+    # standing (「你記得我吃素嗎」 asks what is kept)
+    unsure = decide(shown, None, frozenset({"show"}), Given("help", 0.38))
+    assert (unsure.outcome, unsure.reading.intent) == ("ask", "preference_question")
+    remembered = decide(shown, None, frozenset({"show"}), Given("remember", 0.7))
+    assert (remembered.outcome, remembered.reading.intent) == ("act", "show_kept")
 
 
 @pytest.mark.parametrize("said", ["吃全素那筆紀錄要刪掉還是留著才好", "那個設定保留或是取消 我想不出來"])
@@ -139,3 +143,26 @@ def test_a_yes_said_with_a_blessing_or_a_phrase_is_a_yes(said: str) -> None:
 @pytest.mark.parametrize("said", ["芬園有河粉嗎", "花壇哪裡有米線"])
 def test_rice_noodle_dishes_ask_for_places(said: str) -> None:
     assert language.read(said, FIXED_NOW).goal == "places"
+
+
+def test_a_record_after_a_word_ending_in_de_is_the_record_not_a_remembering() -> None:
+    found = lexicon.tokens(reading_form("阿公吃素的設定 幫他取消"))
+    record = next(t for t in found if t.word == "設定")
+    assert "remember_verb" not in record.classes and "memory_object" in record.classes
+    assert "remember_verb" in next(t for t in lexicon.tokens("幫我記錄我吃素") if t.word == "記錄").classes
+
+
+def test_a_negation_reaches_the_finding_before_a_delete_later_in_the_clause() -> None:
+    """「不用再幫我找素的啦 那個設定取消」 said without a pause: the 不用 is of the finding."""
+    assert "keep" not in rules.readings(reading_form("你不用再幫我找素的啦那個吃素的設定取消"))
+    assert rules.readings(reading_form("不用幫我把吃素的設定取消")) == {"keep"}
+
+
+def test_where_one_lives_and_works_asked_together_searches_both() -> None:
+    places = language.read("我住二林 女兒在芳苑上班 兩個地方都幫我找吃的", FIXED_NOW).places
+    assert places.kind == "choice" and places.together
+
+
+@pytest.mark.parametrize("said", ["幫我找二林的午餐 不要牛肉", "芳苑晚餐 我不能吃牛"])
+def test_no_beef_asked_of_a_search_filters_it(said: str) -> None:
+    assert language.read(said, FIXED_NOW).diet.code == "no_beef"

@@ -242,4 +242,13 @@ def tokens(text: str) -> tuple[Token, ...]:
     """The lexicon's rule words in reading-form ``text``, left to right; at each position the longest
     word wins and its characters are not read again (「不要再用」 is one stop verb, not 不要 + 用)."""
     table = _rule_words()
-    return tuple(Token(m.group(), m.start(), table[m.group()]) for m in _any_word().finditer(text.lower()))
+    found = [Token(m.group(), m.start(), table[m.group()]) for m in _any_word().finditer(text.lower())]
+    for at in range(1, len(found)):
+        token, before = found[at], found[at - 1]
+        if _A_NOUN_AFTER_DE <= token.classes and before.word.endswith("的") and before.end == token.start:
+            # 「吃素的記錄」: the word before took the 的 that makes 記錄 the record (as 的記錄 is)
+            found[at] = Token(token.word, token.start, token.classes - {"remember_verb"})
+    return tuple(found)
+
+
+_A_NOUN_AFTER_DE = frozenset({"remember_verb", "memory_object"})

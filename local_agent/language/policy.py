@@ -676,8 +676,15 @@ def _rules_touch(
         # question (記住 / 刪除 / 看看記了什麼), never 「已經記住了」
         asked = Reading("preference_question")
         return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
-    # what is kept, asked where the classifier reads an undo and not the question: never just shown
-    undone = ruled == "show_kept" and best in _UNDOING and sure >= MIDDLE
+    # what is kept, read where the classifier reads an undo, or is unsure of everything: never just
+    # shown (the three-way question has showing as one of its answers); a sure remember beside a
+    # what-is-kept question (「你記得我吃素嗎」) leaves the question standing
+    undone = ruled == "show_kept" and own < MIDDLE and (best in _UNDOING or sure < MIDDLE)
+    if undone and best not in _UNDOING:
+        asked = Reading("preference_question")
+        return Decision(
+            "ask", asked, ruled, (*why, f"what is kept read, classifier {best}: the three-way question")
+        )
     if own >= MIDDLE or (sure < HIGH and ruled not in ("delete", "stop") and not undone):
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
     if sure < HIGH and not undone:

@@ -719,8 +719,8 @@ class _Shape:
                 return False
             if "disposal" in token.classes:
                 return True  # the object and then its verb: nothing after 把 is negated apart
-            if not token.classes.isdisjoint(("other_verb", "identity")):
-                return False
+            if not token.classes.isdisjoint(("other_verb", "identity", "filter_loose")):
+                return False  # (找 is a verb too: 「不用再幫我找素的啦 那個設定取消」 negates the finding)
             if _eating(token) and not _names_the_record(token, clause[at + 1]):
                 return False
         return True

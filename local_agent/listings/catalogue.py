@@ -89,6 +89,9 @@ DIETARY_SYNONYMS: dict[str, str] = {
     "吃蛋奶": "吃蛋奶素",
     "蛋奶可以": "蛋奶素",
     "蛋奶都可": "蛋奶素",
+    "不要牛肉": "不吃牛肉",  # (asked of a search: 「幫我找田尾午餐 不要牛肉」)
+    "不能吃牛": "不吃牛",
+    "不敢吃牛": "不吃牛",
 }
 
 # Words meaning "no restriction" for normalize_dietary_type.
