@@ -700,7 +700,7 @@ def small_talk(t: str) -> Intent | None:
     if b in words.GREETING_WORDS or plain.rstrip("?") in words.GREETING_WORDS:
         return "greeting"
     if plain and len(plain) <= 12 and not _greeting_rest(t.lower(), plain):
-        return "greeting"  # greetings said one after another: 「早安啊，吃飽沒」, 「你好你好 食飽未」
+        return "greeting"  # greetings said one after another: 「早安啊，吃飽沒」, 「你好啊 呷飽未」
     rest = t.lower()
     if not has_any(rest, _THANKS_LONGEST_FIRST):
         return None

@@ -203,7 +203,7 @@ RULES: tuple[Rule, ...] = (
         matches=("刪除素食偏好的事情我再想想", "要不要刪除偏好我考慮一下"),
         not_matches=("刪除我的偏好", "記住我吃素"),
     ),
-    # 「刪掉好還是留著好」: deleting and keeping offered as a choice, not yet made
+    # 「刪掉還是留著比較好」: deleting and keeping offered as a choice, not yet made
     Rule(
         "delete_or_keep",
         ("delete_verb|undo_phrase", "either", "remember_verb"),
@@ -714,7 +714,7 @@ class _Shape:
         for at in range(negation + 1, verb):
             token = clause[at]
             if _record_undone(token, clause, at, verb):
-                continue  # 「毋通共我食菜的記錄清掉」: the record is what is deleted, not a remembering
+                continue  # 「千萬不要幫我素食的記錄刪除」: the record is what is deleted, not a remembering
             if not token.classes.isdisjoint(VERBS):
                 return False
             if "disposal" in token.classes:

@@ -515,7 +515,7 @@ def read_places(text: str) -> PlaceReading:
     miss = _near_miss(text, taken, vocab)
     if miss is not None:
         return PlaceReading("confirm", miss[1], heard=miss[0])
-    if mentions:  # (where one lives and works, 「兩個地方都幫我看」: both, as any two asked together)
+    if mentions:  # (where one lives and works, 「兩邊都幫我找」: both, as any two asked together)
         return _together(text, mentions, _decide(mentions))
     return PlaceReading("outside", outside=outside) if outside else PlaceReading()
 

@@ -350,7 +350,7 @@ def _named_search(
     推薦那家麵很好吃」, 「我媽很健忘，常忘記吃藥」), or in telling of another's thing deleted (「那間素食店
     把我的集點卡取消了」), with no question asked and no place named, or a place named but no search
     asked for in words. A classifier sure it is small talk (``scores``) makes a remark of it as a
-    remark kind of the table does (「田中那間麵店換老闆了 湯頭都變了」)."""
+    remark kind of the table does (「溪湖那間羊肉店換人做了 味道差好多」)."""
     chatted = scores is not None and scores.best.startswith("smalltalk_") and scores.confidence >= policy.HIGH
     unsought = places.kind == "none" or not any(has_any(c.clause, words.FIND_VERBS) for c in clauses)
     # (a township in a remark, 「溪湖那間麵攤很難吃 不會再去」, with no 找: no search either)
