@@ -166,3 +166,16 @@ def test_where_one_lives_and_works_asked_together_searches_both() -> None:
 @pytest.mark.parametrize("said", ["幫我找二林的午餐 不要牛肉", "芳苑晚餐 我不能吃牛"])
 def test_no_beef_asked_of_a_search_filters_it(said: str) -> None:
     assert language.read(said, FIXED_NOW).diet.code == "no_beef"
+
+
+@pytest.mark.parametrize(
+    "said", ["你那個吃素的紀錄，有空的時候請幫我消掉", "我媽那筆蛋奶素的紀錄 麻煩你找時間清除一下"]
+)
+def test_a_bare_delete_after_the_record_named_as_its_topic_deletes_it(said: str) -> None:
+    assert "delete" in rules.readings(reading_form(said))
+    assert language.read(said, FIXED_NOW).decision.reading.intent == "forget"
+
+
+@pytest.mark.parametrize("said", ["那個設定，幫我取消訂閱", "素食的設定不變 幫我刪掉照片"])
+def test_a_short_delete_naming_another_thing_is_never_the_kept_ones(said: str) -> None:
+    assert language.read(said, FIXED_NOW).decision.reading.intent != "forget"

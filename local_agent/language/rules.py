@@ -382,8 +382,8 @@ RULES: tuple[Rule, ...] = (
         "delete_that",
         45,
         matches=("你剛剛記的那個吃素，幫我刪了", "請清除", "你把那個刪掉，然後幫我看芬園有啥好吃的"),
-        not_matches=("刪掉那張照片就好", "不要刪喔"),
-        without=("memory_object", "diet", "negation"),
+        not_matches=("刪掉那張照片就好", "不要刪喔", "幫我刪掉照片"),
+        without=("memory_object", "diet", "negation", "other_thing"),  # (a short delete naming another thing)
         max_chars=6,
     ),
     # 「群組的通知可以關掉嗎」, 「我把舊手機清空了」: the thing deleted or turned off is named, and it is
@@ -783,7 +783,26 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         tried = sorted({at for cls in present for at in _FIRST_SLOT.get(cls, ())})
         rule = next((_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, chars, present)), None)
         out.append(ClauseReading(clause, rule))
-    return tuple(out)
+    return _topics_deleted(out)
+
+
+def _topics_deleted(read: list[ClauseReading]) -> tuple[ClauseReading, ...]:
+    """A bare delete whose object was named as the topic of the clause before it (「你那個吃素的記錄，
+    請幫我消掉」): the record named there with no verb of its own is what is deleted, as if said in
+    one clause; a delete of another thing named in its own clause stays that."""
+    for at in range(1, len(read)):
+        rule = read[at].rule
+        if rule is None or rule.name != "delete_something" or read[at - 1].rule is not None:
+            continue
+        topic = _present(lexicon.tokens(read[at - 1].clause))
+        own = _present(lexicon.tokens(read[at].clause))
+        if "memory_object" in topic and topic.isdisjoint(VERBS) and own.isdisjoint(_OTHER_THINGS):
+            read[at] = ClauseReading(read[at].clause, _BY_NAME["delete_kept"])
+    return tuple(read)
+
+
+_OTHER_THINGS = frozenset({"other_thing", "other_record", "third_person"})
+_BY_NAME = {rule.name: rule for rule in TABLE}
 
 
 def readings(t: str) -> frozenset[str]:
