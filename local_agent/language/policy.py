@@ -676,18 +676,11 @@ def _rules_touch(
         # question (記住 / 刪除 / 看看記了什麼), never 「已經記住了」
         asked = Reading("preference_question")
         return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
-    # what is kept, read where the classifier reads an undo, or is unsure of everything: never just
-    # shown (the three-way question has showing as one of its answers); a sure remember beside a
-    # what-is-kept question (「你記得我吃素嗎」) leaves the question standing
-    undone = ruled == "show_kept" and own < MIDDLE and (best in _UNDOING or sure < MIDDLE)
-    if undone and best not in _UNDOING:
-        asked = Reading("preference_question")
-        return Decision(
-            "ask", asked, ruled, (*why, f"what is kept read, classifier {best}: the three-way question")
-        )
-    if own >= MIDDLE or (sure < HIGH and ruled not in ("delete", "stop") and not undone):
+    if ruled == "show_kept" and own < MIDDLE and (best in _UNDOING or sure < MIDDLE):
+        return _kept_asked(best, why, kinds)
+    if own >= MIDDLE or (sure < HIGH and ruled not in ("delete", "stop")):
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
-    if sure < HIGH and not undone:
+    if sure < HIGH:
         # a delete or a stop the classifier does not read, and nothing else it is sure of: asked
         return Decision(
             "ask", Reading("forget_confirm"), ruled, (*why, f"an undo, classifier {ruled}:{own:.2f}")
@@ -698,18 +691,29 @@ def _rules_touch(
         return Decision(
             "act", reading, ruled, (*why, "a delete the classifier reads as a refusal: both undo it")
         )
-    if ruled == "show_kept" and best in _UNDOING and kinds & UNDO_READINGS:
-        # 「毋免閣記我食啥物矣 彼个攏總共我提掉」: the hand readers' what-is-kept (記我吃什麼) beside a
-        # stop the table read, and a sure undo: asked, never shown as if nothing were asked
-        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "what is kept beside a stop: ask"))
-    if ruled == "show_kept" and best in _UNDOING:
-        # whether to keep it still, wondered aloud (「還要不要讓你記著，我也不知道」): what is kept,
-        # deleting it and keeping it are the person's to choose, with the three-way question
-        asked = Reading("preference_question")
-        return Decision("ask", asked, ruled, (*why, "what is kept read, an undo: the three-way question"))
     if ruled == "delete" or (ruled == "stop" and best not in _STOP_BESIDE):  # (a stop read as chat: asked)
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on an undo: ask"))
     return Decision("act", reading, ruled, (*why, "disagree; the rules' act stands"))
+
+
+def _kept_asked(best: str, why: tuple[str, ...], kinds: frozenset[str]) -> Decision:
+    """What is kept, read by the rules where the classifier reads an undo or is unsure of everything:
+    never just shown (the three-way question has showing as one of its answers; a sure remember beside
+    a what-is-kept question, 「你記得我吃素嗎」, leaves the question standing)."""
+    asked = Reading("preference_question")
+    if best not in _UNDOING:
+        return Decision(
+            "ask", asked, "show_kept", (*why, f"what is kept read, classifier {best}: the three-way question")
+        )
+    if kinds & UNDO_READINGS:
+        # 「毋免閣記我食啥物矣 彼个攏總共我提掉」: the hand readers' what-is-kept (記我吃什麼) beside a
+        # stop the table read: asked, never shown as if nothing were asked
+        return Decision(
+            "ask", Reading("forget_confirm"), "show_kept", (*why, "what is kept beside a stop: ask")
+        )
+    # whether to keep it still, wondered aloud (「還要不要讓你記著，我也不知道」): what is kept, deleting it
+    # and keeping it are the person's to choose
+    return Decision("ask", asked, "show_kept", (*why, "what is kept read, an undo: the three-way question"))
 
 
 def _classifier_touches(

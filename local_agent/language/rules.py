@@ -776,33 +776,29 @@ def clauses(t: str) -> tuple[str, ...]:
 
 def read_clauses(t: str) -> tuple[ClauseReading, ...]:
     """Each clause of reading-form ``t`` with the rule that reads it."""
-    out = []
+    out: list[ClauseReading] = []
+    topic: frozenset[str] = frozenset()  # the classes of the clause before, when no rule read it
     for clause in clauses(t):
         found, chars = lexicon.tokens(clause), len(clause)
         present = _present(found)
         tried = sorted({at for cls in present for at in _FIRST_SLOT.get(cls, ())})
         rule = next((_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, chars, present)), None)
+        if rule is not None and rule.name == "delete_something" and _names_the_topic(topic, present):
+            rule = _DELETE_KEPT
         out.append(ClauseReading(clause, rule))
-    return _topics_deleted(out)
+        topic = present if rule is None else frozenset()
+    return tuple(out)
 
 
-def _topics_deleted(read: list[ClauseReading]) -> tuple[ClauseReading, ...]:
+def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
     """A bare delete whose object was named as the topic of the clause before it (「你那個吃素的記錄，
     請幫我消掉」): the record named there with no verb of its own is what is deleted, as if said in
     one clause; a delete of another thing named in its own clause stays that."""
-    for at in range(1, len(read)):
-        rule = read[at].rule
-        if rule is None or rule.name != "delete_something" or read[at - 1].rule is not None:
-            continue
-        topic = _present(lexicon.tokens(read[at - 1].clause))
-        own = _present(lexicon.tokens(read[at].clause))
-        if "memory_object" in topic and topic.isdisjoint(VERBS) and own.isdisjoint(_OTHER_THINGS):
-            read[at] = ClauseReading(read[at].clause, _BY_NAME["delete_kept"])
-    return tuple(read)
+    return "memory_object" in topic and topic.isdisjoint(VERBS) and own.isdisjoint(_OTHER_THINGS)
 
 
 _OTHER_THINGS = frozenset({"other_thing", "other_record", "third_person"})
-_BY_NAME = {rule.name: rule for rule in TABLE}
+_DELETE_KEPT = next(rule for rule in TABLE if rule.name == "delete_kept")
 
 
 def readings(t: str) -> frozenset[str]:

@@ -237,14 +237,14 @@ def _role(text: str, start: int, end: int, vocab: _Vocabulary) -> Literal["resid
 def _is_false_hit(text: str, alias: str, start: int, vocab: _Vocabulary) -> bool:
     for word, offset in vocab.false_hits.get(alias, ()):
         begin = start - offset
-        if begin >= 0 and text.startswith(word, begin) and not _closes_an_event(text, begin + offset):
+        if begin >= 0 and text.startswith(word, begin) and not _closes_an_event(text, start):
             return True
     return _in_a_persons_name(text, start, vocab)
 
 
 def _closes_an_event(text: str, end: int) -> bool:
-    """An event word ends at ``end`` (「看燈會員林有嗎」: the 會 of 燈會, not of 會員): the longer word
-    that spans the township is no word there."""
+    """An event word ends at ``end``, where the township begins (「看燈會員林有嗎」: the 會 of 燈會, not
+    of 會員): the longer word that spans the township is no word there."""
     return text[:end].endswith(_event_words())
 
 
