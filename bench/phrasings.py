@@ -153,8 +153,8 @@ def parse_item(line: str, where: str) -> Item:
         if "expect" in turn:
             _check_expect(turn["expect"], where)
     batch = raw.get("batch", 1)
-    if not isinstance(batch, int) or isinstance(batch, bool) or not 1 <= batch <= 99:
-        raise ValueError(f"{where}: batch must be a whole number from 1 to 99")
+    if not isinstance(batch, int) or isinstance(batch, bool) or not 1 <= batch <= 999:
+        raise ValueError(f"{where}: batch must be a whole number from 1 to 999")
     return Item(str(raw["id"]), raw["category"], tuple(turns), raw.get("given_diet"), batch)
 
 
