@@ -3,6 +3,7 @@ exactly as the pattern alone does, and a pattern whose start cannot be bounded i
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from local_agent.language import date_calendars, date_grammar, date_spans, dates
-from local_agent.language.patterns import first_class, quick
+from local_agent.language.patterns import alternatives, first_class, quick
 
 PATTERNS = (
     r"(?<![第這那\d])(?:(?P<n>[0-9]{1,3}|[一二兩三]{1,3})\s*(?P<half>個半|多)?|(?P<lone>半))\s*個?(?P<unit>天|月)內",
@@ -63,3 +64,22 @@ def test_the_date_readers_patterns_skip_ahead() -> None:
     assert date_spans._WITHIN.pattern.startswith("(?=[")
     assert any(rule.pattern.pattern.startswith("(?=[") for rule in date_grammar.RULES)
     assert dates.read_dates("今天天氣很好", dates.date(2026, 12, 1)).kind == "window"
+
+
+def test_a_word_tree_matches_as_the_words_longest_first_do() -> None:
+    """``alternatives`` finds, at each position, the longest word that fits, as the plain alternation
+    of the words longest first does, over words sharing beginnings, symbols and a word inside another."""
+    rng = random.Random(7)
+    alphabet = "吃素的葷記住刪掉a.b*"
+    for _ in range(200):
+        items = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4))) for _ in range(12)}
+        plain = re.compile("|".join(re.escape(w) for w in sorted(items, key=len, reverse=True)))
+        tree = re.compile(alternatives(items))
+        for _ in range(20):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+            assert [m.span() for m in tree.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+def test_a_word_tree_of_shared_beginnings_and_of_nothing() -> None:
+    assert alternatives(["吃素", "吃素的", "吃葷"]) == "吃(?:素(?:的)?|葷)"
+    assert re.search(alternatives([]), "吃素") is None

@@ -32,6 +32,7 @@ from typing import Literal
 from local_agent.agent import gate_words as W
 from local_agent.language import diets
 from local_agent.language.lexicon import WORD_CLASSES, classes_of, words_of
+from local_agent.language.patterns import alternatives
 from local_agent.language.text import reading_form
 from local_agent.language.utterance import Utterance
 
@@ -80,7 +81,7 @@ class Verdict:
 
 
 def _alternation(words: tuple[str, ...] | list[str]) -> str:
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    return alternatives(words)
 
 
 # -- the words a clause is read in ------------------------------------------------------------------

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from local_agent.language import rules, words
-from local_agent.language.patterns import quick
+from local_agent.language.patterns import alternatives, quick
 from local_agent.language.text import has_any, reading_form
 from local_agent.listings import catalogue
 
@@ -41,7 +41,7 @@ class DietSaid:
 
 
 def _alternatives(items: tuple[str, ...]) -> str:
-    return "|".join(re.escape(w) for w in sorted(items, key=len, reverse=True))
+    return alternatives(items)
 
 
 # 「沒有在吃素」, 「不想吃素」, 「不用特別找素的」: built from the data in ``words``.

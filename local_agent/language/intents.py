@@ -41,7 +41,7 @@ from typing import Literal
 from local_agent.language import lexicon, rules, words
 from local_agent.language.diets import diet_said_form, find_diet, negated_diet, rememberable, unsupported_diet
 from local_agent.language.memo import memoised, one_reading
-from local_agent.language.patterns import quick
+from local_agent.language.patterns import alternatives, quick
 from local_agent.language.text import has_any, has_words_form, reading_form
 from local_agent.language.townships import find_townships
 from local_agent.listings import catalogue
@@ -592,9 +592,7 @@ def _goal_words(t: str) -> SearchGoal | None:
 @functools.cache
 def _goal_word_at() -> re.Pattern[str]:
     """Every event and place word, longest first, each in a group of its kind."""
-    events, places = (
-        "|".join(map(re.escape, _longest_first(ws))) for ws in (words.EVENT_WORDS, words.PLACE_WORDS)
-    )
+    events, places = (alternatives(ws) for ws in (words.EVENT_WORDS, words.PLACE_WORDS))
     return quick(f"(?P<events>{events})|(?P<places>{places})")
 
 

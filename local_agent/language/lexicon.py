@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from local_agent.language.memo import memoised
-from local_agent.language.patterns import quick
+from local_agent.language.patterns import alternatives, quick
 from local_agent.listings import catalogue
 
 DATA = Path(__file__).parent / "data" / "lexicon.json"
@@ -234,7 +234,7 @@ def _rule_words() -> dict[str, frozenset[str]]:
 @functools.cache
 def _any_word() -> re.Pattern[str]:
     """Every rule word, longest first: at each position the first alternative that fits is the longest."""
-    return quick("|".join(re.escape(w) for w in sorted(_rule_words(), key=lambda w: (-len(w), w))))
+    return quick(alternatives(_rule_words()))
 
 
 @memoised

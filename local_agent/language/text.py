@@ -27,7 +27,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from local_agent.language.patterns import quick
+from local_agent.language.patterns import alternatives, quick
 from local_agent.language.words import (
     ENGLISH_WORDS,
     SIMPLIFIED_TO_TRADITIONAL,
@@ -49,9 +49,7 @@ _ZHUYIN_PARTICLE = quick(f"(?<=[\u4e00-\u9fff])[{''.join(ZHUYIN_PARTICLES)}](?![
 _SYMBOLS = str.maketrans(SYMBOL_WORDS)
 # English words as whole words (「I'm not asking you to delete」, 「/show」), read before the spaces go.
 _ENGLISH = re.compile(
-    "(?<![a-z'’])(?:"
-    + "|".join(re.escape(w) for w in sorted(ENGLISH_WORDS, key=len, reverse=True))
-    + ")(?![a-z'’])",
+    "(?<![a-z'’])(?:" + alternatives(ENGLISH_WORDS) + ")(?![a-z'’])",
     re.IGNORECASE,
 )
 _SPOKEN = re.compile("|".join(map(re.escape, SPOKEN_PUNCTUATION)))
@@ -218,7 +216,6 @@ def has_any(text: str, words: tuple[str, ...]) -> bool:
         return found[1](text) is not None
     if len(_FINDERS) >= _MAX_FINDERS:  # (a tuple built per call would otherwise pile up)
         _FINDERS.clear()
-    alternation = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-    search = quick(alternation).search if words else re.compile("(?!)").search
+    search = quick(alternatives(words)).search
     _FINDERS[id(words)] = (words, search)
     return search(text) is not None

@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import re
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -46,7 +47,7 @@ from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canoni
 from local_agent.language import lexicon, words
 from local_agent.language.diets import find_diet
 from local_agent.language.memo import memoised
-from local_agent.language.patterns import quick
+from local_agent.language.patterns import alternatives, quick
 from local_agent.language.text import has_any, reading_form
 from local_agent.language.text import warm as warm_reading_form
 
@@ -296,12 +297,24 @@ def _mentions(text: str, taken: list[bool], vocab: _Vocabulary) -> list[_Mention
     return sorted(found, key=lambda m: m.start)
 
 
-def _mask_words(text: str, taken: list[bool], words: list[str]) -> None:
-    for word in words:
-        start = text.find(word)
-        while start != -1:
-            taken[start : start + len(word)] = [True] * len(word)
-            start = text.find(word, start + 1)
+def _mask_words(text: str, taken: list[bool], words: re.Pattern[str]) -> None:
+    """Mark every place one of the ``words`` (a :func:`_masker`) stands in ``text``: at each position
+    the longest that begins there, which covers any shorter one beginning there too."""
+    for match in words.finditer(text):
+        start = match.start()
+        taken[start : start + len(match.group(1))] = [True] * len(match.group(1))
+
+
+@functools.cache
+def _masker(which: str) -> re.Pattern[str]:
+    """Every word of the vocabulary's ``which`` list ("false_hits" or "outside"), found where it begins
+    even inside another one (a look-ahead consumes nothing)."""
+    vocab = vocabulary()
+    if which == "false_hits":
+        listed = [word for pairs in vocab.false_hits.values() for word, _ in pairs]
+    else:
+        listed = [alias for alias, _ in vocab.outside]
+    return re.compile(f"(?=({alternatives(listed)}))")
 
 
 def _sounds_like(first: str, second: str, vocab: _Vocabulary) -> str:
@@ -346,6 +359,8 @@ def _place_slot(text: str, at: int) -> bool:
 
 
 def _outside(text: str, taken: list[bool], vocab: _Vocabulary) -> str:
+    if _masker("outside").search(text) is None:
+        return ""  # (most sentences: no name outside the county at all)
     for alias, place in vocab.outside:
         start = text.find(alias)
         if start != -1 and not any(taken[start : start + len(alias)]):
@@ -508,10 +523,10 @@ def read_places(text: str) -> PlaceReading:
     staying = all(m.role == "residence" for m in mentions)
     if mentions and not staying:
         return _alternatives(text, mentions) or _together(text, mentions, _decide(mentions))
-    _mask_words(text, taken, [word for pairs in vocab.false_hits.values() for word, _ in pairs])
+    _mask_words(text, taken, _masker("false_hits"))
     outside = _outside(text, taken, vocab)
     if outside:
-        _mask_words(text, taken, [alias for alias, _ in vocab.outside])
+        _mask_words(text, taken, _masker("outside"))
     miss = _near_miss(text, taken, vocab)
     if miss is not None:
         return PlaceReading("confirm", miss[1], heard=miss[0])
