@@ -112,17 +112,20 @@ _ANY_FESTIVAL = any_of([p for p, _ in FESTIVALS])
 _FROM_FESTIVAL = quick(f"^節?的?(前|後|之前|之後)第?({NUMBER})[天日]")
 # 「元旦開始算第三天」, 「中秋起第二天」: the festival's own day is the first.
 _COUNTED_FROM = quick(f"^節?(?:那天)?的?(?:開始算?|起算?|算起)的?第({NUMBER})[天日]")
+# 「聖誕節當天」, 「中秋那一天」: the festival's own day, without the eve its span may hold (not the
+# start of a count: 「那天開始算第三天」).
+_ITS_OWN_DAY = quick("^節?(?:當天|當日|正日|那一?天)(?!的?(?:開始|起|算起))")
 
 
 def _offset_after(rest: str) -> int | None:
-    """Days from a festival's own day said right after its name (前一天 -1, 後兩天 2, 開始算第三天 2),
-    else ``None``."""
+    """Days from a festival's own day said right after its name (前一天 -1, 後兩天 2, 開始算第三天 2,
+    當天 0), else ``None``."""
     if (offset := _FROM_FESTIVAL.match(rest)) is not None:
         days = number(offset.group(2)) or 0
         return -days if "前" in offset.group(1) else days
     if (counted := _COUNTED_FROM.match(rest)) is not None and (nth := number(counted.group(1))):
         return nth - 1
-    return None
+    return 0 if _ITS_OWN_DAY.match(rest) else None
 
 
 def festival(text: str, today: date) -> DateReading | None:

@@ -145,21 +145,34 @@ _DAY_HYPHEN = quick(
 _DASHES = str.maketrans({"–": "-", "‒": "-", "−": "-", "〜": "~"})
 # A month/day and then a day alone after a span word (「12/26-27」, 「12/26到27」, 「12/26~27號」):
 # the second day is the same month's; never a time (「12/5到6點」).
-_SLASH_THEN_DAY = quick(r"(?<![\d/])(\d{1,2})/(\d{1,2})\s*(?:-|到|至|~)\s*(\d{1,2})(?![\d/月點时時:])")
+_SLASH_THEN_DAY = quick(r"(?<![\d/])(\d{1,2})/(\d{1,2})\s*(-|到|至|~|、|和|跟)\s*(\d{1,2})(?![\d/月點时時:])")
+# The same after a month and day in words, with a list mark too (「12月19、20那兩天」, 「12月19日和20日」).
+_MONTH_THEN_DAY = quick(
+    r"(?<!\d)(\d{1,2})月(\d{1,2})[日號号]?\s*(-|到|至|~|、|和|跟)\s*(\d{1,2})(?![\d/月點时時:])"
+)
 
 
 def normalise(text: str) -> str:
     """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5; a hyphen
-    between two days as 到 (an en dash or a wave as well), and a day alone after a month/day span word
-    as that month's (12/26-27 → 12/26到12/27); 拜六 as
+    between two days as 到 (an en dash or a wave as well), and a day alone after a month/day and a span or
+    list word as that month's (12/26-27 → 12/26到12/27, 12月19、20 → 12月19日、12月20); 拜六 as
     禮拜六; 后 as 後 (a simplified 三天后); 再下個月 as 下下個月; years in Chinese numerals as digits (二零二七年 → 2027年);
     township names that begin like a weekday masked."""
     text = _SHORT_WEEKDAY.sub(r"禮拜\1", unicodedata.normalize("NFKC", text).translate(_DASHES))
     text = _AGAIN_NEXT.sub("下下", text.replace("后", "後"))
-    text = _SLASH_THEN_DAY.sub(r"\1/\2到\1/\3", text) if "/" in text else text
+    text = _SLASH_THEN_DAY.sub(lambda m: _each_day(m, "/", ""), text) if "/" in text else text
+    text = _MONTH_THEN_DAY.sub(lambda m: _each_day(m, "月", "日"), text) if "月" in text else text
     text = _DAY_HYPHEN.sub(r"\1到\2", text) if "-" in text else text
     text = _CHINESE_YEAR.sub(_digit_year, text)
     return _WEEKDAY_LIKE_NAMES.sub(lambda m: "#" * len(m.group(0)), text)
+
+
+def _each_day(match: re.Match[str], month_mark: str, day_mark: str) -> str:
+    """A month and day, a span or list word and a day alone, with the month written again for the
+    second day; a dash or a wave as 到."""
+    month, first, joined, second = match.groups()
+    joined = "到" if joined in "-~" else joined
+    return f"{month}{month_mark}{first}{day_mark}{joined}{month}{month_mark}{second}"
 
 
 def _arabic_dates(text: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from local_agent.language import rules, words
+from local_agent.language import lexicon, rules, words
 from local_agent.language.patterns import alternatives, quick
 from local_agent.language.text import has_any, reading_form
 from local_agent.listings import catalogue
@@ -95,8 +95,16 @@ def find_diet(text: str) -> str | None:
 
 
 def unsupported_diet(t: str) -> str | None:
-    """A lasting diet the service cannot remember (早齋, 不吃牛, 初一十五), as reading-form ``t`` says it."""
-    return next((w for w in words.UNSUPPORTED_DIETS if w in t), None)
+    """A lasting diet the service cannot remember (早齋, 不吃牛, 初一十五), as reading-form ``t`` says it;
+    not one said as what was before a change to one it can (「我本來初一十五吃素 現在改吃全素」,
+    「以前只有早齋 以後都吃素」): a change or lasting word, then a diet it remembers."""
+    said = next((w for w in words.UNSUPPORTED_DIETS if w in t), None)
+    if said is None:
+        return None
+    after = t[t.index(said) + len(said) :]
+    changed = has_any(after, (*words.CHANGE_VERBS, *lexicon.words_of("lasting"), *words.NOW_WORDS))
+    diet = find_diet(after) if changed else None
+    return None if diet is not None and rememberable(diet) else said
 
 
 def rememberable(code: str | None) -> bool:

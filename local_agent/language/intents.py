@@ -306,8 +306,9 @@ def _dropped(t: str) -> bool:
     """「吃素那個不要了」, 「我不要這個設定了」: a clause that drops the diet or the kept data."""
     for clause in (c for c in CLAUSES.split(t) if c):
         softened = bare(bare(clause.rstrip("?")).removesuffix("吧"))  # (不用了吧, 算了吧)
-        if softened.endswith(words.DROP_ENDINGS) and has_object(t):
-            return True
+        ending = next((e for e in words.DROP_ENDINGS if softened.endswith(e)), "")
+        if ending and not softened[: -len(ending)].endswith("才") and has_object(t):
+            return True  # (「才不要了」 refuses what someone else said: no drop)
         lead = min((clause.find(n) for n in words.DATA_DROP_LEADS if n in clause), default=-1)
         if lead != -1 and clause.endswith("了") and has_any(clause[lead:], words.DATA_OBJECTS):
             return True

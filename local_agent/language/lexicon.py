@@ -102,6 +102,8 @@ CLASS_MEANINGS: dict[str, str] = {
     "permission": "agreeing to or allowing (同意, 答應, 允許): negated before a remembering verb, a refusal to be kept",
     "other_record": "a record or memory of something else (行車紀錄器, 病歷, 聊天紀錄, 記憶卡): not what is kept",
     "either": "or, offering a choice (還是, 或是): a delete or a keep on either side, a choice not yet made",
+    "fresh_subject": "the speaker starting anew with what they want now (我現在就要, 我決定): a negation before it "
+    "reaches nothing after it",
 }
 WORD_CLASSES: tuple[str, ...] = tuple(CLASS_MEANINGS)
 _RULE_CLASSES = frozenset(CLASS_MEANINGS)
@@ -243,12 +245,17 @@ def tokens(text: str) -> tuple[Token, ...]:
     word wins and its characters are not read again (「不要再用」 is one stop verb, not 不要 + 用)."""
     table = _rule_words()
     found = [Token(m.group(), m.start(), table[m.group()]) for m in _any_word().finditer(text.lower())]
-    for at in range(1, len(found)):
-        token, before = found[at], found[at - 1]
-        if _A_NOUN_AFTER_DE <= token.classes and before.word.endswith("的") and before.end == token.start:
-            # 「吃素的記錄」: the word before took the 的 that makes 記錄 the record (as 的記錄 is)
+    for at, token in enumerate(found):
+        before = found[at - 1] if at else None
+        after_de = before is not None and before.word.endswith("的") and before.end == token.start
+        if _A_NOUN_AFTER_DE <= token.classes and (after_de or text.endswith(_POINTING, 0, token.start)):
+            # 「吃素的記錄」: the word before took the 的 that makes 記錄 the record (as 的記錄 is);
+            # 「那個設定」: a record pointed at is a thing, no remembering
             found[at] = Token(token.word, token.start, token.classes - {"remember_verb"})
     return tuple(found)
+
+
+_POINTING = ("那個", "這個", "那一個", "這一個")
 
 
 _A_NOUN_AFTER_DE = frozenset({"remember_verb", "memory_object"})

@@ -31,6 +31,7 @@ from local_agent.language.text import has_words_form
 Outcome = Literal["act", "ask", "pass"]
 HIGH = 0.75  # the classifier is sure at or above this score
 MIDDLE = 0.45  # below this it is unsure; between the two, middling
+CERTAIN = 0.9  # sure enough to act where the rules read two things at once
 # Labels of the classifier that touch the kept preference.
 PREFERENCE_LABELS = frozenset({"remember", "delete", "stop", "show_kept", "consent_yes", "consent_no"})
 # Intents that are an act on the kept preference (what the rules must say for the act).
@@ -154,7 +155,7 @@ def decide(
         return elses
     if ruled == best or {ruled, best} <= _UNDOING:  # (a delete and a stop both undo: their scores add)
         diluted = named_search and goal is not None and undo_clause == "kept" and reading.intent == "forget"
-        return _agreed(reading, ruled, sure if ruled == best else _undo_score(scores), kinds, why, diluted)
+        return _agreed(reading, ruled, scores, kinds, why, diluted, classes)
     if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
         # 「…的素食都幫我找一下」: a lasting word beside a diet, no remember verb, a sure search: the search
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
@@ -189,6 +190,11 @@ def _someone_elses(
     return None
 
 
+def _talk_score(scores: Scores) -> float:
+    """How sure the classifier is that the sentence is small talk, of whatever kind."""
+    return sum(v for label, v in scores.scores.items() if label.startswith("smalltalk_"))
+
+
 def _undo_score(scores: Scores) -> float:
     """How sure the classifier is that the sentence undoes what is kept, by a delete or a stop."""
     return sum(scores.scores.get(label, 0.0) for label in _UNDOING)
@@ -197,15 +203,34 @@ def _undo_score(scores: Scores) -> float:
 def _agreed(
     reading: Reading,
     ruled: str,
-    sure: float,
+    scores: Scores,
     kinds: frozenset[str],
     why: tuple[str, ...],
     diluted: bool = False,
+    classes: frozenset[str] = frozenset(),
 ) -> Decision:
     """Both readers read the same. An undo agreed on, but not surely, is asked about; where the table
     read a stop and a delete in two clauses (「吃齋那個不用記了 清掉它」) the request is said twice and
-    acted on, and so is one ``diluted`` by a search beside it at least middling."""
+    acted on, and so is one ``diluted`` by a search beside it at least middling. What is kept asked beside
+    a delete of 「that」 is acted on only when the classifier is certain, and what is kept, agreed on but
+    not surely beside the words of a stop, is the three-way question."""
+    sure = scores.confidence if ruled == scores.best else _undo_score(scores)  # (a delete and a stop add)
     twice = len(kinds & UNDO_READINGS) >= 2 or (diluted and sure >= MIDDLE)
+    if ruled in _UNDOING and {"show", "delete_that"} <= kinds and sure < CERTAIN:
+        # 「你存了我什麼 那個刪掉」: what is kept asked, and a delete of 「that」, which may be what
+        # is shown or something else: keep, delete or look is the person's to choose
+        return Decision(
+            "ask", Reading("preference_question"), ruled, (*why, "asked what is kept beside a delete of that")
+        )
+    if ruled == "show_kept" and sure < HIGH and {"negation", "remember_verb"} <= classes:
+        # what is kept, agreed on but not surely, said with the words of a stop (a negation and a
+        # remembering verb the table read no rule of): showing it is one answer of the three-way question
+        return Decision(
+            "ask",
+            Reading("preference_question"),
+            ruled,
+            (*why, "what is kept, not surely, beside a stop's words"),
+        )
     if ruled in _UNDOING and sure < HIGH and not twice:
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "agree, not surely: ask"))
     outcome: Outcome = "pass" if ruled == "other" else "act"
@@ -223,13 +248,25 @@ def _first_asks(
     stated: bool,
     why: tuple[str, ...],
 ) -> Decision | None:
-    """A remember the rules missed gets the consent prompt; a stop of other people's is asked about."""
+    """A remember the rules missed gets the consent prompt; a stop of other people's is asked about, and
+    so is what is kept, named undecided (unless the classifier is sure of something else)."""
     others = _of_others(kinds, stop_classes)
     missed = _remember_missed(reading, ruled, read, diet, classes, kinds, others, stated)
     if missed:
         return Decision("ask", Reading("remember", diet=diet), ruled, (*why, missed))
     if others and reading.intent == "forget":
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a stop of other people's: ask"))
+    if (
+        "hesitant" in kinds
+        and classes & _KEPT_NAMED
+        and reading.intent in ("search", "unknown", "small_talk")
+        and not (read[1] >= HIGH and (read[0].startswith("search_") or read[0] == "show_kept"))
+    ):
+        # 「那你記的那個要不要改」: undecided about what is kept, where the classifier is not sure of
+        # a search or of what is kept shown
+        return Decision(
+            "ask", Reading("preference_question"), ruled, (*why, "undecided about what is kept: ask")
+        )
     if reading.intent == "forget" and "stop" in kinds and {"third_person", "complaint"} <= stop_classes:
         # a complaint about someone in the stop's own clause (「我老公都說不用記我吃什麼 很過分」): whose
         # words the stop is, and whether the bot is asked, are the person's to say
@@ -334,14 +371,8 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
         )
-    # (「我不想取消吃素」 negates the verb itself; 「記的不要動」 keeps it as it is, in so many words)
-    loose = not classes & {"delete_verb", "stop_verb", "keep_as_is"}
-    if reading.intent == "forget_declined" and best in _UNDOING and (undos > 1 or loose):
-        # a not-delete the table read beside another delete, which the classifier reads as a delete at
-        # least middling (「毋係刪相片 係刪你記个吃素」), or from a negated loose verb, which it surely
-        # reads as an undo (「素食那個我可以不要嗎 我不會用」): the 確定忘記 / 不用 question
-        if sure >= (MIDDLE if undos > 1 else HIGH):
-            return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
+    if _keep_against_an_undo(reading, read, classes, undos):
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
     shown = kinds == {"show", "self_forgot"} and best not in _UNDOING
     if shown or (kinds == {"self_forgot"} and best == "show_kept" and sure >= HIGH and "question" in classes):
         # 「我設定過什麼？自己都忘了」: asked what is kept (by the table, or in other words by a sure
@@ -355,6 +386,20 @@ def _rules_ask(
         # table's what-is-kept, or a question the classifier is sure asks it); showing changes nothing
         return Decision("act", Reading("show_kept"), ruled, (*why, "keep and show asked: show"))
     return Decision("ask", reading, ruled, (*why, "rules ask"))
+
+
+def _keep_against_an_undo(
+    reading: Reading, read: tuple[str, float], classes: frozenset[str], undos: int
+) -> bool:
+    """A not-delete the table read that the classifier reads as an undo, asked with the 確定忘記 / 不用
+    question (whose 不用 keeps as the table read): beside another delete, read at least middling
+    (「毋係刪相片 係刪你記个吃素」), or from a negated loose verb, read surely (「素食那個我可以不要嗎 我
+    不會用」; 「我不想取消吃素」 negates the verb itself, 「記的不要動」 keeps it in so many words)."""
+    best, sure = read
+    if reading.intent != "forget_declined" or best not in _UNDOING:
+        return False
+    loose = not classes & {"delete_verb", "stop_verb", "keep_as_is"}
+    return (undos > 1 or loose) and sure >= (MIDDLE if undos > 1 else HIGH)
 
 
 def _beside_a_search(
@@ -457,8 +502,13 @@ def _no_act_read(
         return Decision(
             "ask", asked, ruled, (*why, "the record and the diet named, nothing read: the three-way question")
         )
-    if weak and best.startswith("smalltalk_") and sure >= (MIDDLE if reading.intent == "unknown" else HIGH):
-        # (nothing read at all: small talk answers better than 「聽不懂」 even when middling)
+    if (
+        weak
+        and best.startswith("smalltalk_")
+        and (sure >= MIDDLE if reading.intent == "unknown" else _talk_score(scores) >= HIGH)
+    ):
+        # (nothing read at all: small talk answers better than 「聽不懂」 even when middling; against a
+        # search read, the kinds of small talk add up, as a delete and a stop do)
         talk = best.removeprefix("smalltalk_")
         intent: Intent = talk if talk in ("thanks", "greeting") else "small_talk"  # type: ignore[assignment]
         talked = Reading(intent, talk=None if intent != "small_talk" else talk)

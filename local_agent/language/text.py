@@ -30,6 +30,7 @@ from collections.abc import Callable
 from local_agent.language.patterns import alternatives, quick
 from local_agent.language.words import (
     ENGLISH_WORDS,
+    NETSPEAK,
     SIMPLIFIED_TO_TRADITIONAL,
     SPOKEN_PUNCTUATION,
     SYMBOL_WORDS,
@@ -37,6 +38,7 @@ from local_agent.language.words import (
     TAIWANESE_QUESTION_ENDINGS,
     TRAILING_PARTICLES,
     ZHUYIN_PARTICLES,
+    ZHUYIN_WORDS,
 )
 
 _TABLE = str.maketrans(SIMPLIFIED_TO_TRADITIONAL)
@@ -45,6 +47,10 @@ _NO_EMOJI = quick("(?<=[\U0001f300-\U0001faff\u2600-\u26ff])\ufe0f?[❌✖🚫]"
 # A list item's number (「1.」, 「2、」, 「3)」) at the start or after a space, before a word: a clause break.
 _LIST_MARK = quick(r"(?:^|\s+)\d{1,2}[.、)](?=[^\d\s.])")
 # A Zhuyin particle letter right after a Chinese character and not before another Zhuyin symbol.
+# Chat slang spellings of whole words (「口以」, 「幫窩」): read first, longest first.
+_NETSPEAK = quick(alternatives(NETSPEAK))
+# A Zhuyin letter for a whole word, before another character (「ㄅ要」: 不要).
+_ZHUYIN_WORD = quick(f"[{''.join(ZHUYIN_WORDS)}](?=[\u4e00-\u9fff])")
 _ZHUYIN_PARTICLE = quick(f"(?<=[\u4e00-\u9fff])[{''.join(ZHUYIN_PARTICLES)}](?![\u3105-\u312fˊˇˋ˙])")
 _SYMBOLS = str.maketrans(SYMBOL_WORDS)
 # English words as whole words (「I'm not asking you to delete」, 「/show」), read before the spaces go.
@@ -54,6 +60,8 @@ _ENGLISH = re.compile(
 )
 _SPOKEN = re.compile("|".join(map(re.escape, SPOKEN_PUNCTUATION)))
 _LATIN = re.compile("[A-Za-z]")
+# A space between two numbers keeps them apart when the spaces go.
+_DIGITS_APART = quick("(?<=[0-9])[ \u3000]+(?=[0-9])")
 # A pictograph beside a space between two clauses is a pause too (「…刪掉嗎 🙇 感恩」): one space. (One
 # picture may be several joined by U+200D: 😮‍💨.)
 _ONE_PICTURE = "[\U0001f300-\U0001faff\u2600-\u27bf]\ufe0f?"
@@ -152,9 +160,12 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     if "號" in folded:
         folded = _SPOKEN.sub(lambda m: SPOKEN_PUNCTUATION[m.group()], folded)  # 「逗號」 said aloud: a comma
     folded = _LIST_MARK.sub(lambda m: "," if m.start() else "", folded)  # 「1.素食那個刪掉 2.員林有什麼」
-    folded = _SPACED_PICTURES.sub(" ", folded) if " " in folded else folded
-    folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
+    folded = _NETSPEAK.sub(lambda m: NETSPEAK[m.group()], folded)  # 「幫窩」: 幫我
+    folded = _ZHUYIN_WORD.sub(lambda m: ZHUYIN_WORDS[m.group()], folded)  # 「ㄅ要」: 不要
     folded = _ZHUYIN_PARTICLE.sub(lambda m: ZHUYIN_PARTICLES[m.group()], folded)  # 「好ㄚ」: 好啊
+    folded = _SPACED_PICTURES.sub(" ", folded) if " " in folded else folded
+    folded = _DIGITS_APART.sub("、", folded)  # 「12月19 20那兩天」: two days, not 1920
+    folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
     read = mandarin(to_traditional("".join(ch for ch in folded if _kept(ch)), converters).lower())
     read = _TAG_THEN_MORE.sub(r"\1,", read) if "嗎" in read else read
     return _CORRECTION.sub(r"\1,\2", read) if "不是" in read else read

@@ -387,7 +387,12 @@ def _decide(mentions: list[_Mention]) -> PlaceReading:
 
 def _together(text: str, mentions: list[_Mention], reading: PlaceReading) -> PlaceReading:
     """Townships the person asks for together: joined by 跟 / 和 / 及 (「鹿港跟福興的素食」) or said
-    with a word for both (兩邊, 兩個都): each is searched, where two townships otherwise ask which."""
+    with a word for both (兩邊, 兩個都): each is searched, where two townships otherwise ask which, or
+    where one of them would be read as the place searched."""
+    named = _unique([m.township for m in mentions])
+    if reading.kind == "township" and 1 < len(named) <= 3 and has_any(text, lexicon.words_of("both")):
+        # (「去鹿港 然後順便去福興 兩個地方都幫我看看」: one is where the person goes, and both are asked)
+        return PlaceReading("choice", choices=named, together=True)
     if reading.kind != "choice" or len(reading.choices) > 3:
         return reading
     chosen = [m for m in mentions if m.township in reading.choices]
@@ -470,18 +475,21 @@ def corrected_tail(form: str) -> str | None:
     asked = _A_NOT_A.sub("", form)
     ends = []
     for word in vocabulary().corrections:
-        at = asked.rfind(word)
-        if at < 0:
-            continue
-        end = at + len(word)
-        if asked[:at].endswith(_WARNINGS) or asked[: max(0, at - 1)].endswith(_WARNINGS):
-            continue  # 「別給我搞錯」, 「不要再弄錯了」 warn; they take nothing back
-        bare_no = word in ("不是", "不對")
-        taken_back = _then_is(asked[end:]) or asked.startswith(_RETRACTING, end)
-        if bare_no and not (asked[:at].endswith(tuple(words.INTERJECTIONS)) or taken_back):
-            continue
-        ends.append(end)
+        at = asked.find(word)
+        while at >= 0:  # (each time it is said: a bare 不是 that denies may follow one that corrects)
+            if _corrects_at(asked, word, at):
+                ends.append(at + len(word))
+            at = asked.find(word, at + 1)
     return asked[max(ends) :] if ends else None
+
+
+def _corrects_at(asked: str, word: str, at: int) -> bool:
+    """The correction ``word`` at ``at`` takes back what was said before it (see :func:`corrected_tail`)."""
+    end = at + len(word)
+    if asked[:at].endswith(_WARNINGS) or asked[: max(0, at - 1)].endswith(_WARNINGS):
+        return False  # 「別給我搞錯」, 「不要再弄錯了」 warn; they take nothing back
+    taken_back = _then_is(asked[end:]) or asked.startswith(_RETRACTING, end)
+    return word not in ("不是", "不對") or asked[:at].endswith(tuple(words.INTERJECTIONS)) or taken_back
 
 
 # A particle right after a bare 不是 / 不對 takes back what was said (「禮拜六 不是啦 禮拜天」); without
@@ -501,8 +509,8 @@ def _asks(clause: str) -> bool:
 def _asked(text: str, mentions: list[_Mention]) -> list[_Mention]:
     """「埔鹽離溪湖很近吧？溪湖有什麼好吃的」, 「人在北斗，旁邊田尾有什麼活動」: when the last clause
     that names a township asks for something, its townships win over the earlier clauses' ones."""
-    if len({m.township for m in mentions}) < 2:
-        return mentions
+    if len({m.township for m in mentions}) < 2 or has_any(text, lexicon.words_of("both")):
+        return mentions  # (「…兩個地方都幫我看看」 asks for every one named)
     ends = [m.end() for m in _CLAUSE_BREAK.finditer(text)]
     last = mentions[-1]
     start = max((e for e in ends if e <= last.start), default=0)

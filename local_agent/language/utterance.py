@@ -305,7 +305,25 @@ def _classifier_goal(decision: Decision, scores: Scores | None) -> SearchGoal | 
 def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
     """The lexicon classes of the clauses the rule table read as a stop."""
     stops = [c.clause for c in clauses if c.rule is not None and c.rule.reading == "stop"]
-    return frozenset().union(*map(_classes_of, stops))
+    return frozenset().union(
+        *(_classes_of(s) - _ASKED_POLITELY if _politely(s) else _classes_of(s) for s in stops)
+    )
+
+
+# A stop put as a polite request (「可以不要再幫我們過濾全素了嗎」) asks for the stop, not about it.
+_ASKED_POLITELY = frozenset({"question"})
+
+
+def _politely(clause: str) -> bool:
+    """``clause`` is a request put politely: it begins with a polite asking word (可以, 能不能, 麻煩)
+    and, without that word and a closing 嗎 (好嗎, 可以嗎), asks nothing."""
+    bare = intents.bare(clause).rstrip("?" + words.TRAILING_PARTICLES)
+    lead = next((w for w in words.POLITE_ASKING if bare.startswith(w)), "")
+    if not lead or not bare.endswith(words.REQUEST_QUESTIONS):
+        return False
+    asked = bare[len(lead) :]
+    asked = asked[: -len(next(q for q in words.REQUEST_QUESTIONS if asked.endswith(q)))]
+    return not intents.is_question(asked)
 
 
 def _diet_ended(
@@ -405,7 +423,7 @@ def _corrected(form: str, found: tuple[lexicon.Token, ...]) -> tuple[str, tuple[
             for t in found
             if t.end <= start
             and not t.classes.isdisjoint(rules.KEPT_CLASSES)
-            and t.classes.isdisjoint(rules.VERBS)
+            and lexicon.classes_of(t.word).isdisjoint(rules.VERBS)  # (a record pointed at stays out too)
         ]
         heard = "".join(named) + tail
         later = rules.read_clauses(heard)

@@ -29,6 +29,8 @@ SYMBOL_WORDS: dict[str, str] = dict(lexicon.pairs_of("symbols"))
 ENGLISH_WORDS: dict[str, str] = dict(lexicon.pairs_of("english_words"))
 # Punctuation said aloud and written out by dictation (逗號, 句號), read as the mark.
 SPOKEN_PUNCTUATION: dict[str, str] = dict(lexicon.pairs_of("spoken_punctuation"))
+NETSPEAK: dict[str, str] = dict(lexicon.pairs_of("netspeak"))
+ZHUYIN_WORDS: dict[str, str] = dict(lexicon.pairs_of("zhuyin_words"))
 ZHUYIN_PARTICLES: dict[str, str] = dict(lexicon.pairs_of("zhuyin_particles"))
 # Before a correction word these make it take back what came before (「鹿港喔不是福興」); one character each.
 INTERJECTIONS: str = "".join(words_of("interjections"))
@@ -139,6 +141,7 @@ REMEMBERABLE: tuple[str, ...] = ("vegetarian", "vegan", "lacto_ovo", "five_punge
 # -- a diet said now --------------------------------------------------------------------------------
 # A negated diet with one of these is a lasting change (offer to forget); otherwise for this turn.
 LASTING_CHANGE: tuple[str, ...] = words_of("lasting_change")
+NOW_WORDS: tuple[str, ...] = words_of("now_words")
 FOR_NOW: tuple[str, ...] = words_of("for_now")
 # A diet negated now: a lead, an optional middle and a vegetarian word (「沒有在吃素」, 「不想吃素」,
 # 「不用特別找素的」), or one of the whole phrases.
