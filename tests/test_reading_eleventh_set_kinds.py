@@ -7,8 +7,6 @@ sentences written for the test, not the corpus's."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date
 
 import pytest
@@ -21,7 +19,7 @@ from local_agent.language.intents import Reading
 from local_agent.language.policy import decide
 from local_agent.language.text import reading_form
 from local_agent.language.townships import read_places
-from tests.test_policy_decide import SEARCH, Given
+from tests.test_policy_decide import SEARCH, Given, Spread
 
 TODAY = date(2026, 12, 1)
 
@@ -196,28 +194,13 @@ def test_undecided_about_what_is_kept_is_asked_unless_something_else_is_sure() -
     assert searched.reading.intent == "search"
 
 
-@dataclass(frozen=True)
-class Split:
-    """Scores spread over several labels."""
-
-    scores: Mapping[str, float]
-
-    @property
-    def best(self) -> str:
-        return max(self.scores, key=self.scores.__getitem__)
-
-    @property
-    def confidence(self) -> float:
-        return self.scores[self.best]
-
-
 def test_kinds_of_small_talk_add_up() -> None:
     """A remark the classifier splits between two kinds of small talk is small talk, not a search
     that asks for a township."""
-    remark = Split({"smalltalk_visited": 0.6, "smalltalk_chat": 0.38, "search_places": 0.02})
+    remark = Spread({"smalltalk_visited": 0.6, "smalltalk_chat": 0.38, "search_places": 0.02})
     decision = decide(SEARCH, "places", frozenset({"visited"}), remark, named_search=False)
     assert (decision.outcome, decision.reading.intent) == ("pass", "small_talk")
-    split = Split({"smalltalk_visited": 0.4, "search_places": 0.35, "smalltalk_chat": 0.25})
+    split = Spread({"smalltalk_visited": 0.4, "search_places": 0.35, "smalltalk_chat": 0.25})
     assert (
         decide(SEARCH, "places", frozenset({"visited"}), split, named_search=False).reading.intent == "search"
     )

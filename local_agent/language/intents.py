@@ -306,7 +306,8 @@ def _dropped(t: str) -> bool:
     """「吃素那個不要了」, 「我不要這個設定了」: a clause that drops the diet or the kept data."""
     for clause in (c for c in CLAUSES.split(t) if c):
         softened = bare(bare(clause.rstrip("?")).removesuffix("吧"))  # (不用了吧, 算了吧)
-        ending = next((e for e in words.DROP_ENDINGS if softened.endswith(e)), "")
+        dropped = softened.endswith(words.DROP_ENDINGS)
+        ending = next((e for e in words.DROP_ENDINGS if softened.endswith(e)), "") if dropped else ""
         if ending and not softened[: -len(ending)].endswith("才") and has_object(t):
             return True  # (「才不要了」 refuses what someone else said: no drop)
         lead = min((clause.find(n) for n in words.DATA_DROP_LEADS if n in clause), default=-1)
@@ -529,8 +530,8 @@ def asks_to_remember(t: str) -> bool:
     """A remembering verb addressed to the bot (not 「我記得…」, not negated), with what follows it
     being the speaker or the end of the clause."""
     asking = is_question(_polite_endings().sub("", t) if has_any(t, words.REQUEST_QUESTIONS) else t)
-    lasting = not has_any(t, words.FOR_NOW) and not find_townships(t)
     for at, verb in _verb_positions(t, words.CHANGE_VERBS, ()):
+        lasting = not has_any(t, words.FOR_NOW) and not find_townships(t)  # (looked up only here)
         if lasting and find_diet(t[at + len(verb) : at + 5]) and not _ends_negated(t[:at]):
             return True  # 「…改全素」 (but 「今天改吃全素，社頭有什麼」 is this search's)
     for at, verb in _verb_positions(t, words.REMEMBER_VERBS):

@@ -246,9 +246,11 @@ def tokens(text: str) -> tuple[Token, ...]:
     table = _rule_words()
     found = [Token(m.group(), m.start(), table[m.group()]) for m in _any_word().finditer(text.lower())]
     for at, token in enumerate(found):
+        if not _A_NOUN_AFTER_DE <= token.classes:
+            continue
         before = found[at - 1] if at else None
         after_de = before is not None and before.word.endswith("的") and before.end == token.start
-        if _A_NOUN_AFTER_DE <= token.classes and (after_de or text.endswith(_POINTING, 0, token.start)):
+        if after_de or text.endswith(_POINTING, 0, token.start):
             # 「吃素的記錄」: the word before took the 的 that makes 記錄 the record (as 的記錄 is);
             # 「那個設定」: a record pointed at is a thing, no remembering
             found[at] = Token(token.word, token.start, token.classes - {"remember_verb"})
