@@ -215,3 +215,13 @@ def test_what_is_kept_agreed_on_not_surely_beside_the_words_of_a_stop_is_the_thr
     assert (sure.outcome, sure.reading.intent) == ("act", "show_kept")
     plain = decide(shown, None, frozenset(), Given("show_kept", 0.5), classes=frozenset({"remember_verb"}))
     assert (plain.outcome, plain.reading.intent) == ("act", "show_kept")
+
+
+def test_a_festival_s_own_day_said_at_its_second_mention() -> None:
+    window = read_dates(reading_form("聖誕節的音樂會聽說延期了 聖誕節當天還有什麼"), TODAY).window
+    assert window is not None and (window.start, window.end) == (date(2026, 12, 25), date(2026, 12, 25))
+
+
+@pytest.mark.parametrize("said", ["好啦 同一", "同一同一 謝謝"])
+def test_agreeing_heard_as_its_homophone_is_a_yes(said: str) -> None:
+    assert language.read(said, FIXED_NOW).consent == "consent_yes"

@@ -128,15 +128,27 @@ def _offset_after(rest: str) -> int | None:
     return 0 if _ITS_OWN_DAY.match(rest) else None
 
 
+def _said_offset(pattern: re.Pattern[str], text: str) -> int | None:
+    """The offset said after any mention of the festival (「聖誕節的報佳音…聖誕節當天」: the second)."""
+    return next(
+        (
+            days
+            for found in pattern.finditer(text)
+            if (days := _offset_after(text[found.end() :])) is not None
+        ),
+        None,
+    )
+
+
 def festival(text: str, today: date) -> DateReading | None:
     if not _ANY_FESTIVAL.search(text):
         return None
     year = year_said(text, today)
     for pattern, (month, dom, before, after) in FESTIVALS:
-        if match := pattern.search(text):
+        if pattern.search(text):
             if (month, dom) == (1, 1) and "今年" in text:
                 year = None  # 今年過年 is the new year this year ends with: the next one
-            if (days := _offset_after(text[match.end() :])) is not None:
+            if (days := _said_offset(pattern, text)) is not None:
                 return _next_lunar(month, dom, today, year, (-days, days))
             return _next_lunar(month, dom, today, year, (before, after))
     return None
@@ -295,8 +307,8 @@ def solar_holiday(text: str, today: date) -> DateReading | None:
             if year is not None or easter(candidate) >= today:
                 return one_day(easter(candidate), today)
     for pattern, (month, dom, before, after) in SOLAR_HOLIDAYS:
-        if found := pattern.search(text):
-            if (days := _offset_after(text[found.end() :])) is not None:
+        if pattern.search(text):
+            if (days := _said_offset(pattern, text)) is not None:
                 before, after = -days, days  # 元旦開始算第三天: that one day
             for candidate in years:
                 anchor = date(candidate, month, dom)
