@@ -322,8 +322,8 @@ def _politely(clause: str) -> bool:
     if not lead or not bare.endswith(words.REQUEST_QUESTIONS):
         return False
     asked = bare[len(lead) :]
-    asked = asked[: -len(next(q for q in words.REQUEST_QUESTIONS if asked.endswith(q)))]
-    return not intents.is_question(asked)
+    tag = next((q for q in words.REQUEST_QUESTIONS if asked.endswith(q)), "")
+    return not intents.is_question(asked.removesuffix(tag))
 
 
 def _diet_ended(
