@@ -80,10 +80,6 @@ class Verdict:
         return self.code is None
 
 
-def _alternation(words: tuple[str, ...] | list[str]) -> str:
-    return alternatives(words)
-
-
 # -- the words a clause is read in ------------------------------------------------------------------
 # The lexicon's verb classes, by what a claim of them is about; a class the lexicon may add (an undo
 # phrase such as 恢復預設) is read when it is there.
@@ -130,9 +126,9 @@ def _roles() -> dict[str, tuple[str, str]]:
 
 
 _ROLES = _roles()
-_TOKENS = re.compile(_alternation(list(_ROLES)))
+_TOKENS = re.compile(alternatives(_ROLES))
 _QUESTION_WORDS = tuple(w.lower() for w in words_of("question"))
-_DIETS = re.compile(_alternation([w.lower() for w in words_of("diet")]))
+_DIETS = re.compile(alternatives([w.lower() for w in words_of("diet")]))
 _OTHER_PEOPLE = tuple(w for w in (*W.OTHER_PEOPLE, *words_of("third_person")) if w not in W.NOT_OTHER_PEOPLE)
 _PREFERENCE = (*W.PREFERENCE_WORDS, *(w.lower() for w in words_of("diet")))
 _SENTENCES = re.compile(f"[^{W.SENTENCE_STOPS}]+[{W.SENTENCE_STOPS}]*")
@@ -153,8 +149,8 @@ def _facts() -> tuple[tuple[GateCode, tuple[re.Pattern[str], ...]], ...]:
     out = []
     for code, patterns in rules:
         extra = words.get(code, ())
-        alternatives = (*patterns, _alternation(extra)) if extra else patterns
-        out.append((code, tuple(re.compile(p) for p in alternatives)))
+        shapes = (*patterns, alternatives(extra)) if extra else patterns
+        out.append((code, tuple(re.compile(p) for p in shapes)))
     return tuple(out)
 
 

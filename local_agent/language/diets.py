@@ -40,14 +40,10 @@ class DietSaid:
     lasting: bool = False
 
 
-def _alternatives(items: tuple[str, ...]) -> str:
-    return alternatives(items)
-
-
 # 「沒有在吃素」, 「不想吃素」, 「不用特別找素的」: built from the data in ``words``.
 NOT_VEGETARIAN = quick(
-    f"(?:{_alternatives(words.NOT_VEGETARIAN_LEADS)})(?:{_alternatives(words.NOT_VEGETARIAN_MIDDLES)})?"
-    f"(?:{_alternatives(words.VEGETARIAN_WORDS)})|{_alternatives(words.NOT_VEGETARIAN)}"
+    f"(?:{alternatives(words.NOT_VEGETARIAN_LEADS)})(?:{alternatives(words.NOT_VEGETARIAN_MIDDLES)})?"
+    f"(?:{alternatives(words.VEGETARIAN_WORDS)})|{alternatives(words.NOT_VEGETARIAN)}"
 )
 
 

@@ -250,16 +250,11 @@ def tokens(text: str) -> tuple[Token, ...]:
             continue
         before = found[at - 1] if at else None
         after_de = before is not None and before.word.endswith("的") and before.end == token.start
-        if after_de or text.endswith(_pointing(), 0, token.start):
+        if after_de or text.endswith(words_of("pointing"), 0, token.start):
             # 「吃素的記錄」: the word before took the 的 that makes 記錄 the record (as 的記錄 is);
             # 「那個設定」: a record pointed at is a thing, no remembering
             found[at] = Token(token.word, token.start, token.classes - {"remember_verb"})
     return tuple(found)
-
-
-@functools.cache
-def _pointing() -> tuple[str, ...]:
-    return words_of("pointing")
 
 
 _A_NOUN_AFTER_DE = frozenset({"remember_verb", "memory_object"})
