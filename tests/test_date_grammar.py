@@ -182,3 +182,39 @@ def test_a_date_already_gone_is_past_never_moved(today, back):
     day = today - timedelta(days=back)
     reading = read_dates(f"{day.year}年{day.month}月{day.day}日", today)
     assert reading.kind == "past" and reading.said.start == day and reading.window is None
+
+
+def test_a_month_phrase_or_a_span_always_says_one_of_its_marks() -> None:
+    """:func:`month_phrases` skips a sentence without a month, year, quarter or ten-day mark, and the span
+    readers one without a unit: every pattern holds one, and none matches a sentence (from every date and
+    phrasing corpus here) that has none."""
+    import json
+    from pathlib import Path
+
+    from local_agent.language import date_spans
+    from local_agent.language.date_grammar import MARKS, RULES
+    from local_agent.language.dates import _arabic_dates, normalise
+    from local_agent.language.text import reading_form
+
+    spans = [getattr(date_spans, name) for name in date_spans.PATTERNS]
+    assert all(not MARKS.isdisjoint(rule.pattern.pattern) for rule in RULES)
+    assert all(not date_spans.UNIT_MARKS.isdisjoint(pattern.pattern) for pattern in spans)
+    data = Path(__file__).resolve().parent.parent / "bench" / "data"
+    said = [
+        json.loads(line)["text"]
+        for name in ("duckling_zh_dates", "duckling_zh_day_level", "jionlp_dates")
+        for line in (data / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    for line in (data / "phrasings.jsonl").read_text(encoding="utf-8").splitlines():
+        said += [turn["text"] for turn in json.loads(line)["turns"] if "text" in turn]
+    looked = unitless = 0
+    for text in said:
+        form = _arabic_dates(normalise(reading_form(text)))
+        if MARKS.isdisjoint(form):
+            looked += 1
+            assert not any(rule.pattern.search(form) for rule in RULES), text
+        if date_spans.UNIT_MARKS.isdisjoint(form):
+            unitless += 1
+            assert not any(pattern.search(form) for pattern in spans), text
+    assert looked > 10_000 and unitless > 8_000

@@ -296,8 +296,15 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+# Every rule's pattern says one of these (a month, a year, a quarter, a ten-day part): a sentence
+# with none of them is not looked at.
+MARKS = frozenset("月年季旬Qq")
+
+
 def month_phrases(text: str, today: date) -> DateReading | None:
     """The first rule of :data:`RULES` whose pattern ``text`` holds, read."""
+    if MARKS.isdisjoint(text):
+        return None
     for one in RULES:
         if (match := one.pattern.search(text)) is not None and (
             reading := one.prod(match, today)
@@ -306,4 +313,4 @@ def month_phrases(text: str, today: date) -> DateReading | None:
     return None
 
 
-__all__ = ["RULES", "Rule", "month_phrases", "one_day", "rule", "year_month"]
+__all__ = ["MARKS", "RULES", "Rule", "month_phrases", "one_day", "rule", "year_month"]

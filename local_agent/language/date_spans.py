@@ -41,9 +41,16 @@ _COUNT_LATER = quick(
 )
 
 
+# Every span names a unit (天 日 週 周 星期 禮拜 月 季 年): a sentence with none is not looked at.
+UNIT_MARKS = frozenset("天日週周星禮月季年")
+PATTERNS = ("_COUNT_AHEAD", "_COUNT_LATER", "_WITHIN", "_LATER", "_AGO", "_LAST_N", "_SINCE", "_BARE_HALF")
+
+
 def count_ahead(text: str, today: date) -> DateReading | None:
     """下三天, 未來七天, 接下來兩個禮拜, 下三個月: spans; 三天後, 三個禮拜後, 三個月後: that day,
     week or month."""
+    if UNIT_MARKS.isdisjoint(text):
+        return None
     if match := _COUNT_AHEAD.search(text):
         count, unit = number(match.group(2)), match.group(3)
         if not count:
@@ -125,6 +132,8 @@ def _ahead_of(today: date, amount: float, unit: str) -> date:
 
 def durations(text: str, today: date) -> DateReading | None:
     """N天內, 半年後, 兩個半月, 兩天前, 上兩個月, 三個多月以來 (see the module docstring)."""
+    if UNIT_MARKS.isdisjoint(text):
+        return None
     if (match := _WITHIN.search(text) or _BARE_HALF.search(text)) and (amount := _amount(match)):
         end = _ahead_of(today, *amount) - timedelta(days=1)  # 三天內: today and the two after
         return span_of(today, min(max(end, today), today + timedelta(days=MAX_WINDOW_DAYS - 1)), today)

@@ -194,13 +194,13 @@ def _arabic_dates(text: str) -> str:
 _YEAR_DIGITS = quick(r"(\d{4})\s*年")
 
 
-def _years_in_range(text: str, today: date) -> bool:
-    """Every year written (2027年, 2027-01-10, 二零二七年) is within :data:`FIRST_YEAR`..:data:`LAST_YEAR`."""
-    text = _arabic_dates(text)
+def _years_in_range(arabic: str) -> bool:
+    """Every year written (2027年, 2027-01-10, 二零二七年) is within :data:`FIRST_YEAR`..:data:`LAST_YEAR`;
+    ``arabic`` is the text with its date numerals as digits (:func:`_arabic_dates`)."""
     years = [
         int(next(g for g in m.groups() if g))
         for pattern in (_YEAR_DIGITS, YMD)
-        for m in pattern.finditer(text)
+        for m in pattern.finditer(arabic)
     ]
     return all(FIRST_YEAR <= y <= LAST_YEAR for y in years)
 
@@ -252,17 +252,14 @@ def _carried(parts: list[str]) -> list[str]:
 
 
 def _read_one(text: str, today: date) -> DateReading:
-    if not _years_in_range(text, today):
+    arabic = _arabic_dates(text)
+    if not _years_in_range(arabic):
         return DateReading("out_of_range")  # 0000年, 9999/12/31: no calendar day to search
     for reader in LUNAR_READERS:
         if (reading := reader(text, today)) is not None:
             # (a lunar festival's day written outside it is the lunar date: 八月十五中秋節)
-            return (
-                _day_written(reading, _arabic_dates(text), today, outside=False)
-                if reader is festival
-                else reading
-            )
-    text = _arabic_dates(text)
+            return _day_written(reading, arabic, today, outside=False) if reader is festival else reading
+    text = arabic
     if impossible(text):
         return INVALID
     for reader in READERS:
