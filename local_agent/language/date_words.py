@@ -136,6 +136,19 @@ def day_of_month(text: str, today: date) -> DateReading | None:
     return INVALID  # pragma: no cover - 31 comes round within three months
 
 
+# 「19號星期六」, 「十九號，禮拜六」: a day of the month said with its weekday.
+_DAY_THEN_WEEKDAY = quick(
+    r"(?<![\d/月])(\d{1,2})\s*[號号日][,，\s]*(?:是|那天|那天是)?(?:禮拜|星期|週|周)[一二三四五六日天]"
+)
+
+
+def day_with_weekday(text: str, today: date) -> DateReading | None:
+    """「19號星期六」: a day of the month with the weekday that describes it is that day (the number
+    names it; the weekday alone would be this week's)."""
+    match = _DAY_THEN_WEEKDAY.search(text)
+    return day_of_month(match.group(1) + "號", today) if match is not None else None
+
+
 # -- weeks, weekdays and days in words ---------------------------------------------------------------
 
 _W = "(?:禮拜|星期|週|周)"

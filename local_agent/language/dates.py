@@ -94,6 +94,7 @@ from local_agent.language.date_words import (
     YMD,
     bare_month,
     day_of_month,
+    day_with_weekday,
     days_in_words,
     impossible,
     nth_weekday,
@@ -219,6 +220,7 @@ READERS: tuple[Reader, ...] = (
     count_ahead,
     year_month,
     weekend,
+    day_with_weekday,  # 19號星期六: the day the number names
     weekday_reader,
     week_phrase,
     days_in_words,

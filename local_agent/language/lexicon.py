@@ -74,6 +74,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "past_marker": "a past or habitual time (上次, 之前, 又, 老是): a complaint, not a request",
     "temporary": "for now only (先, 暫時, 這次)",
     "lasting": "from now on, every time (以後, 往後, 以後都, 一律, from now on): with a diet, a wish to be kept",
+    "like_this": "like this, by this (照這樣, 按這個): after a lasting word, what was just said is how to search from now on",
     "thanks_word": "thanks in any words (感謝, 多謝, 幫了大忙, 辛苦你了)",
     "goodbye": "a goodbye (掰掰, 再見, 晚安)",
     "compliment": "a compliment to the bot (好棒, 很好用, 辛苦了)",

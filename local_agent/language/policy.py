@@ -162,7 +162,7 @@ def decide(
     if (beside := _beside_a_search(reading, ruled, best, named_search, kinds, why, undo_clause)) is not None:
         return beside
     if ruled in PREFERENCE_LABELS:
-        return _rules_touch(reading, ruled, best, sure, scores, why, kinds)
+        return _rules_touch(reading, ruled, best, sure, scores, why, kinds, classes)
     if (remark := _remark(reading, kinds, scores, named_search, classes)) is not None:
         return Decision("pass", remark, ruled, (*why, "a remark, no search named: small talk"))
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
@@ -304,6 +304,11 @@ def _remember_missed(
     best, sure = read
     if stated and reading.intent == "search" and diet and not (best in _UNDOING and sure >= HIGH):
         return "a diet stated as the speaker's or a relative's, nothing else asked: consent prompt"
+    if diet and "remember" in kinds and reading.intent in ("search", "unknown") and best == "remember":
+        if "remember_verb" not in classes and sure >= HIGH:
+            # 「我打算以後吃五辛素了 能不能一直照這樣找」: a lasting wish the table read, no verb of
+            # remembering, and a sure classifier: asked with the consent prompt, never kept unasked
+            return "a lasting wish the table read and a sure classifier: consent prompt"
     if not (diet and "remember_verb" in classes):
         return None
     if "remember" in kinds and _regret_then_remember(ruled, classes):
@@ -710,6 +715,7 @@ def _rules_touch(
     scores: Scores,
     why: tuple[str, ...],
     kinds: frozenset[str] = frozenset(),
+    classes: frozenset[str] = frozenset(),
 ) -> Decision:
     """The rules read an act on the kept preference and the classifier's best is another label: the
     act stands unless the classifier is sure of something else; then a delete or a stop is asked
@@ -726,7 +732,8 @@ def _rules_touch(
         # question (記住 / 刪除 / 看看記了什麼), never 「已經記住了」
         asked = Reading("preference_question")
         return Decision("ask", asked, ruled, (*why, "a remember said as a complaint: the three-way question"))
-    if ruled == "show_kept" and own < MIDDLE and (best in _UNDOING or sure < MIDDLE):
+    stop_words = {"negation", "remember_verb"} <= classes  # (what is kept, said with a stop's words)
+    if ruled == "show_kept" and own < MIDDLE and (best in _UNDOING or sure < MIDDLE or stop_words):
         return _kept_asked(best, why, kinds)
     if own >= MIDDLE or (sure < HIGH and ruled not in ("delete", "stop")):
         return Decision("act", reading, ruled, (*why, f"rules sure, classifier {ruled}:{own:.2f}"))
@@ -743,6 +750,14 @@ def _rules_touch(
         )
     if ruled == "delete" or (ruled == "stop" and best not in _STOP_BESIDE):  # (a stop read as chat: asked)
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "disagree on an undo: ask"))
+    kept_asked = "show" in kinds or (not kinds and "question" in classes)
+    if ruled == "remember" and best == "show_kept" and kept_asked and "remember" not in kinds:
+        # 「我以前是不是有請你記住什麼 是素食嗎」: what is kept asked (read so by the table, or a
+        # question no rule read) and a sure classifier: showing it changes nothing, where a consent
+        # prompt would offer to keep it again
+        return Decision(
+            "act", Reading("show_kept"), ruled, (*why, "what is kept asked, a sure classifier: show")
+        )
     return Decision("act", reading, ruled, (*why, "disagree; the rules' act stands"))
 
 

@@ -275,6 +275,16 @@ RULES: tuple[Rule, ...] = (
         not_matches=("幫我過濾素食", "這次不要再篩選了", "不要再找太遠的"),
         without=("temporary",),
     ),
+    # 「以後可不可以不要再這樣篩了」: from now on, no filtering: the only filter is the kept diet
+    Rule(
+        "lasting_no_filtering",
+        ("lasting", "negation|stop_again", "apply_verb"),
+        "stop",
+        63,
+        matches=("以後都不要幫我篩了啦", "往後可不可以不要過濾了"),
+        not_matches=("以後都幫我過濾素食", "這次不要篩", "以後不要找太遠的"),
+        without=("temporary", "hesitation"),
+    ),
     Rule(
         "negated_remembering",
         ("negation_request|stop_lead|negation_of_delete", "remember_verb"),
@@ -462,6 +472,21 @@ RULES: tuple[Rule, ...] = (
         # (a negation may follow, of another verb: 「以後都幫我過濾素食 不用每次講」; a stop said with
         # the same words outranks this rule)
         without=("stop_lead", "bare_stop", "stop_again", "drop", "question", "hesitation", "complaint"),
+    ),
+    # 「以後都照這樣幫我篩」: from now on, search the way just said: the diet named is to be kept
+    Rule(
+        "lasting_like_this",
+        ("lasting", "like_this"),
+        "remember",
+        27,
+        matches=("我吃蛋奶素 以後都照這樣幫我篩", "往後按這個找就對了"),
+        not_matches=(
+            "以後不要再這樣找了",
+            "這樣找不到啦",
+            "以後都這樣找我很煩",
+        ),
+        needs=("filter_loose", "apply_verb"),
+        without=("negation", "stop_lead", "bare_stop", "stop_again", "drop", "hesitation", "complaint"),
     ),
     # 「告訴我你現在還記了我什麼」: asked to be told what was remembered
     Rule(
@@ -786,20 +811,25 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         rule = next((_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, chars, present)), None)
         if rule is not None and rule.name == "delete_something" and _names_the_topic(topic, present):
             rule = _DELETE_KEPT
+        elif rule is None and "stop_verb" in present and _names_the_topic(topic, present):
+            rule = _STOP_KEPT  # 「蛋奶素的設定，可以不要再套用嗎」: the record named, then its stop
         out.append(ClauseReading(clause, rule))
         topic = present if rule is None else frozenset()
     return tuple(out)
 
 
 def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
-    """A bare delete whose object was named as the topic of the clause before it (「你那個吃素的記錄，
-    請幫我消掉」): the record named there with no verb of its own is what is deleted, as if said in
-    one clause; a delete of another thing named in its own clause stays that."""
-    return "memory_object" in topic and topic.isdisjoint(VERBS) and own.isdisjoint(_OTHER_THINGS)
+    """A bare delete or stop whose object was named as the topic of the clause before it (「你那個吃素的
+    記錄，請幫我消掉」, 「蛋奶素的設定，可以不要再套用嗎」): the record named there with no verb of its
+    own is what is deleted or stopped, as if said in one clause; so is a diet named alone there, not a
+    third person's (「那個吃素的，幫我刪掉」); a delete of another thing named in its own clause stays that."""
+    named = "memory_object" in topic or ("diet" in topic and "third_person" not in topic)
+    return named and topic.isdisjoint(VERBS) and own.isdisjoint(_OTHER_THINGS)
 
 
 _OTHER_THINGS = frozenset({"other_thing", "other_record", "third_person"})
 _DELETE_KEPT = next(rule for rule in TABLE if rule.name == "delete_kept")
+_STOP_KEPT = next(rule for rule in TABLE if rule.name == "stop_applying")
 
 
 def readings(t: str) -> frozenset[str]:

@@ -113,6 +113,7 @@ class _Vocabulary:
     older_places: tuple[str, ...]  # 「那個鄉鎮」「那裡」: what such a time points at
     surnames: frozenset[str] = frozenset()  # a person's name: a surname right before a township's name,
     introducers: tuple[str, ...] = ()  # itself right after one of these (「同事叫林永靖」)
+    honorifics: tuple[str, ...] = ()  # right after a name, these make it a person's (「大城先生」)
 
 
 def _words(section: Any) -> list[str]:
@@ -156,6 +157,7 @@ def vocabulary() -> _Vocabulary:
         older_places=tuple(_words(raw["older_references"]["places"])),
         surnames=frozenset(raw["person_names"]["surnames"]),
         introducers=tuple(raw["person_names"]["introducers"]),
+        honorifics=tuple(raw["person_names"]["honorifics"]),
     )
 
 
@@ -287,7 +289,9 @@ def _mentions(text: str, taken: list[bool], vocab: _Vocabulary) -> list[_Mention
             county = alias == "彰化" and text.startswith(COUNTY, start)
             full = end < len(text) and len(alias) == 2 and text[end] == township[-1]
             full = full or text.startswith(_SCHOOLS, end)  # 「和美國中」 is no 「和美國」
-            blocked = not full and _is_false_hit(text, alias, start, vocab)
+            blocked = not full and (
+                _is_false_hit(text, alias, start, vocab) or text.startswith(vocab.honorifics, end)
+            )
             if not county and not blocked and not any(taken[start:end]):
                 taken[start:end] = [True] * (end - start)
                 if not _after_outside(text, start, township, vocab):
@@ -350,10 +354,13 @@ def _near_miss(text: str, taken: list[bool], vocab: _Vocabulary) -> tuple[str, s
 
 
 def _place_slot(text: str, at: int) -> bool:
-    """Two characters at ``at`` stand where a place is said: first in the sentence (or after 在, 去,
-    到) and before 有, 那, 這, 附近 (「復興有什麼好吃的」), or alone (a search's area). There even a
+    """Two characters at ``at`` stand where a place is said: before a township's ending 鄉 or 鎮
+    (「福星鄉」), or first in the sentence (or after 在, 去, 到) and before 有, 那, 這, 附近
+    (「復興有什麼好吃的」), or alone (a search's area). There even a
     common word that sounds like a township (福星, 大成) is asked about (「您是說…嗎？」), never
     searched."""
+    if text.startswith(("鄉", "鎮"), at + 2):
+        return True  # 「福星鄉」: said with a township's own ending, a place is meant
     lead = at == 0 or text[at - 1] in "在去到,"
     return lead and (at + 2 == len(text) or text.startswith(("有", "那", "這", "附近"), at + 2))
 

@@ -25,8 +25,11 @@ TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = words_of("taiwanese_question_endin
 
 # Symbols that say something, read as words before the other symbols are dropped (「素食偏好 ❌」).
 SYMBOL_WORDS: dict[str, str] = dict(lexicon.pairs_of("symbols"))
-# English words as the Chinese words the rules read (negations, a filler, commands), as whole words.
-ENGLISH_WORDS: dict[str, str] = dict(lexicon.pairs_of("english_words"))
+# English words as the Chinese words the rules read (negations, a filler, commands), as whole words;
+# the caregivers' languages (Indonesian, Vietnamese, Tagalog) the same way.
+ENGLISH_WORDS: dict[str, str] = dict(
+    (*lexicon.pairs_of("english_words"), *lexicon.pairs_of("caregiver_words"))
+)
 # Punctuation said aloud and written out by dictation (逗號, 句號), read as the mark.
 SPOKEN_PUNCTUATION: dict[str, str] = dict(lexicon.pairs_of("spoken_punctuation"))
 NETSPEAK: dict[str, str] = dict(lexicon.pairs_of("netspeak"))
