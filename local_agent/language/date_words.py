@@ -138,7 +138,7 @@ def day_of_month(text: str, today: date) -> DateReading | None:
 
 # 「19號星期六」, 「十九號，禮拜六」: a day of the month said with its weekday.
 _DAY_THEN_WEEKDAY = quick(
-    r"(?<![\d/月])(\d{1,2})\s*[號号日][,，\s]*(?:是|那天|那天是)?(?:禮拜|星期|週|周)[一二三四五六日天]"
+    r"(?<![\d/月])(\d{1,2})\s*[號号日][,，\s(（]*(?:是|那天|那天是)?(?:禮拜|星期|週|周)[一二三四五六日天]"
 )
 
 

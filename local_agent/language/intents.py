@@ -758,8 +758,9 @@ def consent_answer(b: str) -> Intent | None:
     """A short answer to a yes/no question, in bare reading form ``b``: 「好」, 「好的，謝謝你」,
     「可以，幫我記住」, 「嘿啊」 say yes; 「不用了，謝謝」, 「毋免啦」 say no; 「考慮一下」 neither. An
     answer started over (等等, 等一下) is what follows."""
+    last = _answered_last(b)
     b = b.replace(",", "").replace("、", "").replace(".", "")
-    if (whole := _whole_answers().get(b) or _started_over(b) or _concluded(b)) is not None:
+    if (whole := _whole_answers().get(b) or last or _started_over(b) or _concluded(b)) is not None:
         return whole
     if len(b) > CONSENT_ANSWER_CHARS:
         return None
@@ -793,6 +794,17 @@ def _whole_answers() -> dict[str, Intent]:
         ("consent_yes", words.CONSENT_YES),
     )
     return {answer: intent for intent, answers in lists for answer in answers}
+
+
+def _answered_last(b: str) -> Intent | None:
+    """「你不會跟別人講吧，好啦，同意啦」, 「會給別人看嗎？不同意」: a worry or a question first, then a
+    whole answer in a clause of its own: the answer said last. Nothing when the message ends asking or
+    names a diet (then it is about the diet, not an answer)."""
+    parts = [part for part in re.split(r"[,?]", b) if part]
+    if len(parts) < 2 or b.rstrip("。.!").endswith(("?", "嗎")) or has_any(b, lexicon.words_of("diet")):
+        return None  # (「關於素食的登錄…也許不需要了…嗎」 is about the diet, and asks)
+    said = consent_answer(parts[-1])
+    return said if said in ("consent_yes", "consent_no") else None
 
 
 def _started_over(b: str) -> Intent | None:

@@ -74,6 +74,8 @@ CLASS_MEANINGS: dict[str, str] = {
     "past_marker": "a past or habitual time (上次, 之前, 又, 老是): a complaint, not a request",
     "temporary": "for now only (先, 暫時, 這次)",
     "lasting": "from now on, every time (以後, 往後, 以後都, 一律, from now on): with a diet, a wish to be kept",
+    "also": "also, even (也, 連): after a worry, the kept thing deleted along with something else",
+    "will_it": "asks whether something will happen (會不會, 是不是會): before a delete verb, a worry, not a request",
     "like_this": "like this, by this (照這樣, 按這個): after a lasting word, what was just said is how to search from now on",
     "thanks_word": "thanks in any words (感謝, 多謝, 幫了大忙, 辛苦你了)",
     "goodbye": "a goodbye (掰掰, 再見, 晚安)",
@@ -255,7 +257,20 @@ def tokens(text: str) -> tuple[Token, ...]:
             # 「吃素的記錄」: the word before took the 的 that makes 記錄 the record (as 的記錄 is);
             # 「那個設定」: a record pointed at is a thing, no remembering
             found[at] = Token(token.word, token.start, token.classes - {"remember_verb"})
+        elif _modifies_the_kept_thing(text, found, at):
+            # 「之前設定的素食篩選」: set before, describing the kept thing after its 的: a record named
+            found[at] = Token(token.word, token.start, token.classes - {"remember_verb"})
     return tuple(found)
+
+
+def _modifies_the_kept_thing(text: str, found: list[Token], at: int) -> bool:
+    """The remember verb at ``at`` is followed right away by 的 and then the diet or a record: it
+    describes that thing (「設定的素食」), it does not ask to remember it."""
+    token = found[at]
+    if not text.startswith("的", token.end) or at + 1 >= len(found):
+        return False
+    after = found[at + 1]
+    return after.start == token.end + 1 and not after.classes.isdisjoint({"diet", "memory_object"})
 
 
 _A_NOUN_AFTER_DE = frozenset({"remember_verb", "memory_object"})

@@ -179,6 +179,27 @@ RULES: tuple[Rule, ...] = (
         not_matches=("忘記我吃素吧", "幫我忘記我吃素"),
         without=("request_tag", "disposal"),
     ),
+    # 「換手機會不會把你記的素食清掉」: asked whether it will be deleted, a wish to keep it
+    Rule(
+        "will_it_be_deleted",
+        ("will_it", "delete_verb|undo_phrase"),
+        "keep",
+        88,
+        matches=("重灌的話會不會把吃素的設定刪掉", "換手機會不會把你記的素食也清掉"),
+        not_matches=("刪除我的偏好", "會不會很麻煩 直接刪掉吧好嗎", "我怕你忘記我吃素"),
+        without=("request_tag", "forget_verb"),
+    ),
+    # 「我怕連你這邊記的也刪掉」: a worry that it goes along with something else deleted; a worry and then
+    # a request (「我驚驚 你共我彼个紀錄刪掉啦」) is the request
+    Rule(
+        "worried_deleted_too",
+        ("worry", "also", "delete_verb|undo_phrase"),
+        "keep",
+        88,
+        matches=("孫子要清手機 我怕連你記的吃素也清掉", "我怕換手機你那邊的素食也刪掉"),
+        not_matches=("我怕怕的 你把吃素的紀錄刪掉", "怕麻煩 直接刪掉吧好嗎", "我怕你忘記我吃素"),
+        without=("request_tag", "forget_verb"),
+    ),
     Rule(
         "apart_from_diet",
         ("exclusion", "diet|memory_object"),
@@ -531,9 +552,9 @@ RULES: tuple[Rule, ...] = (
         ("which", "remember_verb"),
         "show",
         31,
-        matches=("我吃哪種素你還記得嗎", "我的什麼資料你有存"),
-        not_matches=("記住我吃全素", "什麼時候可以幫我記我吃素"),
-        needs=_KEPT,
+        matches=("我吃哪種素你還記得嗎", "我的什麼資料你有存", "阿嬤吃什麼 你還記得嗎"),
+        not_matches=("記住我吃全素", "什麼時候可以幫我記我吃素", "哪裡好吃 記得告訴我喔"),
+        needs=(*_KEPT, "eats_what"),  # (what someone eats asked: 「阿嬤吃什麼」)
         without=("negation_request",),
     ),
     Rule(
@@ -824,7 +845,8 @@ def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
     own is what is deleted or stopped, as if said in one clause; so is a diet named alone there, not a
     third person's (「那個吃素的，幫我刪掉」); a delete of another thing named in its own clause stays that."""
     named = "memory_object" in topic or ("diet" in topic and "third_person" not in topic)
-    return named and topic.isdisjoint(VERBS) and own.isdisjoint(_OTHER_THINGS)
+    # (a filter word names the thing there: 「之前設定的素食篩選」 is the filter)
+    return named and topic.isdisjoint(VERBS - {"apply_verb"}) and own.isdisjoint(_OTHER_THINGS)
 
 
 _OTHER_THINGS = frozenset({"other_thing", "other_record", "third_person"})

@@ -422,6 +422,19 @@ def _alternatives(text: str, mentions: list[_Mention]) -> PlaceReading | None:
     return None
 
 
+_QUOTED = re.compile(r"「[^「」]*」|『[^『』]*』|“[^“”]*”|\"[^\"]*\"")
+
+
+def _outside_quotes(text: str, mentions: list[_Mention]) -> list[_Mention]:
+    """「員林那家「伸港海產」在哪裡」: a name inside quotes names a shop or a sign, and gives way to a
+    township named outside them."""
+    if not mentions or not any(q in text for q in '「『“"'):
+        return mentions
+    spans = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
+    outside = [m for m in mentions if not any(a < m.start and m.end < b for a, b in spans)]
+    return outside or mentions
+
+
 def _without_products(mentions: list[_Mention]) -> list[_Mention]:
     """「鹿港哪裡吃得到彰化肉圓」: a product's township gives way to another township named on its own."""
     areas = [m for m in mentions if not m.product]
@@ -533,7 +546,7 @@ def read_places(text: str) -> PlaceReading:
     vocab = vocabulary()
     found, covered = _named(text)
     taken = list(covered)
-    mentions = _without_products(list(found))
+    mentions = _without_products(_outside_quotes(text, list(found)))
     mentions = _asked(text, _corrected(text, mentions, vocab))
     staying = all(m.role == "residence" for m in mentions)
     if mentions and not staying:

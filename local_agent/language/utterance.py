@@ -414,14 +414,16 @@ def _corrected(form: str, found: tuple[lexicon.Token, ...]) -> tuple[str, tuple[
     follows the last correction (「記住吃素 不對不對 是把吃素刪掉」, 「先不要動 啊不對 還是刪掉」) when
     the rule table reads a preference there, else the whole sentence. The kept thing named before
     the correction is what a bare verb after it acts on (「素食的先不要動 不對不對 還是刪掉啦」 deletes
-    the 素食); a correction word that ends an undo (the 錯了 of 「按錯了」) takes back a tap, not words."""
+    the 素食) unless the part after it names its own; a correction word that ends an undo (the 錯了 of 「按錯了」) takes back a tap, not words."""
     tail = corrected_tail(form)
     start = len(form) - len(tail or "")
     if tail and not any("undo_phrase" in t.classes and t.start < start <= t.end + 2 for t in found):
+        own = any(t.start >= start and not t.classes.isdisjoint(rules.KEPT_CLASSES) for t in found)
         named = [
             t.word
             for t in found
             if t.end <= start
+            and not own  # (「弄成蛋奶素 不對啦 我是吃全素的 幫我記全素」: the tail names its own)
             and not t.classes.isdisjoint(rules.KEPT_CLASSES)
             and lexicon.classes_of(t.word).isdisjoint(rules.VERBS)  # (a record pointed at stays out too)
         ]
