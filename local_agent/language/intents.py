@@ -632,9 +632,16 @@ def goal_of(t: str) -> SearchGoal | None:
     goal = _goal_words(t)
     clauses = [(c, _goal_words(c)) for c in CLAUSES.split(t) if c]
     if len({g for _, g in clauses if g}) > 1:  # 「…去鹿港走走，有推薦的餐廳嗎？」: the asking clause's
-        asking = [g for c, g in clauses if g and (is_question(c) or has_any(c, words.ASKING_PLACE))]
+        asking = [
+            g
+            for c, g in clauses
+            if g and (is_question(c) or has_any(c, words.ASKING_PLACE)) and not has_any(c, _WONDERING)
+        ]
         return asking[-1] if asking else goal
     return goal
+
+
+_WONDERING = lexicon.words_of("wondering")
 
 
 def also_searches(text: str) -> bool:
@@ -797,12 +804,14 @@ def _whole_answers() -> dict[str, Intent]:
 
 
 def _answered_last(b: str) -> Intent | None:
-    """「你不會跟別人講吧，好啦，同意啦」, 「會給別人看嗎？不同意」: a worry or a question first, then a
-    whole answer in a clause of its own: the answer said last. Nothing when the message ends asking or
+    """「你不會跟別人講吧，好啦，同意啦」, 「會給別人看嗎？不同意」: a worry or a question first, then
+    同意 or 不同意 in a clause of its own: the answer said last. Nothing when the message ends asking or
     names a diet (then it is about the diet, not an answer)."""
     parts = [part for part in re.split(r"[,?]", b) if part]
     if len(parts) < 2 or b.rstrip("。.!").endswith(("?", "嗎")) or has_any(b, lexicon.words_of("diet")):
         return None  # (「關於素食的登錄…也許不需要了…嗎」 is about the diet, and asks)
+    if "同意" not in parts[-1]:
+        return None  # (only the button's own word said last: 「…，不要太貴喔」 answers nothing)
     said = consent_answer(parts[-1])
     return said if said in ("consent_yes", "consent_no") else None
 

@@ -385,7 +385,7 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, own forgetting: show")
         )
-    asked_kept = "show" in kinds or "question" in classes
+    asked_kept = "show" in kinds or bool(classes & {"question", "a_not_a"})
     if reading.intent == "forget_declined" and asked_kept and best == "show_kept" and sure >= HIGH:
         # 「沒要你刪 只想知道你存了哪些」, 「別刪喔 只是想確認你還記得嗎」: keep it and show it (the
         # table's what-is-kept, or a question the classifier is sure asks it); showing changes nothing

@@ -156,6 +156,15 @@ RULES: tuple[Rule, ...] = (
         ),
         without=("request_tag",),
     ),
+    # 「今天忘記帶錢包」, 「阿伯老是忘了吃藥」: forgetting to do something, told
+    Rule(
+        "forgot_to_do",
+        ("forgot_to_do",),
+        "forgot_before",
+        84,
+        matches=("我今天又忘記帶錢包", "阿伯老是忘了吃藥"),
+        not_matches=("幫我忘記我吃素", "把我的偏好忘掉"),
+    ),
     Rule(
         "forgot_before",
         ("past_marker", "forget_verb"),

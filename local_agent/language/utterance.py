@@ -269,11 +269,7 @@ def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
     undoing = [
         i for i, c in enumerate(clauses) if c.rule is not None and c.rule.reading in policy.UNDO_READINGS
     ]
-    apart = [
-        i
-        for i in undoing
-        if not has_any(clauses[i].clause, words.FIND_VERBS) and read_places(clauses[i].clause).kind == "none"
-    ]
+    apart = [i for i in undoing if not _searches(clauses[i].clause)]
     if not apart:
         return "inside" if undoing else "kept"
     named = [_classes_of(clauses[i].clause) for i in apart]
@@ -281,12 +277,18 @@ def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
         return "other"
     before = [_classes_of(clauses[i - 1].clause) if i else frozenset() for i in apart]
     # (a record named with no diet, where another clause names another thing, may be that thing's:
-    # 「保險的單子跟健檢報告 之前的資料不要了 順便找…」 is asked)
-    others = any(_classes_of(c.clause) & policy.OTHER_NAMED for c in clauses)
+    # 「保險的單子跟健檢報告 之前的資料不要了 順便找…」 is asked; the thing a search asks for, 「鹿港明天
+    # 有什麼活動」, is no such thing)
+    others = any(_classes_of(c.clause) & policy.OTHER_NAMED for c in clauses if not _searches(c.clause))
     kept = rules.KEPT_CLASSES - {"memory_object"} if others else rules.KEPT_CLASSES
     if any((classes | earlier) & kept for classes, earlier in zip(named, before, strict=True)):
         return "kept"
     return "unnamed"
+
+
+def _searches(clause: str) -> bool:
+    """The clause asks for a search: a verb of finding, or a township named."""
+    return has_any(clause, words.FIND_VERBS) or read_places(clause).kind != "none"
 
 
 def _classes_of(clause: str) -> frozenset[str]:
