@@ -97,3 +97,14 @@ def test_a_keep_beside_asking_whether_it_is_still_there_shows_it() -> None:
 
 def test_a_township_before_hokkien_dinner_is_read() -> None:
     assert read_places(reading_form("阮欲佇溪湖食暗頓")).township == "溪湖鎮"
+
+
+def test_a_diet_given_up_is_never_passed_as_chat_by_the_classifier() -> None:
+    """「我最近不吃素了」 touches what is kept (the 確定忘記 question follows): a classifier sure of
+    chat does not make it small talk."""
+    from local_agent.language.intents import Reading
+    from local_agent.language.policy import decide
+    from tests.test_policy_decide import Given
+
+    decision = decide(Reading("diet_change"), None, frozenset(), Given("smalltalk_chat", 0.9))
+    assert decision.reading.intent == "diet_change"

@@ -510,10 +510,12 @@ def _no_act_read(
     if (
         weak
         and best.startswith("smalltalk_")
+        and reading.intent != "diet_change"
         and (sure >= MIDDLE if reading.intent == "unknown" else _talk_score(scores) >= HIGH)
     ):
         # (nothing read at all: small talk answers better than 「聽不懂」 even when middling; against a
-        # search read, the kinds of small talk add up, as a delete and a stop do)
+        # search read, the kinds of small talk add up, as a delete and a stop do; a diet given up,
+        # which touches what is kept, is never passed as chat)
         talk = best.removeprefix("smalltalk_")
         intent: Intent = talk if talk in ("thanks", "greeting") else "small_talk"  # type: ignore[assignment]
         talked = Reading(intent, talk=None if intent != "small_talk" else talk)
