@@ -108,3 +108,15 @@ def test_a_diet_given_up_is_never_passed_as_chat_by_the_classifier() -> None:
 
     decision = decide(Reading("diet_change"), None, frozenset(), Given("smalltalk_chat", 0.9))
     assert decision.reading.intent == "diet_change"
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"), [("全素ไม่ต้องจำแล้วค่ะ", "全素不用記了คะ"), ("ลบ蛋奶素", "刪掉蛋奶素")]
+)
+def test_a_thai_caregiver_s_words_read_as_the_chinese_ones(typed: str, read: str) -> None:
+    assert reading_form(typed) == read
+
+
+@pytest.mark.parametrize("said", ["蛋奶素 停記 北斗 晚飯", "五辛素停存。"])
+def test_a_stop_said_telegram_style_is_a_stop(said: str) -> None:
+    assert "stop" in rules.readings(reading_form(said))

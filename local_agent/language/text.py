@@ -36,6 +36,7 @@ from local_agent.language.words import (
     SYMBOL_WORDS,
     TAIWANESE,
     TAIWANESE_QUESTION_ENDINGS,
+    THAI_WORDS,
     TRAILING_PARTICLES,
     ZHUYIN_PARTICLES,
     ZHUYIN_WORDS,
@@ -182,7 +183,8 @@ _TAG_THEN_MORE = re.compile("(好嗎|可以嗎|行嗎)(?=[\u3400-\u9fff])")
 _CORRECTION = re.compile(r"((?<!是)不是(?!不是)[^,]{1,16}?)(?<!不)(而是|我是要|我是說|我要的是|是要)")
 
 
-_TAIWANESE_WORDS = tuple(taiwanese for taiwanese, _ in TAIWANESE)
+_SPOKEN_PAIRS = (*TAIWANESE, *THAI_WORDS)
+_TAIWANESE_WORDS = tuple(taiwanese for taiwanese, _ in _SPOKEN_PAIRS)
 
 
 def mandarin(t: str) -> str:
@@ -190,7 +192,7 @@ def mandarin(t: str) -> str:
     無 / 袂 / 未 after three or more characters as the question it asks (「有素食無」 → 「有素食嗎」;
     not 「設為無」 or 「偏好：無」)."""
     if has_any(t, _TAIWANESE_WORDS):
-        for taiwanese, mandarin_word in TAIWANESE:
+        for taiwanese, mandarin_word in _SPOKEN_PAIRS:
             t = t.replace(taiwanese, mandarin_word)
     body = t.rstrip(TRAILING_PARTICLES + "?")
     if len(body) >= 3 and body.endswith(TAIWANESE_QUESTION_ENDINGS) and body[-2] not in ":為成是":

@@ -20,6 +20,8 @@ from local_agent.language.lexicon import words_of
 # Mandarin words, in the lexicon's order: the lexicon file's maps.
 SIMPLIFIED_TO_TRADITIONAL: dict[str, str] = dict(lexicon.pairs_of("simplified"))
 TAIWANESE: tuple[tuple[str, str], ...] = lexicon.pairs_of("taiwanese")
+# Thai words as they read once their marks are dropped, mapped the same way (a caregiver's).
+THAI_WORDS: tuple[tuple[str, str], ...] = lexicon.pairs_of("thai_words")
 # A sentence ending so (after its particles) asks a question the Taiwanese way: 「有素食無」.
 TAIWANESE_QUESTION_ENDINGS: tuple[str, ...] = words_of("taiwanese_question_endings")
 
