@@ -513,9 +513,8 @@ def _no_act_read(
         and reading.intent != "diet_change"
         and (sure >= MIDDLE if reading.intent == "unknown" else _talk_score(scores) >= HIGH)
     ):
-        # (nothing read at all: small talk answers better than 「聽不懂」 even when middling; against a
-        # search read, the kinds of small talk add up, as a delete and a stop do; a diet given up,
-        # which touches what is kept, is never passed as chat)
+        # (nothing read: small talk beats 「聽不懂」 even when middling; against a search read, small
+        # talk's kinds add up, as a delete and a stop do; a diet given up is never passed as chat)
         talk = best.removeprefix("smalltalk_")
         intent: Intent = talk if talk in ("thanks", "greeting") else "small_talk"  # type: ignore[assignment]
         talked = Reading(intent, talk=None if intent != "small_talk" else talk)
@@ -723,9 +722,10 @@ def _rules_touch(
     act stands unless the classifier is sure of something else; then a delete or a stop is asked
     about (one the classifier is sure is a refusal stands: both undo it); a remember said beside a
     complaint (``kinds``), where the classifier does not read a
-    remember, gets the three-way question; a remember or a consent answer otherwise stays what the
-    rules read (a consent prompt is itself a question; a typed yes is checked against the live
-    prompt's token)."""
+    remember, gets the three-way question; what is kept asked (the table's what-is-kept, or a question
+    it read nothing of) that the hand readers read as a remember and the classifier as what is kept is
+    shown; a remember or a consent answer otherwise stays what the rules read (a consent prompt is
+    itself a question; a typed yes is checked against the live prompt's token)."""
     own = scores.scores.get(ruled, 0.0)
     doubted = "complaint" in kinds or (best in ("delete", "stop") and sure >= HIGH)
     if ruled == "remember" and own < MIDDLE and doubted:

@@ -3,10 +3,12 @@
 Full-width letters, digits and punctuation become their ASCII forms (NFKC), a sentence written in
 simplified characters becomes Taiwan's traditional ones (:func:`traditional`), spaces, zero-width and direction marks go,
 emoji or pictographs are dropped (a few that say something, ❌ or 🗑, are read as words first), a
-few English words are read as whole words before the spaces go (not, don't, /show: the lexicon's
-``english_words``), punctuation said aloud (逗號) is the mark, Latin letters are lower-cased, a space
-between two runs of Chinese separates clauses, and Taiwanese words written in Han characters read as
-Mandarin ones. The result is only ever read, never stored or shown.
+few English words, and a caregiver's Indonesian, Vietnamese or Tagalog ones, are read as whole words
+before the spaces go (not, don't, /show, tidak, xóa: the lexicon's ``english_words`` and
+``caregiver_words``), punctuation said aloud (逗號) is the mark, Latin letters are lower-cased, a space
+between two runs of Chinese separates clauses, and Taiwanese words written in Han characters (and a
+caregiver's Thai words, once their marks are dropped: ``thai_words``) read as Mandarin ones. The result
+is only ever read, never stored or shown.
 
 Simplified to traditional is OpenCC's ``s2twp`` (Taiwan characters), applied only to a sentence that
 holds no traditional-only character (OpenCC's ``t2s`` leaves it as it is), and only character for
@@ -188,7 +190,8 @@ _TAIWANESE_WORDS = tuple(taiwanese for taiwanese, _ in _SPOKEN_PAIRS)
 
 
 def mandarin(t: str) -> str:
-    """Taiwanese words in ``t`` read as their Mandarin ones (``words.TAIWANESE``), and a final
+    """Taiwanese words in ``t`` read as their Mandarin ones (``words.TAIWANESE``; a caregiver's Thai
+    words the same way, ``words.THAI_WORDS``), and a final
     無 / 袂 / 未 after three or more characters as the question it asks (「有素食無」 → 「有素食嗎」;
     not 「設為無」 or 「偏好：無」)."""
     if has_any(t, _TAIWANESE_WORDS):
