@@ -90,6 +90,11 @@ def find_diet(text: str) -> str | None:
     return catalogue.find_dietary_type(text)
 
 
+# A change, lasting or now word: what follows it is the diet eaten since (one tuple, so that
+# ``has_any`` builds its pattern once).
+_CHANGED_WORDS = (*words.CHANGE_VERBS, *lexicon.words_of("lasting"), *words.NOW_WORDS)
+
+
 def unsupported_diet(t: str) -> str | None:
     """A lasting diet the service cannot remember (早齋, 不吃牛, 初一十五), as reading-form ``t`` says it;
     not one said as what was before a change to one it can (「我本來初一十五吃素 現在改吃全素」,
@@ -98,8 +103,7 @@ def unsupported_diet(t: str) -> str | None:
     if said is None:
         return None
     after = t[t.index(said) + len(said) :]
-    changed = has_any(after, (*words.CHANGE_VERBS, *lexicon.words_of("lasting"), *words.NOW_WORDS))
-    diet = find_diet(after) if changed else None
+    diet = find_diet(after) if has_any(after, _CHANGED_WORDS) else None
     return None if diet is not None and rememberable(diet) else said
 
 

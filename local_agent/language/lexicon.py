@@ -254,12 +254,11 @@ def tokens(text: str) -> tuple[Token, ...]:
             continue
         before = found[at - 1] if at else None
         after_de = before is not None and before.word.endswith("的") and before.end == token.start
-        if after_de or text.endswith(words_of("pointing"), 0, token.start):
-            # 「吃素的記錄」: the word before took the 的 that makes 記錄 the record (as 的記錄 is);
-            # 「那個設定」: a record pointed at is a thing, no remembering
-            found[at] = Token(token.word, token.start, token.classes - {"remember_verb"})
-        elif _modifies_the_kept_thing(text, found, at):
-            # 「之前設定的素食篩選」: set before, describing the kept thing after its 的: a record named
+        # 「吃素的記錄」: the word before took the 的 that makes 記錄 the record (as 的記錄 is); 「那個設定」:
+        # a record pointed at is a thing, no remembering; 「之前設定的素食篩選」: set before, describing
+        # the kept thing after its 的, a record named
+        pointed = text.endswith(words_of("pointing"), 0, token.start)
+        if after_de or pointed or _modifies_the_kept_thing(text, found, at):
             found[at] = Token(token.word, token.start, token.classes - {"remember_verb"})
     return tuple(found)
 

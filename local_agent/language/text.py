@@ -49,11 +49,11 @@ _TABLE = str.maketrans(SIMPLIFIED_TO_TRADITIONAL)
 _NO_EMOJI = quick("(?<=[\U0001f300-\U0001faff\u2600-\u26ff])\ufe0f?[❌✖🚫]")
 # A list item's number (「1.」, 「2、」, 「3)」) at the start or after a space, before a word: a clause break.
 _LIST_MARK = quick(r"(?:^|\s+)\d{1,2}[.、)](?=[^\d\s.])")
-# A Zhuyin particle letter right after a Chinese character and not before another Zhuyin symbol.
 # Chat slang spellings of whole words (「口以」, 「幫窩」): read first, longest first.
 _NETSPEAK = quick(alternatives(NETSPEAK))
 # A Zhuyin letter for a whole word, before another character (「ㄅ要」: 不要).
 _ZHUYIN_WORD = quick(f"[{''.join(ZHUYIN_WORDS)}](?=[\u4e00-\u9fff])")
+# A Zhuyin particle letter right after a Chinese character and not before another Zhuyin symbol.
 _ZHUYIN_PARTICLE = quick(f"(?<=[\u4e00-\u9fff])[{''.join(ZHUYIN_PARTICLES)}](?![\u3105-\u312fˊˇˋ˙])")
 _SYMBOLS = str.maketrans(SYMBOL_WORDS)
 # English words as whole words (「I'm not asking you to delete」, 「/show」), read before the spaces go.
@@ -186,7 +186,7 @@ _CORRECTION = re.compile(r"((?<!是)不是(?!不是)[^,]{1,16}?)(?<!不)(而是|
 
 
 _SPOKEN_PAIRS = (*TAIWANESE, *THAI_WORDS)
-_TAIWANESE_WORDS = tuple(taiwanese for taiwanese, _ in _SPOKEN_PAIRS)
+_SPOKEN_WORDS = tuple(spoken for spoken, _ in _SPOKEN_PAIRS)
 
 
 def mandarin(t: str) -> str:
@@ -194,9 +194,9 @@ def mandarin(t: str) -> str:
     words the same way, ``words.THAI_WORDS``), and a final
     無 / 袂 / 未 after three or more characters as the question it asks (「有素食無」 → 「有素食嗎」;
     not 「設為無」 or 「偏好：無」)."""
-    if has_any(t, _TAIWANESE_WORDS):
-        for taiwanese, mandarin_word in _SPOKEN_PAIRS:
-            t = t.replace(taiwanese, mandarin_word)
+    if has_any(t, _SPOKEN_WORDS):
+        for spoken, mandarin_word in _SPOKEN_PAIRS:
+            t = t.replace(spoken, mandarin_word)
     body = t.rstrip(TRAILING_PARTICLES + "?")
     if len(body) >= 3 and body.endswith(TAIWANESE_QUESTION_ENDINGS) and body[-2] not in ":為成是":
         t = body[:-1] + "嗎" + t[len(body) :]
