@@ -99,7 +99,7 @@ def unsupported_diet(t: str) -> str | None:
     """A lasting diet the service cannot remember (早齋, 不吃牛, 初一十五), as reading-form ``t`` says it;
     not one said as what was before a change to one it can (「我本來初一十五吃素 現在改吃全素」,
     「以前只有早齋 以後都吃素」): a change or lasting word, then a diet it remembers."""
-    said = next((w for w in words.UNSUPPORTED_DIETS if w in t), None)
+    said = next((w for w in words.UNSUPPORTED_DIETS if w in t and not catalogue.says_milk(t, w)), None)
     if said is None:
         return None
     after = t[t.index(said) + len(said) :]

@@ -598,6 +598,9 @@ def _goal_word_at() -> re.Pattern[str]:
     return quick(f"(?P<events>{events})|(?P<places>{places})")
 
 
+_KIND_LINKS = lexicon.words_of("kind_links")
+
+
 def _asked_for(clause: str) -> SearchGoal | None:
     """With place and event words in one clause, the kind the question asks for: the noun phrase right
     after its asking word (有什麼, 有沒有, 哪裡), read to its last word (「有什麼親子餐廳」 is a restaurant,
@@ -612,7 +615,10 @@ def _asked_for(clause: str) -> SearchGoal | None:
     head: re.Match[str] | None = None
     for found in _goal_word_at().finditer(clause, min(starts)):
         if head is not None and found.start() - head.end() > 1:
-            break  # (one character between: 的)
+            if clause[head.end() : found.start()] not in _KIND_LINKS:
+                break  # (one character between: 的; or 「搓湯圓之類的活動」: of that kind)
+        elif head is not None and head.lastgroup == "events" and found.group() in rules.EATING:
+            break  # 「有什麼活動 吃完去走走」: eating after the events, a verb of its own
         head = found
     if head is None:
         return None
@@ -669,13 +675,17 @@ def searches_besides(t: str) -> bool:
 
 
 RAW_CLAUSES = quick(r"[，,。.！!？?；;\s]+")
+# The search part's clauses end at a mark, or at a space not between two words of a Latin script
+# (「ăn trưa」, 「tidak perlu」 stay one phrase, read whole by the caregivers' map).
+_LATIN_LETTER = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"
+_SEARCH_CLAUSES = quick(f"[，,。.！!？?；;]+\\s*|(?<![{_LATIN_LETTER}])\\s+|\\s+(?![{_LATIN_LETTER}])")
 
 
 def search_part(text: str) -> str:
     """The clauses of ``text`` that ask for the search, without the preference command said with
     it: 「吃素的不用記了，幫我找員林好吃的」 searches with 「幫我找員林好吃的」, so the diet it asked to
     forget is not the diet said now. The whole text when no clause is left."""
-    parts = [(part, reading_form(part)) for part in RAW_CLAUSES.split(text) if part]
+    parts = [(part, reading_form(part)) for part in _SEARCH_CLAUSES.split(text) if part]
     kept = [part for part, form in parts if match_forget(form) is None and _about_keeping(form) is None]
     return "，".join(kept) if kept else text
 
@@ -765,6 +775,7 @@ def consent_answer(b: str) -> Intent | None:
     """A short answer to a yes/no question, in bare reading form ``b``: 「好」, 「好的，謝謝你」,
     「可以，幫我記住」, 「嘿啊」 say yes; 「不用了，謝謝」, 「毋免啦」 say no; 「考慮一下」 neither. An
     answer started over (等等, 等一下) is what follows."""
+    b = _relayed_answer(b)
     last = _answered_last(b)
     b = b.replace(",", "").replace("、", "").replace(".", "")
     if (whole := _whole_answers().get(b) or last or _started_over(b) or _concluded(b)) is not None:
@@ -816,10 +827,23 @@ def _answered_last(b: str) -> Intent | None:
     return said if said in ("consent_yes", "consent_no") else None
 
 
+def _relayed_answer(b: str) -> str:
+    """「阿嬤說好」, 「我媽說不要」: the answer of the person the speaker types for, relayed: what they said."""
+    kin = next((w for w in lexicon.words_of("kin") if b.startswith(w)), "")
+    said = next((w for w in _RELAYING if b.startswith(w, len(kin))), "") if kin else ""
+    return b[len(kin) + len(said) :] if said and len(b) > len(kin) + len(said) else b
+
+
+_RELAYING = lexicon.words_of("relaying")
+
+
 def _started_over(b: str) -> Intent | None:
     """「好 嗯等等 不要 呃 好啦 可以記」: the yes or no said last, after the answer was started over."""
     restart = max((b.rfind(w) + len(w) for w in lexicon.words_of("answer_restarts") if w in b), default=0)
-    later = consent_answer(b[restart:]) if 0 < restart < len(b) else None
+    # (the particle that closes what is set aside goes with it: 「我不會按欸 好啦」)
+    later = (
+        consent_answer(b[restart:].lstrip(words.TRAILING_PARTICLES + "欸")) if 0 < restart < len(b) else None
+    )
     return later if later in ("consent_yes", "consent_no") else None
 
 
@@ -1032,6 +1056,17 @@ def _only_a_remark(t: str) -> bool:
     return any("past_marker" in k.classes or ("visited" in k.classes and "去" in k.word) for k in found)
 
 
+_STILL_THERE = next(rule for rule in rules.TABLE if rule.name == "still_there_after")
+
+
+def _still_there(t: str, legacy: Reading, read_clauses: tuple[rules.ClauseReading, ...]) -> Reading | None:
+    """「快取清掉之後 吃素的設定還在嗎」: whether what is kept survived something deleted, where the words
+    read an unclear delete: what is kept answers it (the search, when one is asked beside it)."""
+    if legacy.intent != "forget_confirm" or not any(c.rule is _STILL_THERE for c in read_clauses):
+        return None
+    return Reading("search") if searches_besides(t) else Reading("show_kept")
+
+
 def by_policy(
     t: str, legacy: Reading, read_clauses: tuple[rules.ClauseReading, ...] | None = None
 ) -> Reading:
@@ -1042,7 +1077,7 @@ def by_policy(
     remember; nothing is deleted on a sentence that did not ask."""
     read_clauses = rules.read_clauses(t) if read_clauses is None else read_clauses
     kinds = frozenset(c.rule.reading for c in read_clauses if c.rule is not None)
-    other = _something_else_deleted(t, legacy, kinds)
+    other = _something_else_deleted(t, legacy, kinds) or _still_there(t, legacy, read_clauses)
     if other is not None:
         return other
     if legacy.intent == "forget":

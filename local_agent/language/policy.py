@@ -131,9 +131,8 @@ def decide(
     rules' search is weak); ``classes``, its lexicon classes; ``supposed`` (如果, 萬一: no stop acted
     on); ``stop_classes``, the classes of the clauses read as a stop; ``kept_named``, no record the
     service never keeps (「記住我的電話」); ``ended``, a diet no longer eaten; ``stated``, a diet only
-    stated (offered to be kept); ``undo_clause``, where an undo stands beside a search
-    (``utterance._undo_clause``); ``undos``, its undo words counted; ``place_named``, a township;
-    ``by_another``, a delete someone else does (``utterance._deleted_by_another``)."""
+    stated; ``undo_clause``, where an undo stands beside a search; ``undos``, its undo words;
+    ``place_named``, a township; ``by_another``, a delete someone else does (``utterance``'s readers)."""
     ruled = label_of(reading, goal, kinds)
     why = (f"rules:{reading.intent}", *(f"rule:{k}" for k in sorted(kinds)))
     if scores is None:
@@ -165,7 +164,16 @@ def decide(
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds, classes)
     if (remark := _remark(reading, kinds, scores, named_search, classes)) is not None:
         return Decision("pass", remark, ruled, (*why, "a remark, no search named: small talk"))
+    named_search = named_search and not _asks_what_was_told(scores, classes, place_named)
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
+
+
+def _asks_what_was_told(scores: Scores, classes: frozenset[str], place_named: bool) -> bool:
+    """「我之前有叫你記什麼吃的嗎」, 「我敢有共恁講過我食啥」: no township, a remembering verb or what the
+    speaker eats asked, and a classifier certain that what is kept is asked: the food words name no
+    search (showing what is kept changes nothing)."""
+    told = bool(classes & {"remember_verb", "eats_what"})
+    return told and not place_named and scores.best == "show_kept" and scores.confidence >= CERTAIN
 
 
 def _someone_elses(
@@ -211,11 +219,11 @@ def _agreed(
 ) -> Decision:
     """Both readers read the same. An undo agreed on, but not surely, is asked about; where the table
     read a stop and a delete in two clauses (「吃齋那個不用記了 清掉它」) the request is said twice and
-    acted on, and so is one ``diluted`` by a search beside it at least middling. What is kept asked beside
+    acted on, and so is one ``diluted`` by a search beside it that the classifier is sure of. What is kept asked beside
     a delete of 「that」 is acted on only when the classifier is certain, and what is kept, agreed on but
     not surely beside the words of a stop, is the three-way question."""
     sure = scores.confidence if ruled == scores.best else _undo_score(scores)  # (a delete and a stop add)
-    twice = len(kinds & UNDO_READINGS) >= 2 or (diluted and sure >= MIDDLE)
+    twice = len(kinds & UNDO_READINGS) >= 2 or (diluted and sure >= HIGH)
     if ruled in _UNDOING and {"show", "delete_that"} <= kinds and sure < CERTAIN:
         # 「你存了我什麼 那個刪掉」: what is kept asked, and a delete of 「that」, which may be what
         # is shown or something else: keep, delete or look is the person's to choose

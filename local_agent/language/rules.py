@@ -198,6 +198,46 @@ RULES: tuple[Rule, ...] = (
         not_matches=("刪除我的偏好", "會不會很麻煩 直接刪掉吧好嗎", "我怕你忘記我吃素"),
         without=("request_tag", "forget_verb"),
     ),
+    # 「不要因為我吃素就刪掉」: a negation asked, then eating and a delete, unclosed: which one it
+    # reaches is not plain (the eating, or the delete after it), so it is asked, never acted on
+    Rule(
+        "negation_over_eating_and_delete",
+        ("negation_request", "diet", "delete_verb|undo_phrase"),
+        "hesitant",
+        60,
+        matches=("不要因為我吃素就刪掉", "別看我吃全素就清掉"),
+        not_matches=("我不要吃素了 刪掉", "刪除我的偏好", "別把我吃素的資料刪掉"),
+        without=(
+            "aspect",
+            "clause_close",
+            "disposal",
+            "memory_object",
+            "filter_loose",
+            "other_verb",
+            "lasting",
+            "remember_verb",  # (「不要記素食那個清掉」: the negation is a stop of its own)
+        ),
+    ),
+    # 「重灌之後吃素的設定還在嗎」: whether it is still there after something is deleted, a wish to keep it
+    Rule(
+        "still_there_after",
+        ("delete_verb|undo_phrase", "still_there"),
+        "keep",
+        88,
+        matches=("手機重置之後我吃素的設定還在嗎", "快取清掉以後 偏好還會在吧"),
+        not_matches=("刪除我的偏好", "不是叫你刪了 怎麼還在", "吃素的還在嗎"),  # (that one is shown)
+        without=("request_tag",),
+    ),
+    # 「換手機以後 我的素食設定還在嗎」: whether the kept thing is still there, what is kept asked
+    Rule(
+        "still_there_kept",
+        ("diet|memory_object", "still_there"),
+        "show",
+        86,
+        matches=("換了新手機 我吃素的設定還在嗎", "偏好還會在吧"),
+        not_matches=("記住我吃素", "不是叫你刪了 怎麼還在"),
+        without=("request_tag",),
+    ),
     # 「我怕連你這邊記的也刪掉」: a worry that it goes along with something else deleted; a worry and then
     # a request (「我驚驚 你共我彼个紀錄刪掉啦」) is the request
     Rule(
@@ -841,6 +881,8 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         rule = next((_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, chars, present)), None)
         if rule is not None and rule.name == "delete_something" and _names_the_topic(topic, present):
             rule = _DELETE_KEPT
+        elif rule is _DELETE_KEPT and _another_thing_put_first(found):
+            rule = _ANOTHER_DELETED
         elif rule is None and "stop_verb" in present and _names_the_topic(topic, present):
             rule = _STOP_KEPT  # 「蛋奶素的設定，可以不要再套用嗎」: the record named, then its stop
         out.append(ClauseReading(clause, rule))
@@ -860,6 +902,30 @@ def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
 
 _OTHER_THINGS = frozenset({"other_thing", "other_record", "third_person"})
 _DELETE_KEPT = next(rule for rule in TABLE if rule.name == "delete_kept")
+_ANOTHER_DELETED = next(rule for rule in TABLE if rule.name == "another_thing_deleted")
+_DELETING = frozenset({"delete_verb", "undo_phrase", "stop_verb", "drop"})
+
+
+def _another_thing_put_first(found: tuple[lexicon.Token, ...]) -> bool:
+    """「把行車紀錄器的檔案刪光 員林有素食便當嗎」 typed without a pause: 把 puts another thing before the
+    delete verb, the kept thing is named only after it, and nothing after it is deleted or stopped: the
+    other thing is what is deleted; the diet belongs to what follows."""
+    put = next((at for at, t in enumerate(found) if "disposal" in t.classes), None)
+    if put is None:
+        return False
+    verb = next(
+        (at for at in range(put + 1, len(found)) if not found[at].classes.isdisjoint(_DELETING)), None
+    )
+    if verb is None:
+        return False
+    first, after = found[:verb], found[verb + 1 :]
+    return (
+        any(not t.classes.isdisjoint(_OTHER_THINGS - {"third_person"}) for t in found[put + 1 : verb])
+        and all(t.classes.isdisjoint(KEPT_CLASSES) for t in first)
+        and all(t.classes.isdisjoint(_DELETING) for t in after)
+    )
+
+
 _STOP_KEPT = next(rule for rule in TABLE if rule.name == "stop_applying")
 
 

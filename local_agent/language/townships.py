@@ -113,6 +113,7 @@ class _Vocabulary:
     older_places: tuple[str, ...]  # 「那個鄉鎮」「那裡」: what such a time points at
     surnames: frozenset[str] = frozenset()  # a person's name: a surname right before a township's name,
     introducers: tuple[str, ...] = ()  # itself right after one of these (「同事叫林永靖」)
+    namers: tuple[str, ...] = ()  # right after one of these a township's name is what someone is called
     honorifics: tuple[str, ...] = ()  # right after a name, these make it a person's (「大城先生」)
 
 
@@ -157,6 +158,7 @@ def vocabulary() -> _Vocabulary:
         older_places=tuple(_words(raw["older_references"]["places"])),
         surnames=frozenset(raw["person_names"]["surnames"]),
         introducers=tuple(raw["person_names"]["introducers"]),
+        namers=tuple(raw["person_names"]["namers"]),
         honorifics=tuple(raw["person_names"]["honorifics"]),
     )
 
@@ -258,7 +260,10 @@ def _event_words() -> tuple[str, ...]:
 
 def _in_a_persons_name(text: str, start: int, vocab: _Vocabulary) -> bool:
     """The name at ``start`` ends a person's full name: a surname right before it, and before that a
-    word that introduces a person (「我女兒的同事叫林永靖」, 「我乾媽林秀水」)."""
+    word that introduces a person (「我女兒的同事叫林永靖」, 「我乾媽林秀水」); or the name is what someone is
+    called, right after 叫 or 名叫 (「男主角叫田中」)."""
+    if text[:start].endswith(vocab.namers):
+        return True
     return start > 0 and text[start - 1] in vocab.surnames and text[: start - 1].endswith(vocab.introducers)
 
 

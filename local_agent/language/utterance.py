@@ -147,9 +147,10 @@ class Utterance:
             return None
         rest = lexicon.tokens(self.form.removeprefix(head))
         # After a yes, the keeping asked may be said again (「好啊 記啦 客人來了」), but not with a diet
-        # (「好 記住我吃蛋奶素 順便找…」 may name another one); a remark after the answer (「好啦 哇這顆
-        # 芒果好大」) may name neither a diet nor another preference verb.
-        diet_named = any(token.classes & _DIET_CLASSES for token in rest)
+        # in its clause (「好 記住我吃蛋奶素 順便找…」 may name another one; 「你就記起來 然後找純素的便當」
+        # names the search's); a remark after the answer (「好啦 哇這顆芒果好大」) may name neither a diet
+        # nor another preference verb.
+        diet_named = _keeps_a_diet(self.form.removeprefix(head))
         again = answer == "consent_yes" and not diet_named
         kept_again = frozenset({"remember_verb"}) if again else frozenset()
         said_more = (_PREFERENCE_VERBS | _DIET_CLASSES) - kept_again
@@ -237,6 +238,16 @@ def _searched_diet(clauses: tuple[rules.ClauseReading, ...]) -> str | None:
 # The lexicon classes of a diet said, and those that may stand beside it in a plain statement of it
 # (「我吃素三十年了」): anything else (a question, a search word, a past or a negation) says more.
 _DIET_CLASSES = frozenset({"diet", "vegetarian_word"})
+
+
+def _keeps_a_diet(form: str) -> bool:
+    """A clause of ``form`` names a diet beside a remember verb, or no clause remembers and one names a
+    diet: a diet said with the keeping (a search's own diet, in a clause of its own, is not)."""
+    parts = [lexicon.tokens(part) for part in rules.clauses(form)]
+    keeping = [p for p in parts if any("remember_verb" in t.classes for t in p)]
+    return any(t.classes & _DIET_CLASSES for p in (keeping or parts) for t in p)
+
+
 _STATEMENT_ASIDE = frozenset({"aspect", "clause_close"})
 # A relative named by kin (我太太, 阿公) may stand beside it too: the family types for its elders.
 _KIN_ASIDE = _STATEMENT_ASIDE | {"kin", "third_person"}
@@ -400,9 +411,35 @@ def _dates(form: str, today: date | None) -> DateReading:
     said = read_dates(form, today)
     if said.kind == "past" and _asked_after_a_past_day(form, today):
         return DateReading()  # 「昨天去了一場活動…再查一次最近的活動」: the past day is told, not asked
+    if said.kind == "window":
+        said = _today_told_apart(form, today) or said
     tail = corrected_tail(form) if said.kind != "none" else None
     corrected = read_dates(tail, today) if tail else said
     return corrected if corrected.kind != "none" else said
+
+
+def _today_told_apart(form: str, today: date) -> DateReading | None:
+    """「昨日忘記帶眼鏡，今日補上。請查和美本週末活動」: today (or a past day) told in clauses of their
+    own, which ask for nothing, beside one clause that asks for a search and names its days: the
+    days asked are that clause's. None when that is not so."""
+    dated = [(part, read_dates(part, today)) for part in rules.clauses(form)]
+    dated = [(part, said) for part, said in dated if said.kind != "none"]
+    asking = [(part, said) for part, said in dated if _asks_a_search(part)]
+    if len(dated) < 2 or len(asking) != 1 or asking[0][1].kind != "window":
+        return None
+    told = [said for part, said in dated if not _asks_a_search(part)]
+    if all(said.kind == "past" or _only_today(said, today) for said in told):
+        return asking[0][1]
+    return None
+
+
+def _asks_a_search(part: str) -> bool:
+    asked = intents.goal_of(part) in ("places", "events") or intents.is_question(part)
+    return asked or has_any(part, words.FIND_VERBS)
+
+
+def _only_today(said: DateReading, today: date) -> bool:
+    return said.window is not None and said.window.start == said.window.end == today
 
 
 # Rule readings that say what to do with the kept preference: after a correction, they decide.

@@ -110,6 +110,9 @@ _FAR_NEGATORS: tuple[str, ...] = ("不", "沒", "没")
 _APART_BEFORE: tuple[str, ...] = ("除了", "除開", "除去")
 _APART_AFTER: tuple[str, ...] = ("以外", "之外")
 
+# After 牛 these make it milk (不吃牛奶, 毋啉牛乳): no beef word.
+_MILK = ("奶", "乳")
+
 _LABEL_TO_CODE: dict[str, str] = {label: code for code, label in DIETARY_TYPES.items()}
 # Of two words as long, a kind of vegetarian claims first: 蛋奶素食者 is 蛋奶素, not 素食者.
 _WORDS_BY_LENGTH: tuple[str, ...] = tuple(
@@ -155,7 +158,7 @@ def find_dietary_type(text: str) -> str | None:
         start = lowered.find(word)
         while start != -1:
             end = start + len(word)
-            if not any(taken[start:end]):
+            if not any(taken[start:end]) and not (word.endswith("牛") and lowered.startswith(_MILK, end)):
                 for i in range(start, end):
                     taken[i] = True
                 if not _negated(lowered, start, word):
@@ -166,6 +169,14 @@ def find_dietary_type(text: str) -> str | None:
     if kinds and codes[0] == "vegetarian":
         return kinds[0]  # the family named first, then which kind of it
     return codes[0] if codes else None
+
+
+def says_milk(text: str, word: str) -> bool:
+    """Every 不吃牛-like ``word`` in ``text`` is the start of milk (「牛奶嘛毋啉」): no beef said."""
+    if not word.endswith("牛"):
+        return False
+    ends = [m.end() for m in re.finditer(re.escape(word), text)]
+    return bool(ends) and all(text.startswith(_MILK, end) for end in ends)
 
 
 def normalize_dietary_type(value: object) -> str | None:

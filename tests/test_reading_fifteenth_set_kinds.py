@@ -1,0 +1,149 @@
+"""Kinds read by design from a fifteenth blind set: three on deleting and keeping (a Hokkien speaking
+rice farmer, his Vietnamese daughter-in-law, a grandson typing for his grandmother, a formal retired
+teacher; an oyster farmer's wife, a day-care nurse typing for several elders, a terse engineer, an
+impatient old man; a temple volunteer, a Filipino caregiver, a hesitant grandmother, a son managing
+his mother's account from afar) and three on all categories, from its development half. Each with
+sentences written for the test, not the corpus's."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from local_agent import language
+from local_agent.language import intents, rules
+from local_agent.language.diets import unsupported_diet
+from local_agent.language.text import reading_form
+from local_agent.language.townships import read_places
+from local_agent.listings.catalogue import find_dietary_type
+
+NOW = date(2026, 12, 1)
+
+
+@pytest.mark.parametrize(
+    ("typed", "holds"),
+    [
+        ("bà nội ăn chay, ngày mai tìm 鹿港 ăn trưa", "明天"),
+        ("ăn tối 在員林", "晚餐"),
+        ("besok ke 二林", "明天"),
+        ("蛋奶素 tidak perlu lagi", "不需要了"),
+        ("sige po", "好"),
+    ],
+)
+def test_a_caregivers_words_for_days_meals_and_yes_read_as_the_chinese_ones(typed: str, holds: str) -> None:
+    assert holds in reading_form(typed)
+
+
+@pytest.mark.parametrize("said", ["vâng", "được", "iya", "boleh"])
+def test_a_caregivers_yes_answers_the_consent_prompt(said: str) -> None:
+    assert language.read(said, NOW).consent == "consent_yes"
+
+
+@pytest.mark.parametrize(("said", "answer"), [("我爸說可以", "consent_yes"), ("阿公講毋免", "consent_no")])
+def test_a_relatives_answer_relayed_is_that_answer(said: str, answer: str) -> None:
+    assert language.read(said, NOW).consent == answer
+
+
+def test_a_yes_after_saying_the_buttons_are_hard_to_tap_is_a_yes() -> None:
+    assert language.read("這個按鈕我按不到啦 好 你記下來", NOW).consent == "consent_yes"
+
+
+def test_a_yes_with_the_keeping_then_a_search_with_a_diet_splits_the_answer_off() -> None:
+    said = language.read("好啊好啊 那你記著 然後幫我找溪湖的全素午餐", NOW)
+    assert said.answer_first is not None and said.answer_first.consent == "consent_yes"
+
+
+def test_a_yes_that_keeps_a_diet_named_in_its_own_clause_is_not_split_off() -> None:
+    assert language.read("好 記住我吃五辛素 順便找員林", NOW).answer_first is None
+
+
+@pytest.mark.parametrize("said", ["我孫子說你早晚會忘記我吃素", "你肯定會忘了我吃全素啦 哈哈 找北斗的素食"])
+def test_a_prediction_that_the_bot_will_forget_is_no_delete(said: str) -> None:
+    assert language.read(said, NOW).decision.reading.intent not in ("forget", "forget_confirm")
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["剛剛把相簿的截圖刪光了 田尾有素食麵嗎", "不小心把LINE的聊天記錄清掉 芬園素食早餐推薦一下"],
+)
+def test_another_thing_put_before_a_delete_verb_with_a_diet_after_it_is_no_delete(said: str) -> None:
+    decision = language.read(said, NOW).decision
+    assert decision.reading.intent not in ("forget", "forget_confirm")
+    assert decision.outcome != "ask"
+
+
+def test_another_thing_deleted_then_the_diet_deleted_too_is_still_asked_or_acted_on() -> None:
+    decision = language.read("把照片刪掉 素食也刪掉", NOW).decision
+    assert decision.reading.intent in ("forget", "forget_confirm")
+
+
+@pytest.mark.parametrize("said", ["快取清掉之後 我的素食設定還在嗎", "App 清除之後 偏好還會在吧"])
+def test_whether_it_is_still_there_after_a_delete_is_never_acted_on_as_one(said: str) -> None:
+    assert "keep" in rules.readings(reading_form(said))
+    assert language.read(said, NOW).decision.reading.intent != "forget"
+
+
+def test_whether_it_is_still_there_after_a_delete_beside_a_search_is_the_search() -> None:
+    decision = language.read("快取清掉之後 吃素的設定還在嗎 順便找鹿港午餐", NOW).decision
+    assert decision.outcome != "ask" and decision.reading.intent == "search"
+
+
+def test_whether_the_kept_thing_is_still_there_shows_it() -> None:
+    assert language.read("換新手機以後 我的素食設定還在嗎", NOW).decision.reading.intent == "show_kept"
+
+
+@pytest.mark.parametrize("said", ["不要把我吃素的資料弄不見", "你可以把我全素那個銷掉嗎"])
+def test_losing_and_cancelling_in_other_words(said: str) -> None:
+    reading = rules.readings(reading_form(said))
+    assert reading & {"keep", "delete"}
+
+
+def test_cancelling_in_hokkien_deletes() -> None:
+    assert "delete" in rules.readings(reading_form("我食菜彼个共我銷掉"))
+
+
+@pytest.mark.parametrize("said", ["我之前有叫你記我吃什麼嗎", "我敢捌共你講我食啥物"])
+def test_whether_the_speaker_ever_told_what_they_eat_shows_what_is_kept(said: str) -> None:
+    assert language.read(said, NOW).decision.reading.intent == "show_kept"
+
+
+@pytest.mark.parametrize(("said", "code"), [("我不吃牛奶也不吃蛋 純素", "vegan"), ("我不吃牛肉", "no_beef")])
+def test_milk_is_no_beef(said: str, code: str) -> None:
+    assert find_dietary_type(said) == code
+
+
+def test_no_milk_is_no_unsupported_diet() -> None:
+    assert unsupported_diet(reading_form("我牛奶不喝 不吃牛奶")) is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["那邊週末有沒有活動 吃完想去散步", "二林有沒有打年糕之類的活動", "阮欲去溪湖的市仔"],
+)
+def test_events_asked_beside_eating_words_are_events(said: str) -> None:
+    assert intents.goal_of(reading_form(said)) == "events"
+
+
+def test_a_restaurant_asked_is_still_places() -> None:
+    assert intents.goal_of(reading_form("鹿港有什麼素食餐廳")) == "places"
+
+
+def test_a_township_right_after_called_is_a_name() -> None:
+    places = read_places(reading_form("我最喜歡的棒球選手叫二林 對了花壇有什麼好吃的"))
+    assert places.township == "花壇鄉"
+
+
+def test_a_day_told_in_a_remark_is_not_part_of_the_days_asked() -> None:
+    said = language.read("今天早上下大雨，我們好累。請問鹿港下週末有什麼活動？", NOW)
+    assert said.dates.window is not None
+    assert (said.dates.window.start, said.dates.window.end) == (date(2026, 12, 12), date(2026, 12, 13))
+
+
+def test_today_and_tomorrow_asked_together_stay_both() -> None:
+    said = language.read("今天跟明天，員林有活動嗎", NOW)
+    assert said.dates.window is not None and said.dates.window.start == NOW
+
+
+def test_a_caregivers_phrase_stays_one_clause_of_the_search() -> None:
+    assert "ăn trưa" in intents.search_part("不要記我吃素 幫我找北斗 ăn trưa")
