@@ -411,7 +411,7 @@ def _dates(form: str, today: date | None) -> DateReading:
     said = read_dates(form, today)
     if said.kind == "past" and _asked_after_a_past_day(form, today):
         return DateReading()  # 「昨天去了一場活動…再查一次最近的活動」: the past day is told, not asked
-    if said.kind == "window":
+    if said.window is not None and said.window.start <= today:  # (today, or a past day, told apart)
         said = _today_told_apart(form, today) or said
     tail = corrected_tail(form) if said.kind != "none" else None
     corrected = read_dates(tail, today) if tail else said
