@@ -96,9 +96,15 @@ def test_a_remember_said_beside_a_complaint_gets_the_three_way_question_never_ke
     # Without a complaint, a middling stop leaves the remember (the consent prompt is itself a question).
     middling = decide(remember, "places", frozenset({"remember"}), Given("stop", 0.6))
     assert (middling.outcome, middling.reading.intent) == ("act", "remember")
-    # A complaint beside a remember the classifier reads as one: the remember stands.
-    agreed = decide(remember, "places", frozenset({"remember", "complaint"}), Given("remember", 0.9))
+    # A complaint beside a remember the classifier reads as one: the remember stands when a verb of
+    # remembering asked it (「記住我吃素啦 每次都要講 很煩」); read from lasting words alone
+    # (「每次都給我素的 很煩」), keeping or stopping is asked.
+    kinds = frozenset({"remember", "complaint"})
+    verb = frozenset({"remember_verb"})
+    agreed = decide(remember, "places", kinds, Given("remember", 0.9), classes=verb)
     assert (agreed.outcome, agreed.reading.intent) == ("act", "remember")
+    lasting = decide(remember, "places", kinds, Given("remember", 0.9))
+    assert (lasting.outcome, lasting.reading.intent) == ("ask", "preference_question")
 
 
 def test_a_stop_the_table_read_and_a_sure_classifier_act_and_nothing_doubtful_keeps_it_a_question() -> None:

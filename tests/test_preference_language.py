@@ -182,6 +182,19 @@ def test_a_typed_no_refuses_and_a_second_typed_yes_finds_no_live_prompt(app):
     assert app.store.get(U1).consent == "refused"
 
 
+def test_a_drop_with_nothing_waiting_and_a_diet_kept_asks_whether_to_forget(app):
+    # 「之前那個不要了」 reads as a no; with no question waiting and a diet kept, it is asked about
+    grant(app)
+    assert say(app, "之前那個不要了").command == "forget_confirm"
+    assert set(buttons(app)) == {"確定忘記", "不用"} and app.store.get(U1).dietary_type == "vegetarian"
+
+
+def test_a_drop_answering_a_live_prompt_stays_a_no_and_with_nothing_kept_asks_nothing(app):
+    say(app, "記住我吃素")
+    assert say(app, "之前那個不要了").command == "consent_refused"
+    assert say(app, "之前那個不要了").command != "forget_confirm"
+
+
 def test_a_typed_yes_after_the_prompt_expired_changes_nothing(app, clock):
     say(app, "記住我吃素")
     clock.advance(601)

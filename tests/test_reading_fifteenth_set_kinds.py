@@ -147,3 +147,74 @@ def test_today_and_tomorrow_asked_together_stay_both() -> None:
 
 def test_a_caregivers_phrase_stays_one_clause_of_the_search() -> None:
     assert "ăn trưa" in intents.search_part("不要記我吃素 幫我找北斗 ăn trưa")
+
+
+@pytest.mark.parametrize(
+    ("said", "days"),
+    [
+        ("下個月第一個週末", (date(2027, 1, 2), date(2027, 1, 3))),
+        ("這個月最後一個週末", (date(2026, 12, 26), date(2026, 12, 27))),
+        ("下個月第二個禮拜六", (date(2027, 1, 9), date(2027, 1, 9))),
+        ("12月的第一個周末", (date(2026, 12, 5), date(2026, 12, 6))),
+        ("下下個月最後一個星期天", (date(2027, 2, 28), date(2027, 2, 28))),
+    ],
+)
+def test_the_nth_or_last_weekend_or_weekday_of_a_month(said: str, days: tuple[date, date]) -> None:
+    window = language.read(f"員林{said}有活動嗎", NOW).dates.window
+    assert window is not None and (window.start, window.end) == days
+
+
+def test_a_fifth_saturday_in_a_month_of_four_is_no_day() -> None:
+    assert language.read("12月第五個禮拜六 鹿港有活動嗎", NOW).dates.kind == "invalid"
+
+
+@pytest.mark.parametrize("said", ["可以一直記著我吃蛋奶素嗎", "能不能幫我媽永遠記住她吃素"])
+def test_asking_whether_it_can_keep_remembering_asks_to_remember(said: str) -> None:
+    decision = language.read(said, NOW).decision
+    assert decision.reading.intent == "remember" and decision.outcome == "ask"
+
+
+def test_asking_whether_it_still_remembers_is_what_is_kept() -> None:
+    assert language.read("你還一直記著我吃素嗎", NOW).decision.reading.intent == "show_kept"
+
+
+def test_a_question_mark_beside_a_township_names_the_search() -> None:
+    decision = language.read("溪州 any good 午餐? my mom like 米糕", NOW).decision
+    assert decision.reading.intent == "search"
+
+
+def test_a_search_after_a_pause_beside_a_keep_is_searched_too() -> None:
+    assert language.read("嗯 那就留著 幫我找溪湖的素食", NOW).also_searches
+
+
+@pytest.mark.parametrize(
+    ("typed", "holds"), [("same place any market?", "同一個地方"), ("over there 呢", "那邊")]
+)
+def test_english_words_for_the_place_before(typed: str, holds: str) -> None:
+    assert holds in reading_form(typed)
+
+
+def test_wiping_the_record_clean_deletes() -> None:
+    assert "delete" in rules.readings(reading_form("把我的資料清乾淨"))
+
+
+def test_a_neighbours_name_holding_a_township_is_a_name() -> None:
+    assert read_places(reading_form("阮厝邊林芳苑招我去食 溪湖佗一間較好")).township == "溪湖鎮"
+
+
+def test_a_courtesy_after_other_words_ends_a_negations_reach() -> None:
+    assert "delete" in rules.readings(reading_form("爸爸手機看不清楚 麻煩幫他把蛋奶素的設定刪掉"))
+
+
+def test_a_courtesy_right_after_the_negation_is_still_negated() -> None:
+    assert "keep" in rules.readings(reading_form("不用麻煩你刪除我吃素的紀錄"))
+
+
+def test_a_complaint_about_always_being_given_the_diet_is_asked_never_kept_again() -> None:
+    decision = language.read("每次都找素的每次都素的 很煩耶", NOW).decision
+    assert (decision.outcome, decision.reading.intent) == ("ask", "preference_question")
+
+
+def test_a_diet_in_a_remark_about_others_is_small_talk_where_chat_and_nothing_add_up() -> None:
+    decision = language.read("我表妹她們吃全素的讀書會又要聚餐了 好熱鬧", NOW).decision
+    assert (decision.outcome, decision.reading.intent) == ("pass", "small_talk")

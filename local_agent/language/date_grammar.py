@@ -31,6 +31,7 @@ from local_agent.language.date_base import (
     number,
     one_day,
     span_of,
+    weekday_index,
     year_of,
 )
 from local_agent.language.patterns import quick
@@ -148,9 +149,30 @@ MONTH_PART = rule("month part", f"(?:<month>)的?月?{_PART}")(_on_month(_named_
 MONTH_EDGE_DAYS = rule("first or last days of a month", "(?:<month>)的?(?P<edge>前|頭|首|最後)<n>天")(
     _on_month(_first_days)
 )
-MONTH_NTH_WEEK = rule("Nth week of a month", f"(?:<month>)的?第<n>個?{_WEEK}(?![一二三四五六日天])")(
+MONTH_NTH_WEEK = rule("Nth week of a month", f"(?:<month>)的?第<n>個?{_WEEK}(?![一二三四五六日天末])")(
     _on_month(_nth_week)
 )
+
+
+def _nth_weekday(first: date, match: re.Match[str]) -> tuple[date, date] | None:
+    """The Nth given weekday of a month (下個月第二個禮拜六); the Nth weekend is its Saturday and the
+    Sunday after; the last (最後一個) is counted back from the month's end."""
+    weekday = 5 if match.group("wd") is None else weekday_index(match.group("wd"))
+    end = month_end(first)
+    if match.group("last"):
+        day = end - timedelta(days=(end.weekday() - weekday) % 7)
+    else:
+        nth = number(match.group("n")) or 0
+        day = first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (nth - 1))
+        if nth < 1 or day.month != first.month:
+            return None  # (a fifth Saturday in a month of four)
+    return day, day + timedelta(days=1 if match.group("wd") is None else 0)
+
+
+MONTH_NTH_WEEKDAY = rule(
+    "Nth weekday or weekend of a month",
+    f"(?:<month>)的?(?:第<n>|(?P<last>最後一?))個?(?:{_WEEK}(?P<wd>[一二三四五六日天])|週末|周末)",
+)(_on_month(_nth_weekday))
 DAY_OF_REL_MONTH = rule("day of this, next or last month", f"{_REL_MONTH}的?(?P<dom>\\d{{1,2}})\\s*[號号日]")(
     _on_month(_day_of)
 )
@@ -281,6 +303,7 @@ def year_month(text: str, today: date) -> DateReading | None:
 
 
 RULES: tuple[Rule, ...] = (
+    MONTH_NTH_WEEKDAY,
     MONTH_NTH_WEEK,
     MONTH_EDGE_DAYS,
     DAY_OF_REL_MONTH,

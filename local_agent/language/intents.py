@@ -464,12 +464,26 @@ def asks_what_is_kept(t: str) -> bool:
             continue  # 「我記得…」: the speaker remembers
         # 「你幫我記的是哪一種素」, 「你有幫我記吃素嗎」 ask what was done
         done = tail.startswith(("的", "了")) or head.endswith(words.ASKED_DONE)
-        polite = head.endswith(words.POLITE_ASKING) or has_any(head, words.REQUEST_LEADS)
+        lead = _lead_of(head)
+        polite = lead.endswith(words.POLITE_ASKING) or has_any(lead, words.REQUEST_LEADS)
         if not done and (polite or _asked_to_do(tail)):
             continue  # 「能不能記得我吃全素」, 「幫我記一下我吃素好嗎」, 「我吃素 記一下好嗎」 ask to remember
         if _about_kept(head, tail):
             return True
     return _asks_about_my_data(t) if not hits else False
+
+
+_LASTING_ADVERBS = lexicon.words_of("lasting_adverbs")
+
+
+def _lead_of(head: str) -> str:
+    """What leads a remember verb, without how long (「可以一直」) and with the person it is for said as
+    the speaker (「可以幫阿嬤」 leads as 「可以幫我」 does)."""
+    for _ in range(2):
+        head = head.removesuffix(next((w for w in _LASTING_ADVERBS if head.endswith(w)), ""))
+        kin = next((k for k in lexicon.words_of("kin") if head.endswith("幫" + k)), "")
+        head = head[: -len(kin)] + "我" if kin else head
+    return head
 
 
 def _asks_how_to_keep(t: str) -> bool:
@@ -675,6 +689,21 @@ def searches_besides(t: str) -> bool:
 
 
 RAW_CLAUSES = quick(r"[，,。.！!？?；;\s]+")
+
+
+def searches_in_a_pause(text: str) -> bool:
+    """「好 那留著 找田尾素食」: typed with pauses (spaces) that the reading form drops, one part of
+    ``text`` between them asks to find something in a township and is no preference command."""
+    parts = [reading_form(part) for part in _SEARCH_CLAUSES.split(text) if part] if " " in text else []
+    return len(parts) > 1 and any(
+        has_any(part, words.FIND_VERBS)
+        and find_townships(part)
+        and match_forget(part) is None
+        and _about_keeping(part) is None
+        for part in parts
+    )
+
+
 # The search part's clauses end at a mark, or at a space not between two words of a Latin script
 # (「ăn trưa」, 「tidak perlu」 stay one phrase, read whole by the caregivers' map).
 _LATIN_LETTER = "A-Za-z\u00c0-\u024f\u1e00-\u1eff"

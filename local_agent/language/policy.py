@@ -153,8 +153,8 @@ def decide(
     if (elses := _someone_elses(reading, ruled, kinds, named_search, by_another, why)) is not None:
         return elses
     if ruled == best or {ruled, best} <= _UNDOING:  # (a delete and a stop both undo: their scores add)
-        diluted = named_search and goal is not None and undo_clause == "kept" and reading.intent == "forget"
-        return _agreed(reading, ruled, scores, kinds, why, diluted, classes)
+        where = undo_clause if named_search and goal is not None and reading.intent == "forget" else ""
+        return _agreed(reading, ruled, scores, kinds, why, where, classes)
     if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
         # 「…的素食都幫我找一下」: a lasting word beside a diet, no remember verb, a sure search: the search
         return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
@@ -214,16 +214,26 @@ def _agreed(
     scores: Scores,
     kinds: frozenset[str],
     why: tuple[str, ...],
-    diluted: bool = False,
+    beside: str = "",
     classes: frozenset[str] = frozenset(),
 ) -> Decision:
     """Both readers read the same. An undo agreed on, but not surely, is asked about; where the table
     read a stop and a delete in two clauses (「吃齋那個不用記了 清掉它」) the request is said twice and
-    acted on, and so is one ``diluted`` by a search beside it that the classifier is sure of. What is kept asked beside
+    acted on, and so is one beside a search (``beside``: where the undo stands, ``utterance._undo_clause``)
+    that the classifier is sure of. What is kept asked beside
     a delete of 「that」 is acted on only when the classifier is certain, and what is kept, agreed on but
     not surely beside the words of a stop, is the three-way question."""
     sure = scores.confidence if ruled == scores.best else _undo_score(scores)  # (a delete and a stop add)
-    twice = len(kinds & UNDO_READINGS) >= 2 or (diluted and sure >= HIGH)
+    twice = len(kinds & UNDO_READINGS) >= 2 or (beside == "kept" and sure >= HIGH)
+    if ruled == "remember" and "complaint" in kinds and "remember_verb" not in classes:
+        # lasting words beside a diet in a complaint, no verb of remembering (「每次都給我素的 煩耶」):
+        # keep it or stop it is the person's to say, even where the classifier reads a remember too
+        asked = Reading("preference_question")
+        return Decision("ask", asked, ruled, (*why, "a remember read in a complaint: the three-way question"))
+    if ruled in _UNDOING and beside == "other":
+        # 「學校叫我刪除電腦裡的學生資料 … 幫我找田中的素食午餐」: the table read the undo of another thing
+        # (no diet in its clause) beside a named search: the search, whatever the classifier says
+        return Decision("pass", Reading("search"), ruled, (*why, "another thing deleted: the search"))
     if ruled in _UNDOING and {"show", "delete_that"} <= kinds and sure < CERTAIN:
         # 「你存了我什麼 那個刪掉」: what is kept asked, and a delete of 「that」, which may be what
         # is shown or something else: keep, delete or look is the person's to choose
@@ -458,7 +468,8 @@ def _remark(
     group deleted), with no place nor search named, and a classifier sure it is nothing to do, or
     sure it deletes when what is deleted is another thing: small talk (the remark's kind, else
     chat), never the township question; so is a diet word in a remark (「我姊說她們吃素的社團又吵架了」)."""
-    if _diet_in_a_remark(reading, kinds, classes, named_search, (scores.best, scores.confidence)):
+    nothing = scores.scores.get("other", 0.0) + _talk_score(scores)  # (nothing to do: other and chat add)
+    if _diet_in_a_remark(reading, kinds, classes, named_search, (scores.best, nothing)):
         return Reading("small_talk", talk="chat")
     if reading.intent != "search" or named_search or not kinds & _REMARKS:
         return None
@@ -542,10 +553,12 @@ def _diet_in_a_remark(
     read: tuple[str, float],
 ) -> bool:
     """A search read from a diet word alone (no place, no search nor question asked, no rule read),
-    and a classifier sure it is nothing to do: a remark that names a diet."""
+    and a classifier sure it is nothing to do (``read``: its best label, and other and small talk's
+    scores added): a remark that names a diet."""
     diet_only = "diet" in classes and "question" not in classes
     searched = reading.intent == "search" and not named_search and not kinds and diet_only
-    return searched and read[0] == "other" and read[1] >= HIGH
+    idle = read[0] == "other" or read[0].startswith("smalltalk_")
+    return searched and idle and read[1] >= HIGH
 
 
 # The classifier's labels that undo what is kept, and the lexicon's classes that say what to do.
@@ -803,7 +816,7 @@ def _classifier_touches(
     (the typed answer is checked against the prompt's token, and a grant needs the rules' yes)."""
     # Any search gives way to a delete or stop question; a search read from a diet word alone (``weak``)
     # to a sure what-is-kept (it changes nothing), never to a remember (「我吃素」 asks nothing kept).
-    asked_search = reading.intent in ("search", "unsupported")
+    asked_search = reading.intent in ("search", "unsupported", "help")  # (「記住」 alone: how, the help)
     searching = reading.intent == "unsupported" or (reading.intent == "search" and not weak)
     if best in ("delete", "stop"):  # (beside a named search too: a middling undo is asked, never lost)
         return Decision("ask", Reading("forget_confirm"), "other", (*why, "classifier alone: ask"))

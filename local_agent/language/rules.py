@@ -802,7 +802,8 @@ class _Shape:
         the 取消 after it, and a negation that is a verb itself (不要記) reaches no other verb. Eating and
         knowing are verbs too (「沒辦法吃全素，記的全素取消掉」 negates the eating, 「毋知欲按怎」 the
         knowing), and so is being someone (「我又不是和尚，把素的刪掉」 denies being a monk), unless 把 / 將 put the object before the verb (「別把我吃素的資料刪掉」). The speaker
-        starting anew (「說明書也沒有 我現在就要取消」) ends the negation's reach."""
+        starting anew (「說明書也沒有 我現在就要取消」), or a courtesy said after other words (「用不習慣
+        麻煩刪掉」, not 「不用麻煩你刪」), ends the negation's reach."""
         if not self.reach[slot_at] or negation < 0:
             return True
         if not clause[negation].classes.isdisjoint(VERBS):
@@ -815,6 +816,8 @@ class _Shape:
                 return False
             if "disposal" in token.classes:
                 return True  # the object and then its verb: nothing after 把 is negated apart
+            if "courtesy" in token.classes and token.start > clause[negation].end:
+                return False  # 「手機用不習慣 麻煩幫她刪掉」: a courtesy after other words asks anew
             if not token.classes.isdisjoint(("other_verb", "identity", "filter_loose", "fresh_subject")):
                 return False  # (找 is a verb too: 「不用再幫我找素的啦 那個設定取消」 negates the finding)
             if _eating(token) and not _names_the_record(token, clause[at + 1]):

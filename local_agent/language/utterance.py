@@ -273,10 +273,10 @@ def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
     """Where the table read a delete or a stop, beside a search: ``inside`` the search's own clause
     (「刪掉素食幫我找員林的午餐」, one request read two ways); in a clause of its own
     that, or whose clause before it, names the kept thing (``kept``: 「把素食刪掉，然後看看鹿港」,
-    「你不要再用素的找了 那個取消」); naming another thing or record (``other``: 「清除手機中的客戶
-    資料」); or naming nothing kept (``unnamed``: 「那間店有夠難吃 幫他刪掉 另外找一間」, or only a
-    record where another clause names another thing). With no delete or stop read, ``kept``: nothing
-    is held back."""
+    「你不要再用素的找了 那個取消」); naming another thing or record and no diet (``other``: 「清除手機中
+    的客戶資料」); or naming nothing kept, or another thing beside a diet (``unnamed``: 「那間店有夠難吃
+    幫他刪掉 另外找一間」, 「把手機裡吃素的照片刪掉」, or only a record where another clause names
+    another thing). With no delete or stop read, ``kept``: nothing is held back."""
     undoing = [
         i for i, c in enumerate(clauses) if c.rule is not None and c.rule.reading in policy.UNDO_READINGS
     ]
@@ -285,7 +285,8 @@ def _undo_clause(clauses: tuple[rules.ClauseReading, ...]) -> UndoClause:
         return "inside" if undoing else "kept"
     named = [_classes_of(clauses[i].clause) for i in apart]
     if any(classes & policy.OTHER_NAMED for classes in named):
-        return "other"
+        # (another thing and a diet in one undo clause, 「把手機裡吃素的照片刪掉」: whose is unsaid, asked)
+        return "unnamed" if any(classes & {"diet"} for classes in named) else "other"
     before = [_classes_of(clauses[i - 1].clause) if i else frozenset() for i in apart]
     # (a record named with no diet, where another clause names another thing, may be that thing's:
     # 「保險的單子跟健檢報告 之前的資料不要了 順便找…」 is asked; the thing a search asks for, 「鹿港明天
@@ -374,6 +375,7 @@ def _named_search(
     kinds: frozenset[str],
     clauses: tuple[rules.ClauseReading, ...],
     scores: policy.Scores | None = None,
+    form: str = "",
 ) -> bool:
     """Whether the search is named (policy.decide's ``named_search``). A search read from a diet word
     alone, with no place named, is a weak reading: a sure classifier may read it as what is kept or
@@ -385,7 +387,8 @@ def _named_search(
     chatted = scores is not None and scores.best.startswith("smalltalk_") and scores.confidence >= policy.HIGH
     unsought = places.kind == "none" or not any(has_any(c.clause, words.FIND_VERBS) for c in clauses)
     # (a township in a remark, 「溪湖那間麵攤很難吃 不會再去」, with no 找: no search either)
-    if (kinds & _TOLD or chatted) and not _asks(clauses) and unsought:
+    # (「二水 have good 早餐?」: a question mark, which no clause keeps, asks too)
+    if (kinds & _TOLD or chatted) and not (_asks(clauses) or "?" in form) and unsought:
         return False
     return also_searches or places.kind != "none"
 
@@ -526,8 +529,8 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
     diet = _diet(form, kinds, found, clauses)
     named = diet.code if diet.code and rememberable(diet.code) else None
     places = read_places(form)
-    also_searches = intents.searches_besides(form)
-    named_search = _named_search(also_searches, places, kinds, clauses, scores)
+    also_searches = intents.searches_besides(form) or intents.searches_in_a_pause(text)
+    named_search = _named_search(also_searches, places, kinds, clauses, scores, form)
     decision = policy.decide(
         said,
         goal,

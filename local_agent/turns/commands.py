@@ -28,8 +28,9 @@ from local_agent import language
 from local_agent.agent.tools import WHICH_DIET_TEXT
 from local_agent.context.errors import StaleContextError, StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
-from local_agent.language import diets
+from local_agent.language import diets, lexicon, policy
 from local_agent.language.intents import Reading
+from local_agent.language.text import has_any
 from local_agent.language.utterance import Utterance
 from local_agent.listings import catalogue
 from local_agent.replies.render import (
@@ -199,6 +200,15 @@ def static_result(
     if kind in ("consent_prompt", "forget", "forget_confirm", "show_kept", "preference_question"):
         return CommandResult(Reply(texts=(IN_PRIVATE_ONLY,)), "private_only")
     return None
+
+
+def _dropped(said: Utterance) -> bool:
+    """A no that drops something (不要了, 不用了), said of something pointed at (那個) or read where the
+    classifier is sure a kept preference is undone (a delete or a stop)."""
+    scores = said.scores
+    sure = scores is not None and scores.best in ("delete", "stop") and scores.confidence >= policy.HIGH
+    pointed = has_any(said.form, lexicon.words_of("pointing"))
+    return (sure or pointed) and said.intent == "consent_no" and any("drop" in t.classes for t in said.tokens)
 
 
 class Commands:
@@ -388,6 +398,10 @@ class Commands:
                 return CommandResult(Reply(texts=(NO_LIVE_PROMPT,)), "consent_hint")
             if said.thanked:  # 「好的，謝謝你」 with nothing asked
                 return static_result("thanks", scope, said)
+            if _dropped(said) and self._kept_diet(scope):
+                # 「那個不要了」 with no question waiting, a diet kept and the classifier sure it is
+                # undone: whether to forget it is asked (確定忘記 / 不用), never taken as a no to nothing
+                return self.unclear_forget(scope, said)
             return None
         check = self.tokens.check(scope, token, revision=revision, now=self.clock())
         if not check.ok or check.dietary_type not in catalogue.DIETARY_TYPES:
@@ -397,6 +411,10 @@ class Commands:
             agree = answer == "consent_yes"
             return self._answer(scope, agree, check.dietary_type, revision, late=EXPIRED_PROMPT)
         return self.consent_prompt(scope, check.dietary_type, lead=TAP_HINT)
+
+    def _kept_diet(self, scope: ScopeKey) -> bool:
+        state = self.preferences.get(scope.user_id)
+        return state.consent == "granted" and bool(state.dietary_type)
 
     def keep_diet(self, scope: ScopeKey, said: Utterance) -> CommandResult:
         """「別忘了我吃素喔」: kept as it is when remembered; otherwise it asks to be remembered, so the
