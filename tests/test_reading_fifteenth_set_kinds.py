@@ -2,8 +2,10 @@
 rice farmer, his Vietnamese daughter-in-law, a grandson typing for his grandmother, a formal retired
 teacher; an oyster farmer's wife, a day-care nurse typing for several elders, a terse engineer, an
 impatient old man; a temple volunteer, a Filipino caregiver, a hesitant grandmother, a son managing
-his mother's account from afar) and three on all categories, from its development half. Each with
-sentences written for the test, not the corpus's."""
+his mother's account from afar) and three on all categories, from its development half; and from a
+sixteenth set's (a Hokkien-writing railway worker and his family, a careful lawyer, a Hakka
+grandmother, a tour-bus driver, a temple committee member, among others). Each with sentences written
+for the test, not the corpus's."""
 
 from __future__ import annotations
 

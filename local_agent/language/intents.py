@@ -691,10 +691,12 @@ def searches_besides(t: str) -> bool:
 RAW_CLAUSES = quick(r"[，,。.！!？?；;\s]+")
 
 
-def searches_in_a_pause(text: str) -> bool:
-    """「好 那留著 找田尾素食」: typed with pauses (spaces) that the reading form drops, one part of
-    ``text`` between them asks to find something in a township and is no preference command."""
-    parts = [reading_form(part) for part in _SEARCH_CLAUSES.split(text) if part] if " " in text else []
+def searches_in_a_pause(text: str, form: str) -> bool:
+    """「好 那留著 找田尾素食」: typed with pauses (spaces) that the reading form ``form`` drops, one part
+    of ``text`` between them asks to find something in a township and is no preference command."""
+    if " " not in text or not has_any(form, words.FIND_VERBS) or not find_townships(form):
+        return False  # (the parts are read only where the whole could hold such a part)
+    parts = [reading_form(part) for part in _SEARCH_CLAUSES.split(text) if part]
     return len(parts) > 1 and any(
         has_any(part, words.FIND_VERBS)
         and find_townships(part)

@@ -529,7 +529,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
     diet = _diet(form, kinds, found, clauses)
     named = diet.code if diet.code and rememberable(diet.code) else None
     places = read_places(form)
-    also_searches = intents.searches_besides(form) or intents.searches_in_a_pause(text)
+    also_searches = intents.searches_besides(form) or intents.searches_in_a_pause(text, form)
     named_search = _named_search(also_searches, places, kinds, clauses, scores, form)
     decision = policy.decide(
         said,
