@@ -77,7 +77,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "also": "also, even (也, 連): after a worry, the kept thing deleted along with something else",
     "forgot_to_do": "forgot to do something (忘記帶, 忘了吃藥): someone's own slip, told, never a delete",
     "will_it": "asks whether something will happen (會不會, 是不是會): before a delete verb, a worry, not a request",
-    "still_there": "asks whether something is still there (還在嗎, 還會在吧): after a delete of something else, a wish to keep",
+    "still_there": "asks whether something is still there (還在嗎, 還會在吧): what is kept asked; after a delete, a wish to keep",
     "like_this": "like this, by this (照這樣, 按這個): after a lasting word, what was just said is how to search from now on",
     "thanks_word": "thanks in any words (感謝, 多謝, 幫了大忙, 辛苦你了)",
     "goodbye": "a goodbye (掰掰, 再見, 晚安)",
