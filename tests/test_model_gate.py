@@ -199,7 +199,7 @@ def test_a_claim_to_remember_becomes_the_consent_prompt_for_the_diet_the_user_na
     asked = app.say("把我的習慣記下來")
     assert asked.texts == [WHICH_DIET_TEXT] and asked.buttons == [] and asked.outcome.command == "which_diet"
     assert asked.outcome.model_requests == []
-    unnamed = app.say("我的飲食")
+    unnamed = app.say("飲食方面")
     assert unnamed.texts == [WHICH_DIET_TEXT] and unnamed.buttons == []
     assert app.codes() == ["GATE_ACTION_CLAIM", "GATE_ACTION_CLAIM"]
     state = app.app.store.get(USER)
@@ -212,7 +212,7 @@ def test_a_claim_to_remember_becomes_the_consent_prompt_for_the_diet_the_user_na
 
 def test_remember_proposed_for_a_diet_the_user_never_named_offers_nothing_of_it(gemini) -> None:
     app = gemini([preference("remember", dietary_type="vegan"), preference("remember", dietary_type="vegan")])
-    seen = app.say("我的飲食")
+    seen = app.say("飲食方面")
     assert seen.texts == [WHICH_DIET_TEXT] and seen.buttons == []
     assert seen.outcome.error_code == "DIET_NOT_NAMED"
     # The user named 素 (vegetarian); the model's 全素 is not what is offered.
@@ -322,10 +322,10 @@ def test_unknown_tools_and_malformed_or_unknown_arguments_get_a_tested_answer(ge
     )
     unknown = app.say("幫我訂阿璋肉圓四個人")
     assert unknown.texts == ["我沒聽清楚要查哪裡，請問是哪個鄉鎮？想找吃的還是活動？"]
-    for text in ("記", "都可以隨便", "偏好", "我的飲食"):  # sentences the readers pass to the model
+    for text in ("記", "都可以隨便", "偏好", "飲食方面"):  # sentences the readers pass to the model
         seen = app.say(text)
         assert seen.status == 200 and seen.buttons == [] and len(seen.outcome.model_requests) == 1, text
-        expected = WHICH_DIET_TEXT if text == "我的飲食" else PREFERENCE_CHOICES_TEXT
+        expected = WHICH_DIET_TEXT if text == "飲食方面" else PREFERENCE_CHOICES_TEXT
         assert seen.texts == [expected], text
     malformed = app.say("飲食那些就隨便了")  # forget with junk beside it: still only the confirmation
     assert malformed.texts == [FORGET_QUESTION]

@@ -220,16 +220,23 @@ def _agreed(
     """Both readers read the same. An undo agreed on, but not surely, is asked about; where the table
     read a stop and a delete in two clauses (「吃齋那個不用記了 清掉它」) the request is said twice and
     acted on, and so is one beside a search (``beside``: where the undo stands, ``utterance._undo_clause``)
-    that the classifier is sure of. What is kept asked beside
+    that the classifier reads at least middling, with the search's score making it sure. What is kept asked beside
     a delete of 「that」 is acted on only when the classifier is certain, and what is kept, agreed on but
     not surely beside the words of a stop, is the three-way question."""
     sure = scores.confidence if ruled == scores.best else _undo_score(scores)  # (a delete and a stop add)
-    twice = len(kinds & UNDO_READINGS) >= 2 or (beside == "kept" and sure >= HIGH)
+    # (beside a search, the classifier's scores split between the undo and the search: both read)
+    split = sure + max(scores.scores.get("search_places", 0.0), scores.scores.get("search_events", 0.0))
+    twice = len(kinds & UNDO_READINGS) >= 2 or (beside == "kept" and sure >= MIDDLE and split >= HIGH)
     if ruled == "remember" and "complaint" in kinds and "remember_verb" not in classes:
         # lasting words beside a diet in a complaint, no verb of remembering (「每次都給我素的 煩耶」):
         # keep it or stop it is the person's to say, even where the classifier reads a remember too
         asked = Reading("preference_question")
         return Decision("ask", asked, ruled, (*why, "a remember read in a complaint: the three-way question"))
+    if ruled == "show_kept" and kinds & UNDO_READINGS:
+        # what is kept, read by both, beside a stop or delete the table read in a clause of its own
+        # (「你都找什麼素的 … 不要再這樣找 也不要再記」): keep, delete or look is the person's to choose
+        asked = Reading("preference_question")
+        return Decision("ask", asked, ruled, (*why, "what is kept beside an undo the table read: ask"))
     if ruled in _UNDOING and beside == "other":
         # 「學校叫我刪除電腦裡的學生資料 … 幫我找田中的素食午餐」: the table read the undo of another thing
         # (no diet in its clause) beside a named search: the search, whatever the classifier says
