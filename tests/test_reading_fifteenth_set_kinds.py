@@ -4,8 +4,8 @@ teacher; an oyster farmer's wife, a day-care nurse typing for several elders, a 
 impatient old man; a temple volunteer, a Filipino caregiver, a hesitant grandmother, a son managing
 his mother's account from afar) and three on all categories, from its development half; and from a
 sixteenth set's (a Hokkien-writing railway worker and his family, a careful lawyer, a Hakka
-grandmother, a tour-bus driver, a temple committee member, among others). Each with sentences written
-for the test, not the corpus's."""
+grandmother, a tour-bus driver, a temple committee member, among others) and a seventeenth's (Hokkien
+written by sound, voice homophones). Each with sentences written for the test, not the corpus's."""
 
 from __future__ import annotations
 
@@ -220,3 +220,36 @@ def test_a_complaint_about_always_being_given_the_diet_is_asked_never_kept_again
 def test_a_diet_in_a_remark_about_others_is_small_talk_where_chat_and_nothing_add_up() -> None:
     decision = language.read("我表妹她們吃全素的讀書會又要聚餐了 好熱鬧", NOW).decision
     assert (decision.outcome, decision.reading.intent) == ("pass", "small_talk")
+
+
+@pytest.mark.parametrize(
+    ("typed", "holds"),
+    [
+        ("鱠擱幫我篩素的", "不要再"),
+        ("你母通刪喔", "不要"),
+        ("安捏就好", "這樣"),
+        ("不要在幫我過率了", "不要再幫我過濾"),
+    ],
+)
+def test_hokkien_written_by_sound_and_voice_homophones_read_as_the_words_they_stand_for(
+    typed: str, holds: str
+) -> None:
+    assert holds in reading_form(typed)
+
+
+def test_a_stop_in_hokkien_written_by_sound_is_a_stop() -> None:
+    assert "stop" in rules.readings(reading_form("素的莫擱揀啊"))
+
+
+def test_from_now_on_no_longer_for_someone_is_a_stop() -> None:
+    assert "stop" in rules.readings(reading_form("以後不用幫他找素的了"))
+
+
+def test_what_is_kept_asked_beside_a_stop_the_table_read_is_asked() -> None:
+    decision = language.read("你之前都找什麼素的 不要再這樣找了 也不要再記", NOW).decision
+    assert decision.outcome == "ask" or decision.reading.intent == "forget"
+
+
+def test_a_systems_records_cleared_beside_a_search_is_the_search() -> None:
+    decision = language.read("公司系統今天清除舊資料，幫我找員林的便當", NOW).decision
+    assert (decision.outcome, decision.reading.intent) == ("pass", "search")
