@@ -678,13 +678,16 @@ def searches_besides(t: str) -> bool:
         return True
     if not find_townships(t):
         return False
-    return any(
+    return any(_finds_in_a_township(clause) for clause in CLAUSES.split(t) if clause)
+
+
+def _finds_in_a_township(clause: str) -> bool:
+    """Reading-form ``clause`` asks to find something in a township and is no preference command."""
+    return (
         has_any(clause, words.FIND_VERBS)
-        and find_townships(clause)
+        and bool(find_townships(clause))
         and match_forget(clause) is None
         and _about_keeping(clause) is None
-        for clause in CLAUSES.split(t)
-        if clause
     )
 
 
@@ -697,13 +700,7 @@ def searches_in_a_pause(text: str, form: str) -> bool:
     if " " not in text or not has_any(form, words.FIND_VERBS) or not find_townships(form):
         return False  # (the parts are read only where the whole could hold such a part)
     parts = [reading_form(part) for part in _SEARCH_CLAUSES.split(text) if part]
-    return len(parts) > 1 and any(
-        has_any(part, words.FIND_VERBS)
-        and find_townships(part)
-        and match_forget(part) is None
-        and _about_keeping(part) is None
-        for part in parts
-    )
+    return len(parts) > 1 and any(_finds_in_a_township(part) for part in parts)
 
 
 # The search part's clauses end at a mark, or at a space not between two words of a Latin script

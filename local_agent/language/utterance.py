@@ -425,15 +425,13 @@ def _today_told_apart(form: str, today: date) -> DateReading | None:
     """「昨日忘記帶眼鏡，今日補上。請查和美本週末活動」: today (or a past day) told in clauses of their
     own, which ask for nothing, beside one clause that asks for a search and names its days: the
     days asked are that clause's. None when that is not so."""
-    dated = [(part, read_dates(part, today)) for part in rules.clauses(form)]
-    dated = [(part, said) for part, said in dated if said.kind != "none"]
-    asking = [(part, said) for part, said in dated if _asks_a_search(part)]
-    if len(dated) < 2 or len(asking) != 1 or asking[0][1].kind != "window":
+    read = [(part, read_dates(part, today)) for part in rules.clauses(form)]
+    dated = [(reading, _asks_a_search(part)) for part, reading in read if reading.kind != "none"]
+    asking = [reading for reading, asks in dated if asks]
+    if len(dated) < 2 or len(asking) != 1 or asking[0].kind != "window":
         return None
-    told = [said for part, said in dated if not _asks_a_search(part)]
-    if all(said.kind == "past" or _only_today(said, today) for said in told):
-        return asking[0][1]
-    return None
+    told = [reading for reading, asks in dated if not asks]
+    return asking[0] if all(r.kind == "past" or _only_today(r, today) for r in told) else None
 
 
 def _asks_a_search(part: str) -> bool:
