@@ -19,6 +19,8 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
+import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +88,7 @@ class Model:
     scale: int
 
 
-_MASK = (1 << LANE) - 1
+_LANE_CODE = {32: "I", 64: "Q"}[LANE]  # struct's code for one unsigned lane
 
 
 def pack(vector: Iterable[int]) -> int:
@@ -96,8 +98,9 @@ def pack(vector: Iterable[int]) -> int:
 
 def unpack(total: int, count: int, labels: int) -> list[int]:
     """The per-label sums of ``count`` packed vectors added into ``total``."""
-    base = count * OFFSET
-    return [((total >> (k * LANE)) & _MASK) - base for k in range(labels)]
+    base = count * OFFSET  # (the total's bytes read as ``labels`` unsigned lanes, in one C call)
+    lanes = struct.unpack(f"<{labels}{_LANE_CODE}", total.to_bytes(labels * LANE // 8, "little"))
+    return [lane - base for lane in lanes]
 
 
 def features(form: str, classes: Iterable[str] = ()) -> list[str]:
@@ -117,7 +120,11 @@ def score(m: Model, form: str, classes: Iterable[str] = ()) -> IntentScores:
     """``m``'s scores: the bias and the weights of :func:`features`, added as packed integers (the hot
     path, inlined: one ``sum`` in C for every label at once, exact in whole numbers)."""
     padded = f"^{form}$"
-    found = [padded[at : at + n] for n in NGRAMS for at in range(len(padded) - n + 1)]
+    if NGRAMS == (1, 2, 3):  # (each length in one C loop)
+        pairs = list(map(operator.add, padded, padded[1:]))
+        found = [*padded, *pairs, *map(operator.add, pairs, padded[2:])]
+    else:
+        found = [padded[at : at + n] for n in NGRAMS for at in range(len(padded) - n + 1)]
     found += [CLASS_PREFIX + cls for cls in sorted(set(classes))]
     vectors = list(filter(None, map(m.packed.get, found)))
     sums = unpack(sum(vectors), len(vectors), len(m.labels))

@@ -292,14 +292,13 @@ def _unclear_delete(t: str, verb: bool) -> bool:
     """The net under the rules above, so that no delete request is ignored: a delete verb that says
     nothing it is about (「那個東西你可以幫我取消嗎」), or the kept thing with 不要再 / 不用再
     (「不要再推薦素食的了」), in a sentence that asks for no search, is asked about (確定忘記 / 不用)."""
-    if goal_of(_without_diet(t)) is not None or find_townships(t):
-        return False
-    if verb:
-        return True
-    if not has_object(t):
-        return False
-    negated_filter = has_any(t, words.NEGATIONS) and bool(_verb_positions(t, _LONG_FILTER_VERBS, ()))
-    return negated_filter or has_any(t, words.STOP_AGAIN)  # 「不需要素食篩選」
+    if not verb:
+        if not has_object(t):
+            return False
+        negated_filter = has_any(t, words.NEGATIONS) and bool(_verb_positions(t, _LONG_FILTER_VERBS, ()))
+        if not (negated_filter or has_any(t, words.STOP_AGAIN)):  # 「不需要素食篩選」
+            return False
+    return goal_of(_without_diet(t)) is None and not find_townships(t)
 
 
 def _dropped(t: str) -> bool:
