@@ -196,7 +196,7 @@ def test_a_claim_to_remember_becomes_the_consent_prompt_for_the_diet_the_user_na
     assert seen.outcome.gate_code == "GATE_ACTION_CLAIM" and seen.outcome.command == "consent_prompt"
     # No diet named: the question which one, no button — from the readers for a plain request to
     # remember, from the gate for the model's claim on a sentence the readers passed to it.
-    asked = app.say("把我的習慣記下來")
+    asked = app.say("把我的飲食記下來")
     assert asked.texts == [WHICH_DIET_TEXT] and asked.buttons == [] and asked.outcome.command == "which_diet"
     assert asked.outcome.model_requests == []
     unnamed = app.say("飲食方面")

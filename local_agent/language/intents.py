@@ -43,7 +43,7 @@ from local_agent.language.diets import diet_said_form, find_diet, negated_diet, 
 from local_agent.language.memo import memoised, one_reading
 from local_agent.language.patterns import alternatives, quick
 from local_agent.language.text import has_any, has_words_form, reading_form
-from local_agent.language.townships import find_townships
+from local_agent.language.townships import find_townships, read_places
 from local_agent.listings import catalogue
 
 # Word lists read together, as one tuple each (``has_any`` searches a tuple once compiled).
@@ -998,7 +998,8 @@ def _delete_outcome(t: str, kinds: frozenset[str]) -> Reading:
     if "exclusion" in kinds:
         return Reading("search" if goal_of(_without_diet(t)) or find_townships(t) else "unknown")
     if kinds & {"forgot_before", "self_forgot"}:
-        if find_townships(t) and (goal_of(_without_diet(t)) or has_any(t, words.FIND_VERBS)):
+        named = find_townships(t) or read_places(t).kind == "confirm"  # (a township misheard too)
+        if named and (goal_of(_without_diet(t)) or has_any(t, words.FIND_VERBS)):
             return Reading("search")  # 「阿嬤常忘記她吃素，幫她找鹿港的素食」: a remark, then the search
         if _someone_forgot_something_else(t):
             return Reading("unknown")  # 「阿公常常忘記吃藥」: nothing of what is kept

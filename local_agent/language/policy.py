@@ -148,8 +148,8 @@ def decide(
     if reading.intent in _ASKS:
         named = "place" if place_named else "search" if named_search else ""
         return _rules_ask(reading, ruled, (best, sure), classes, why, kinds, named, undos)
-    if ruled not in PREFERENCE_LABELS and _undoing_together(scores, named_search, classes):
-        return Decision("ask", Reading("forget_confirm"), ruled, (*why, "delete and stop together: ask"))
+    if ruled not in PREFERENCE_LABELS and (undoing := _undoing_unread(scores, named_search, classes, kinds)):
+        return Decision("ask", Reading("forget_confirm"), ruled, (*why, undoing))
     if (elses := _someone_elses(reading, ruled, kinds, named_search, by_another, why)) is not None:
         return elses
     if ruled == best or {ruled, best} <= _UNDOING:  # (a delete and a stop both undo: their scores add)
@@ -585,14 +585,27 @@ _VERBS = frozenset(
 )
 
 
-def _undoing_together(scores: Scores, named_search: bool, classes: frozenset[str]) -> bool:
-    """Neither delete nor stop is the classifier's middling-or-better reading, but the two together
-    are (a stop said so that the classifier splits it between them), the sentence names the kept thing
-    or a word saying what to do with it, and no search is named: asked about, never ignored."""
+def _undoing_unread(
+    scores: Scores, named_search: bool, classes: frozenset[str], kinds: frozenset[str]
+) -> str:
+    """Why an undo the rules' reading left out is asked about, never ignored ("" when none is): neither
+    delete nor stop is the classifier's middling-or-better reading, but the two together are (a stop
+    said so that the classifier splits it between them), the sentence names the kept thing or a word
+    saying what to do with it, and no search is named; or a clause the table read as a delete or a
+    stop, where the classifier hears small talk (「好啦講好了 還是刪掉」 after the 確定忘記 question)."""
+    if kinds & _UNDO_READINGS and scores.best.startswith("smalltalk_") and "other_thing" not in classes:
+        return "an undo the table read, small talk by the classifier: ask"
     together = scores.scores.get("delete", 0.0) + scores.scores.get("stop", 0.0)
     alone = scores.best in _UNDOING and scores.confidence >= MIDDLE
     touched = bool(classes & _KEPT_NAMED) or (bool(classes & _VERBS) and "other_thing" not in classes)
-    return together >= MIDDLE and not alone and touched and not named_search
+    return (
+        "delete and stop together: ask"
+        if together >= MIDDLE and not alone and touched and not named_search
+        else ""
+    )
+
+
+_UNDO_READINGS = frozenset({"delete", "delete_that", "stop"})
 
 
 def _names_the_kept_thing_only(

@@ -186,8 +186,14 @@ _UNTONE = _untone_table()
 
 
 def toneless(syllable: str) -> str:
-    """A pinyin syllable without its tone mark (「dǒu」 → 「dou」); ü stays ü."""
-    return syllable.translate(_UNTONE)
+    """A pinyin syllable without its tone mark (「dǒu」 → 「dou」; ü stays ü) and with a curled initial
+    said flat (zh, ch, sh as z, c, s: 「chūn」 → 「cun」), as most people here say them, so a voice
+    keyboard writes 「大春」 for 大村."""
+    flat = syllable.translate(_UNTONE)
+    return flat[0] + flat[2:] if flat[:2] in _CURLED else flat
+
+
+_CURLED = ("zh", "ch", "sh")
 
 
 @functools.cache
@@ -206,7 +212,7 @@ def sounds() -> dict[str, str]:
         if int(code) not in _CJK:
             continue
         usual = readings.split(",", 1)[0]  # a keyboard writes a character for how it is usually said
-        if usual.translate(_UNTONE) in wanted:
+        if toneless(usual) in wanted:
             table[chr(int(code))] = interned.setdefault(usual, usual)
     return table
 
