@@ -58,6 +58,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 
 from local_agent.context.townships import SHORT_NAMES, TOWNSHIPS
+from local_agent.language import date_calendars, date_grammar, date_spans, date_words
 from local_agent.language.date_base import (
     FIRST_YEAR,
     INVALID,
@@ -69,6 +70,7 @@ from local_agent.language.date_base import (
     UNAVAILABLE_TEXT,
     DateReading,
     Reader,
+    any_of,
     number,
     today_in_taipei,
 )
@@ -228,6 +230,13 @@ READERS: tuple[Reader, ...] = (
     day_of_month,
     past_words,
 )
+# Every pattern one of which a reader (or ``impossible``, or the years' check) must find before it
+# reads anything, as one search: where it finds none, no reader would read a date. A new reader's
+# first patterns join its module's ``FOUND_FIRST``.
+_ANY_DATE = any_of(
+    (*date_calendars.FOUND_FIRST, *date_words.FOUND_FIRST, *date_spans.FOUND_FIRST, *date_grammar.FOUND_FIRST)
+    + (_YEAR_DIGITS,)
+)
 # Words joining several days in one phrase: 禮拜六跟下禮拜天, 12/5到12/8, 明天或後天.
 _JOIN = quick("跟|和|或是|或者|或|還是|與|及|、|到|至|~|—+|－+")
 _RANGE = quick("到|至|~|—|－")
@@ -255,6 +264,13 @@ def _carried(parts: list[str]) -> list[str]:
 
 def _read_one(text: str, today: date) -> DateReading:
     arabic = _arabic_dates(text)
+    if _ANY_DATE.search(text) is None and (arabic == text or _ANY_DATE.search(arabic) is None):
+        return NONE  # (most sentences: no reader would find what it looks for first)
+    return _read_each(text, arabic, today)
+
+
+def _read_each(text: str, arabic: str, today: date) -> DateReading:
+    """The readers in turn (:func:`_read_one` without the one search that tells no date is there)."""
     if not _years_in_range(arabic):
         return DateReading("out_of_range")  # 0000年, 9999/12/31: no calendar day to search
     for reader in LUNAR_READERS:
