@@ -143,7 +143,7 @@ def score(m: Model, form: str, classes: Iterable[str] = ()) -> IntentScores:
     exps = [math.exp(x - top) for x in logits]
     total = sum(exps)
     probs = [e / total for e in exps]
-    best = max(range(len(probs)), key=probs.__getitem__)
+    best = probs.index(max(probs))  # (the first best, as ``max`` gives it)
     return IntentScores(dict(zip(m.labels, probs, strict=True)), m.labels[best], probs[best])
 
 
