@@ -48,7 +48,7 @@ from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canoni
 from local_agent.language import lexicon, words
 from local_agent.language.diets import find_diet
 from local_agent.language.memo import memoised
-from local_agent.language.patterns import alternatives, quick
+from local_agent.language.patterns import alternatives, first_class, quick
 from local_agent.language.text import has_any, reading_form
 from local_agent.language.text import warm as warm_reading_form
 
@@ -341,7 +341,9 @@ def _masker(which: str) -> re.Pattern[str]:
         listed = [word for pairs in vocab.false_hits.values() for word, _ in pairs]
     else:
         listed = [alias for alias, _ in vocab.outside]
-    return re.compile(f"(?=({alternatives(listed)}))")
+    words = alternatives(listed)
+    first = first_class(words)  # (positions no word begins at are passed over at once)
+    return re.compile(f"(?={first})(?=({words}))" if first else f"(?=({words}))")
 
 
 def _sounds_like(first: str, second: str, vocab: _Vocabulary) -> str:
@@ -533,8 +535,11 @@ def corrected_tail(form: str) -> str | None:
     said bare corrects only after an interjection (「禮拜三 喔不是 禮拜四」), before a 是 (「不對 是
     後天」) or with a particle (「不是啦」): 「下禮拜三，不是這禮拜」 denies the day after it instead."""
     asked = _A_NOT_A.sub("", form)
+    corrections = vocabulary().corrections
+    if not has_any(asked, corrections):
+        return None  # (most sentences: no correction word at all)
     ends = []
-    for word in vocabulary().corrections:
+    for word in corrections:
         at = asked.find(word)
         while at >= 0:  # (each time it is said: a bare 不是 that denies may follow one that corrects)
             if _corrects_at(asked, word, at):
