@@ -1,5 +1,5 @@
-"""The date reader's first search (``dates._ANY_DATE``): a sentence in which no reader would find what it
-looks for first is answered ``none`` at once, and that answer is the one the readers in turn give."""
+"""The date reader's first searches (``dates._may_name_a_date``): a sentence in which no reader would
+find what it looks for first is answered ``none`` at once, and that answer is the readers' own."""
 
 from __future__ import annotations
 
@@ -42,5 +42,5 @@ def test_the_first_search_answers_as_the_readers_do() -> None:
 
 
 def test_a_sentence_without_a_date_is_not_read_reader_by_reader() -> None:
-    assert dates._ANY_DATE.search("請問花壇這附近有什麼好吃的,我想找一家中午可以去吃飯的店。") is None
-    assert dates._ANY_DATE.search("下禮拜二水有什麼活動") is not None
+    assert not dates._may_name_a_date("請問花壇這附近有什麼好吃的,我想找一家中午可以去吃飯的店。")
+    assert dates._may_name_a_date("下禮拜二水有什麼活動")
