@@ -123,6 +123,18 @@ def test_packed_weights_add_every_label_exactly() -> None:
     assert classifier.unpack(total, len(vectors), 20) == [sum(col) for col in zip(*vectors, strict=True)]
 
 
+def test_more_vectors_than_one_sum_holds_still_add_exactly() -> None:
+    """Past :data:`classifier.MAX_TERMS` vectors (a text of some 11,000 characters), every one at the
+    largest weight allowed, the sums are taken a part at a time: no lane spills into the next."""
+    big = classifier.OFFSET - 1
+    vectors = [[big] * 20, [-big] * 20, [big] * 19 + [-big]]
+    counts = (classifier.MAX_TERMS + 3, 2, classifier.MAX_TERMS + 1)
+    packed = [classifier.pack(v) for v, n in zip(vectors, counts, strict=True) for _ in range(n)]
+    expected = [sum(w * n for w, n in zip(col, counts, strict=True)) for col in zip(*vectors, strict=True)]
+    assert classifier.summed(packed, 20) == expected
+    assert classifier.summed(packed[: classifier.MAX_TERMS], 20) == [big * classifier.MAX_TERMS] * 20
+
+
 def test_scores_are_the_softmax_of_the_whole_number_sums() -> None:
     """The packed scoring gives what adding each feature's weights label by label gives."""
     m = classifier.model()

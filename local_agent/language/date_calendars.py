@@ -367,3 +367,15 @@ def leap_month(text: str, today: date) -> DateReading | None:
         if end >= today:
             return span_of(start, end, today, festival=True)
     return DateReading("out_of_range", festival=True)
+
+
+# What each reader here must find before it reads anything (``dates`` asks them all at once first).
+FOUND_FIRST: tuple[re.Pattern[str], ...] = (
+    _NEW_YEAR_DAY,
+    _LEAP,
+    _ANY_FESTIVAL,
+    _LUNAR_DATE,
+    _LUNAR_DAY,
+    _SOLAR_TERM,
+    _ANY_SOLAR_HOLIDAY,
+)

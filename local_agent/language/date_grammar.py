@@ -336,4 +336,7 @@ def month_phrases(text: str, today: date) -> DateReading | None:
     return None
 
 
-__all__ = ["MARKS", "RULES", "Rule", "month_phrases", "one_day", "rule", "year_month"]
+# What each reader here must find before it reads anything (``dates`` asks them all at once first).
+FOUND_FIRST: tuple[re.Pattern[str], ...] = (*(one.pattern for one in RULES), _YEAR_MONTH)
+
+__all__ = ["FOUND_FIRST", "MARKS", "RULES", "Rule", "month_phrases", "one_day", "rule", "year_month"]

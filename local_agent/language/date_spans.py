@@ -175,3 +175,16 @@ def _ago(today: date, amount: float, unit: str, said: str) -> DateReading:
         start = month_start(today, -int(amount))
         end = month_end(start)
     return DateReading("past", said=DateWindow(start, end))
+
+
+# What each reader here must find before it reads anything (``dates`` asks them all at once first).
+FOUND_FIRST: tuple[re.Pattern[str], ...] = (
+    _COUNT_AHEAD,
+    _COUNT_LATER,
+    _WITHIN,
+    _LATER,
+    _AGO,
+    _LAST_N,
+    _SINCE,
+    _BARE_HALF,
+)

@@ -273,3 +273,27 @@ def past_words(text: str, today: date) -> DateReading | None:
     if _PAST_STRETCHES.search(text):
         return DateReading("past")
     return None
+
+
+# What each reader here, and ``impossible``, must find before it reads anything (``dates`` asks them
+# all at once first).
+FOUND_FIRST: tuple[re.Pattern[str], ...] = (
+    YMD,
+    _MONTH_DAY,
+    _MONTH,
+    _CHINESE_BAD_MONTH,
+    _NTH_WEEKDAY,
+    _DAY_OF_MONTH,
+    _DAY_THEN_WEEKDAY,
+    _WEEKDAY,
+    *(pattern for pattern, _ in _WEEK_PHRASES),
+    _NEXT_WEEKEND,
+    _WEEKEND_AFTER_NEXT,
+    _THIS_WEEKEND,
+    _BOTH_WEEKEND_DAYS,
+    *(pattern for pattern, _ in _DAYS),
+    *(pattern for pattern, _, _ in _FEW_DAYS),
+    _YEAR_END,
+    *(pattern for pattern, _ in _PAST_WORDS),
+    _PAST_STRETCHES,
+)

@@ -58,6 +58,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 
 from local_agent.context.townships import SHORT_NAMES, TOWNSHIPS
+from local_agent.language import date_calendars, date_grammar, date_spans, date_words
 from local_agent.language.date_base import (
     FIRST_YEAR,
     INVALID,
@@ -69,6 +70,7 @@ from local_agent.language.date_base import (
     UNAVAILABLE_TEXT,
     DateReading,
     Reader,
+    any_of,
     number,
     today_in_taipei,
 )
@@ -124,6 +126,7 @@ _CHINESE_DATE_NUMBER = quick(
 _CHINESE_DAY_AFTER_MONTH = quick(
     "(?<![\\d])(\\d{1,2}月)([一二三四五六七八九十廿卅]{1,3})(?![月號号日天個週周星禮點点時时年旬])"
 )
+_DAY_OR_MONTH = re.compile("[月號号日]")
 _DIGIT_DAY_AFTER_MONTH = quick("(?<![\\d])(\\d{1,2}月)(\\d{1,2})(?![\\d月號号日天個週周星禮點点時时年:：])")
 
 
@@ -144,6 +147,7 @@ _DAY_HYPHEN = quick(
 
 # Dashes and waves written between two days, as the ASCII the readers know.
 _DASHES = str.maketrans({"–": "-", "‒": "-", "−": "-", "〜": "~"})
+_DASH_CHARS = re.compile(f"[{''.join(map(chr, _DASHES))}]")
 # A month/day and then a day alone after a span word (「12/26-27」, 「12/26到27」, 「12/26~27號」):
 # the second day is the same month's; never a time (「12/5到6點」).
 _SLASH_THEN_DAY = quick(r"(?<![\d/])(\d{1,2})/(\d{1,2})\s*(-|到|至|~|、|和|跟)\s*(\d{1,2})(?![\d/月點时時:])")
@@ -159,12 +163,15 @@ def normalise(text: str) -> str:
     list word as that month's (12/26-27 → 12/26到12/27, 12月19、20 → 12月19日、12月20); 拜六 as
     禮拜六; 后 as 後 (a simplified 三天后); 再下個月 as 下下個月; years in Chinese numerals as digits (二零二七年 → 2027年);
     township names that begin like a weekday masked."""
-    text = _SHORT_WEEKDAY.sub(r"禮拜\1", unicodedata.normalize("NFKC", text).translate(_DASHES))
-    text = _AGAIN_NEXT.sub("下下", text.replace("后", "後"))
+    text = unicodedata.normalize("NFKC", text)
+    text = text.translate(_DASHES) if _DASH_CHARS.search(text) else text
+    text = _SHORT_WEEKDAY.sub(r"禮拜\1", text) if "拜" in text else text
+    text = text.replace("后", "後")
+    text = _AGAIN_NEXT.sub("下下", text) if "再下" in text else text
     text = _SLASH_THEN_DAY.sub(lambda m: _each_day(m, "/", ""), text) if "/" in text else text
     text = _MONTH_THEN_DAY.sub(lambda m: _each_day(m, "月", "日"), text) if "月" in text else text
     text = _DAY_HYPHEN.sub(r"\1到\2", text) if "-" in text else text
-    text = _CHINESE_YEAR.sub(_digit_year, text)
+    text = _CHINESE_YEAR.sub(_digit_year, text) if "年" in text else text
     return _WEEKDAY_LIKE_NAMES.sub(lambda m: "#" * len(m.group(0)), text)
 
 
@@ -188,6 +195,8 @@ def _arabic_dates(text: str) -> str:
         value = number(match.group(2))
         return f"{match.group(1)}{value}號" if value is not None else match.group(0)
 
+    if _DAY_OR_MONTH.search(text) is None:
+        return text  # (each pattern below ends a number with one of these)
     text = _CHINESE_DATE_NUMBER.sub(digits, text)
     return _DIGIT_DAY_AFTER_MONTH.sub(day_after, _CHINESE_DAY_AFTER_MONTH.sub(day_after, text))
 
@@ -228,6 +237,20 @@ READERS: tuple[Reader, ...] = (
     day_of_month,
     past_words,
 )
+# Every pattern one of which a reader (or ``impossible``, or the years' check) must find before it
+# reads anything, as one search a module (one pattern of them all takes four times the memory to
+# build): where none finds anything, no reader would read a date. A new reader's first patterns
+# join its module's ``FOUND_FIRST``.
+_FOUND_FIRST = (
+    *(any_of(m.FOUND_FIRST) for m in (date_calendars, date_words, date_spans, date_grammar)),
+    _YEAR_DIGITS,
+)
+
+
+def _may_name_a_date(text: str) -> bool:
+    return any(pattern.search(text) for pattern in _FOUND_FIRST)
+
+
 # Words joining several days in one phrase: 禮拜六跟下禮拜天, 12/5到12/8, 明天或後天.
 _JOIN = quick("跟|和|或是|或者|或|還是|與|及|、|到|至|~|—+|－+")
 _RANGE = quick("到|至|~|—|－")
@@ -255,6 +278,13 @@ def _carried(parts: list[str]) -> list[str]:
 
 def _read_one(text: str, today: date) -> DateReading:
     arabic = _arabic_dates(text)
+    if not _may_name_a_date(text) and (arabic == text or not _may_name_a_date(arabic)):
+        return NONE  # (most sentences: no reader would find what it looks for first)
+    return _read_each(text, arabic, today)
+
+
+def _read_each(text: str, arabic: str, today: date) -> DateReading:
+    """The readers in turn (:func:`_read_one` without the one search that tells no date is there)."""
     if not _years_in_range(arabic):
         return DateReading("out_of_range")  # 0000年, 9999/12/31: no calendar day to search
     for reader in LUNAR_READERS:

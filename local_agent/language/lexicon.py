@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -245,12 +246,38 @@ def _any_word() -> re.Pattern[str]:
     return quick(alternatives(_rule_words()))
 
 
+@functools.cache
+def _words_by_first() -> tuple[re.Pattern[str], dict[str, Callable[[str, int], re.Match[str] | None]]]:
+    """The characters a rule word begins with, and for each one the words that begin with it as one
+    pattern: :func:`_any_word`'s branch for that character alone. Matched where that character
+    stands, it tries those words only, not every word's first character in turn."""
+    groups: dict[str, list[str]] = {}
+    for word in _rule_words():
+        groups.setdefault(word[0], []).append(word)
+    starts = re.compile(f"[{''.join(map(re.escape, groups))}]")
+    return starts, {first: re.compile(alternatives(words)).match for first, words in groups.items()}
+
+
+def _words_in(text: str) -> list[tuple[str, int]]:
+    """Each rule word of ``text`` with where it starts, as :func:`_any_word`'s ``finditer`` finds them
+    (left to right, the longest at each position, none overlapping)."""
+    starts, words_at = _words_by_first()
+    found: list[tuple[str, int]] = []
+    end = 0
+    for first in starts.finditer(text):
+        at = first.start()
+        if at >= end and (word := words_at[first.group()](text, at)) is not None:
+            found.append((word.group(), at))
+            end = word.end()
+    return found
+
+
 @memoised
 def tokens(text: str) -> tuple[Token, ...]:
     """The lexicon's rule words in reading-form ``text``, left to right; at each position the longest
     word wins and its characters are not read again (「不要再用」 is one stop verb, not 不要 + 用)."""
     table = _rule_words()
-    found = [Token(m.group(), m.start(), table[m.group()]) for m in _any_word().finditer(text.lower())]
+    found = [Token(word, start, table[word]) for word, start in _words_in(text.lower())]
     for at, token in enumerate(found):
         if not _A_NOUN_AFTER_DE <= token.classes:
             continue

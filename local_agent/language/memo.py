@@ -9,27 +9,33 @@ dropped, so no words of a message outlive its reading. Outside it a memoised fun
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
 _MEMO: ContextVar[dict[tuple[Any, str], Any] | None] = ContextVar("local_reading_memo", default=None)
 
 T = TypeVar("T")
+_UNSET = object()
 
 
-@contextmanager
-def one_reading() -> Iterator[None]:
+class _OneReading:
+    """(A class, not a generator: it is entered on every read.)"""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = _MEMO.set({}) if _MEMO.get() is None else None
+
+    def __exit__(self, *_: object) -> None:
+        if self._token is not None:
+            _MEMO.reset(self._token)
+
+
+def one_reading() -> AbstractContextManager[None]:
     """Answers of :func:`memoised` functions are kept until this block ends (nested: the outer one)."""
-    if _MEMO.get() is not None:
-        yield
-        return
-    token = _MEMO.set({})
-    try:
-        yield
-    finally:
-        _MEMO.reset(token)
+    return _OneReading()
 
 
 def memoised(fn: Callable[[str], T]) -> Callable[[str], T]:
@@ -42,8 +48,9 @@ def memoised(fn: Callable[[str], T]) -> Callable[[str], T]:
         if memo is None:
             return fn(text)
         key = (once, text)
-        if key in memo:
-            return memo[key]
+        found = memo.get(key, _UNSET)  # (one look-up when answered before)
+        if found is not _UNSET:
+            return found
         value = memo[key] = fn(text)
         return value
 

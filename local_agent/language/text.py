@@ -46,7 +46,16 @@ from local_agent.language.words import (
 
 _TABLE = str.maketrans(SIMPLIFIED_TO_TRADITIONAL)
 # A cross right after a pictograph says "no" to what it shows (「🐄❌」, no beef), not "cancel".
-_NO_EMOJI = quick("(?<=[\U0001f300-\U0001faff\u2600-\u26ff])\ufe0f?[❌✖🚫]")
+_NO_CROSSES = "❌✖🚫"
+_NO_EMOJI = quick(f"(?<=[\U0001f300-\U0001faff\u2600-\u26ff])\ufe0f?[{_NO_CROSSES}]")
+# The characters those two steps read: a sentence with none of them skips both.
+_SYMBOL_CHARS = re.compile(f"[{re.escape(_NO_CROSSES + ''.join(SYMBOL_WORDS))}]")
+# Full-width ASCII and the ideographic space as NFKC writes them: the usual reason a sentence is not
+# in NFKC already (see :func:`_nfkc`).
+_WIDE_FORMS = {
+    chr(code): unicodedata.normalize("NFKC", chr(code)) for code in (*range(0xFF01, 0xFF5F), 0x3000)
+}
+_WIDE = re.compile("[\uff01-\uff5e\u3000]")
 # A list item's number (「1.」, 「2、」, 「3)」) at the start or after a space, before a word: a clause break.
 _LIST_MARK = quick(r"(?:^|\s+)\d{1,2}[.、)](?=[^\d\s.])")
 # Chat slang spellings of whole words (「口以」, 「幫窩」): read first, longest first.
@@ -55,6 +64,7 @@ _NETSPEAK = quick(alternatives(NETSPEAK))
 _ZHUYIN_WORD = quick(f"[{''.join(ZHUYIN_WORDS)}](?=[\u4e00-\u9fff])")
 # A Zhuyin particle letter right after a Chinese character and not before another Zhuyin symbol.
 _ZHUYIN_PARTICLE = quick(f"(?<=[\u4e00-\u9fff])[{''.join(ZHUYIN_PARTICLES)}](?![\u3105-\u312fˊˇˋ˙])")
+_ZHUYIN_LETTERS = re.compile(f"[{''.join(ZHUYIN_WORDS)}{''.join(ZHUYIN_PARTICLES)}]")  # (what those two read)
 _SYMBOLS = str.maketrans(SYMBOL_WORDS)
 # English words as whole words (「I'm not asking you to delete」, 「/show」), read before the spaces go.
 _ENGLISH = re.compile(
@@ -146,6 +156,25 @@ def _kept(ch: str) -> bool:
     return unicodedata.category(ch) not in _DROPPED_CATEGORIES and not ch.isspace()
 
 
+# Characters :func:`_kept` keeps, the usual ones of a sentence (the CJK ideographs and printable
+# ASCII's kept ones): a sentence of these alone is checked by one match, not character by character.
+_ALL_KEPT = re.compile(
+    "[\u4e00-\u9fff" + re.escape("".join(c for c in map(chr, range(0x21, 0x7F)) if _kept(c))) + "]*"
+)
+
+
+def _without_dropped(text: str) -> str:
+    return text if _ALL_KEPT.fullmatch(text) else "".join(filter(_kept, text))
+
+
+def _nfkc(text: str) -> str:
+    """``unicodedata.normalize("NFKC", text)``, cheaper for the usual sentence: its full-width
+    punctuation written narrow first (each character as NFKC writes it alone, which leaves the
+    text's NFKC unchanged), then the whole normalised only when it is still not in NFKC."""
+    narrow = _WIDE.sub(lambda m: _WIDE_FORMS[m.group()], text)
+    return narrow if unicodedata.is_normalized("NFKC", narrow) else unicodedata.normalize("NFKC", narrow)
+
+
 def reading_form(text: str) -> str:
     """``text`` as intents are matched against it: NFKC, traditional, no spaces, marks or emoji."""
     return reading_form_with(text, opencc_converters())
@@ -156,21 +185,25 @@ def reading_form_with(text: str, converters: Converters | None) -> str:
     bare ``python3``); the benchmark compares the two."""
     if not isinstance(text, str):
         return ""
-    folded = unicodedata.normalize("NFKC", text.encode("utf-8", "replace").decode("utf-8"))
-    folded = _NO_EMOJI.sub("", folded)  # 「🐄❌」: no beef, no cancel
-    folded = folded.translate(_SYMBOLS)
+    folded = _nfkc(text.encode("utf-8", "replace").decode("utf-8"))
+    if _SYMBOL_CHARS.search(folded):
+        folded = _NO_EMOJI.sub("", folded)  # 「🐄❌」: no beef, no cancel
+        folded = folded.translate(_SYMBOLS)
     if _LATIN.search(folded):
         folded = _ENGLISH.sub(lambda m: ENGLISH_WORDS[m.group().lower()], folded)
     if "號" in folded:
         folded = _SPOKEN.sub(lambda m: SPOKEN_PUNCTUATION[m.group()], folded)  # 「逗號」 said aloud: a comma
-    folded = _LIST_MARK.sub(lambda m: "," if m.start() else "", folded)  # 「1.素食那個刪掉 2.員林有什麼」
+    if "." in folded or "、" in folded or ")" in folded:  # (the marks a list item's number ends with)
+        folded = _LIST_MARK.sub(lambda m: "," if m.start() else "", folded)  # 「1.素食那個刪掉 2.員林有什麼」
     folded = _NETSPEAK.sub(lambda m: NETSPEAK[m.group()], folded)  # 「幫窩」: 幫我
-    folded = _ZHUYIN_WORD.sub(lambda m: ZHUYIN_WORDS[m.group()], folded)  # 「ㄅ要」: 不要
-    folded = _ZHUYIN_PARTICLE.sub(lambda m: ZHUYIN_PARTICLES[m.group()], folded)  # 「好ㄚ」: 好啊
-    folded = _SPACED_PICTURES.sub(" ", folded) if " " in folded else folded
-    folded = _DIGITS_APART.sub("、", folded)  # 「12月19 20那兩天」: two days, not 1920
-    folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
-    read = mandarin(to_traditional("".join(ch for ch in folded if _kept(ch)), converters).lower())
+    if _ZHUYIN_LETTERS.search(folded):
+        folded = _ZHUYIN_WORD.sub(lambda m: ZHUYIN_WORDS[m.group()], folded)  # 「ㄅ要」: 不要
+        folded = _ZHUYIN_PARTICLE.sub(lambda m: ZHUYIN_PARTICLES[m.group()], folded)  # 「好ㄚ」: 好啊
+    if " " in folded or "\u3000" in folded:
+        folded = _SPACED_PICTURES.sub(" ", folded) if " " in folded else folded
+        folded = _DIGITS_APART.sub("、", folded)  # 「12月19 20那兩天」: two days, not 1920
+        folded = _CLAUSE_SPACE.sub(",", folded)  # 「全素那個不用了啦 我現在什麼都吃」: two clauses
+    read = mandarin(to_traditional(_without_dropped(folded), converters).lower())
     read = _TAG_THEN_MORE.sub(r"\1,", read) if "嗎" in read else read
     return _CORRECTION.sub(r"\1,\2", read) if "不是" in read else read
 

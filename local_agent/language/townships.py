@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import json
 import re
 import unicodedata
@@ -47,7 +48,7 @@ from local_agent.context.townships import COUNTY, SHORT_NAMES, TOWNSHIPS, canoni
 from local_agent.language import lexicon, words
 from local_agent.language.diets import find_diet
 from local_agent.language.memo import memoised
-from local_agent.language.patterns import alternatives, quick
+from local_agent.language.patterns import alternatives, first_class, quick
 from local_agent.language.text import has_any, reading_form
 from local_agent.language.text import warm as warm_reading_form
 
@@ -236,11 +237,11 @@ def warm() -> None:
 
 def _role(text: str, start: int, end: int, vocab: _Vocabulary) -> Literal["residence", "destination", ""]:
     before = text[max(0, start - 4) : start].rstrip()
-    if any(before.endswith(m) for m in vocab.residence):
+    if before.endswith(vocab.residence):
         return "residence"
     if any(before.endswith(b) and text.startswith(a, end) for b, a in vocab.residence_suffixes):
         return "residence"  # 「我是二林人」
-    if any(before.endswith(m) for m in vocab.destination):
+    if before.endswith(vocab.destination):
         return "destination"
     return ""
 
@@ -290,10 +291,27 @@ def _aliases() -> tuple[tuple[str, str], ...]:
     return tuple(sorted(pairs, key=lambda p: len(p[0]), reverse=True))
 
 
+@functools.cache
+def _alias_starts() -> tuple[re.Pattern[str], dict[str, tuple[int, ...]]]:
+    """The characters a name begins with, and for each the places in :func:`_aliases` of its names."""
+    index: dict[str, list[int]] = {}
+    for at, (alias, _) in enumerate(_aliases()):
+        index.setdefault(alias[0], []).append(at)
+    return re.compile(f"[{''.join(index)}]"), {ch: tuple(ats) for ch, ats in index.items()}
+
+
+def _aliases_in(text: str) -> list[tuple[str, str]]:
+    """Of :func:`_aliases`, in their order, those whose first character ``text`` holds (the others
+    cannot be in it: one search in C instead of a look for every name)."""
+    starts, index = _alias_starts()
+    aliases = _aliases()
+    return [aliases[at] for at in sorted({at for ch in set(starts.findall(text)) for at in index[ch]})]
+
+
 def _mentions(text: str, taken: list[bool], vocab: _Vocabulary) -> list[_Mention]:
     """Townships named in ``text`` (longest names first, no overlaps, no false hits), in order."""
     found: list[_Mention] = []
-    for alias, township in _aliases():
+    for alias, township in _aliases_in(text):
         start = text.find(alias)
         while start != -1:
             end = start + len(alias)
@@ -329,21 +347,38 @@ def _masker(which: str) -> re.Pattern[str]:
         listed = [word for pairs in vocab.false_hits.values() for word, _ in pairs]
     else:
         listed = [alias for alias, _ in vocab.outside]
-    return re.compile(f"(?=({alternatives(listed)}))")
+    words = alternatives(listed)
+    first = first_class(words)  # (positions no word begins at are passed over at once)
+    return re.compile(f"(?={first})(?=({words}))" if first else f"(?=({words}))")
 
 
 def _sounds_like(first: str, second: str, vocab: _Vocabulary) -> str:
     """The short name two readings say: both syllables exactly, else both without tones with at least
     one exactly (「běi dòu」 is 北斗's 「běi dǒu」); "" for none."""
-    for name, (one, two) in vocab.readings.items():
-        if first in one and second in two:
-            return name
-    flat_first, flat_second = toneless(first), toneless(second)
-    for name, (flat_one, flat_two) in _toneless_readings():
+    exact, flat = _by_sound()
+    name = exact.get((first, second))
+    if name is not None:
+        return name
+    for name in flat.get((toneless(first), toneless(second)), ()):
         one, two = vocab.readings[name]
-        if flat_first in flat_one and flat_second in flat_two and (first in one or second in two):
+        if first in one or second in two:
             return name
     return ""
+
+
+@functools.cache
+def _by_sound() -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], tuple[str, ...]]]:
+    """The short names by their two syllables: with tones, the first name in the vocabulary's order
+    that has them; without tones, every name that has them, in that order."""
+    exact: dict[tuple[str, str], str] = {}
+    for name, (one, two) in vocabulary().readings.items():
+        for pair in itertools.product(one, two):
+            exact.setdefault(pair, name)
+    flat: dict[tuple[str, str], list[str]] = {}
+    for name, (flat_one, flat_two) in _toneless_readings():
+        for pair in itertools.product(flat_one, flat_two):
+            flat.setdefault(pair, []).append(name)
+    return exact, {pair: tuple(names) for pair, names in flat.items()}
 
 
 def _near_miss(text: str, taken: list[bool], vocab: _Vocabulary) -> tuple[str, str] | None:
@@ -352,13 +387,15 @@ def _near_miss(text: str, taken: list[bool], vocab: _Vocabulary) -> tuple[str, s
     table = sounds()
     if not table:
         return None
-    for i in range(len(text) - 1):
+    heard = [table.get(ch) for ch in text]
+    for i, (first, second) in enumerate(zip(heard, heard[1:], strict=False)):
+        if not (first and second):
+            continue  # (a character that sounds like no township syllable: no name there)
         pair = text[i : i + 2]
         common = pair in vocab.not_misheard and not _place_slot(text, i)
         if taken[i] or taken[i + 1] or common or pair in SHORT_NAMES:
             continue
-        first, second = table.get(pair[0]), table.get(pair[1])
-        name = _sounds_like(first, second, vocab) if first and second else ""
+        name = _sounds_like(first, second, vocab)
         if name:
             return pair, SHORT_NAMES[name]
     return None
@@ -504,8 +541,11 @@ def corrected_tail(form: str) -> str | None:
     said bare corrects only after an interjection (「禮拜三 喔不是 禮拜四」), before a 是 (「不對 是
     後天」) or with a particle (「不是啦」): 「下禮拜三，不是這禮拜」 denies the day after it instead."""
     asked = _A_NOT_A.sub("", form)
+    corrections = vocabulary().corrections
+    if not has_any(asked, corrections):
+        return None  # (most sentences: no correction word at all)
     ends = []
-    for word in vocabulary().corrections:
+    for word in corrections:
         at = asked.find(word)
         while at >= 0:  # (each time it is said: a bare 不是 that denies may follow one that corrects)
             if _corrects_at(asked, word, at):
@@ -650,6 +690,8 @@ def refers_to_older(text: str) -> bool:
 def refers_to_older_form(form: str) -> bool:
     """:func:`refers_to_older` on a text already in reading form."""
     vocab = vocabulary()
+    if not has_any(form, vocab.older_times):
+        return False  # (most sentences: no earlier time at all)
     for clause in _CLAUSE_BREAK.split(form):
         starts = [clause.find(w) for w in vocab.older_times if w in clause]
         if starts and any(clause.find(p, min(starts)) != -1 for p in vocab.older_places):
