@@ -157,3 +157,65 @@ def test_small_talk_with_no_undo_read_stays_small_talk() -> None:
     talk = _Given("smalltalk_chat", 0.99)
     decided = decide(Reading("search"), "places", frozenset(), talk, named_search=False)
     assert decided.outcome == "pass"
+
+
+# -- from a nineteenth set's development half (a meticulous bank clerk, a church member, an English-
+# typing engineer, a Filipino caregiver, a taxi driver, among others)
+
+
+def test_a_delete_verb_said_last_after_a_pause_is_a_clause_of_its_own() -> None:
+    assert "刪" in [c.clause for c in language.read("五辛素那個 之後都不用 刪", NOW).clauses]
+
+
+def test_a_keep_read_beside_a_clause_that_only_deletes_is_asked_where_the_classifier_is_sure() -> None:
+    sure = _Given("delete", 0.99)
+    decided = decide(Reading("forget_declined"), "places", frozenset({"delete_that"}), sure, undos=1)
+    assert (decided.outcome, decided.reading.intent) == ("ask", "forget_confirm")
+
+
+def test_a_word_put_right_before_a_delete_a_few_characters_on_deletes() -> None:
+    said = language.read("蛋奶素幫我改一下 不對 不是改 是全部刪掉", NOW)
+    assert said.words.intent == "forget"
+
+
+def test_turning_it_off_in_one_character_asked_is_a_stop_asked() -> None:
+    said = language.read("那個全素的設定 能關嗎", NOW)
+    assert said.decision.reading.intent == "forget_confirm"
+
+
+@pytest.mark.parametrize(
+    ("typed", "holds"),
+    [
+        ("she keeps getting 素食 places", "一直出現"),
+        ("pls wipe it", "清掉"),
+        ("hotpot in 員林", "火鍋"),
+        ("no beef pls", "不吃牛"),
+        ("take bus to 彰化", "坐公車"),
+        ("weekend market 溪湖", "週末市集"),
+        ("花壇 and 大村", "花壇和大村"),
+    ],
+)
+def test_english_words_of_food_buses_and_joins(typed: str, holds: str) -> None:
+    assert holds in reading_form(typed)
+
+
+def test_a_common_word_that_sounds_like_a_township_after_find_is_asked_about() -> None:
+    found = read_places("幫我找大成那邊的早餐")
+    assert (found.kind, found.township) == ("confirm", "大城鄉")
+
+
+def test_a_castle_is_no_township() -> None:
+    assert read_places("像大城堡的餐廳 在鹿港").township == "鹿港鎮"
+
+
+def test_a_bare_delete_after_a_clause_naming_another_thing_deletes_that_thing() -> None:
+    said = language.read("相簿的照片太多了 要清一清 對了 田中有什麼素食麵", NOW)
+    assert said.decision.reading.intent == "search" and said.places.township == "田中鎮"
+
+
+def test_events_said_of_a_kind_after_them_stay_events() -> None:
+    assert language.read("元宵鹿港有什麼活動 提燈籠那種的", NOW).goal == "events"
+
+
+def test_a_hokkien_show_is_an_event() -> None:
+    assert language.read("二林下禮拜有做戲無", NOW).goal == "events"

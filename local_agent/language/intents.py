@@ -632,6 +632,8 @@ def _asked_for(clause: str) -> SearchGoal | None:
                 break  # (one character between: 的; or 「搓湯圓之類的活動」: of that kind)
         elif head is not None and head.lastgroup == "events" and found.group() in rules.EATING:
             break  # 「有什麼活動 吃完去走走」: eating after the events, a verb of its own
+        elif head is not None and head.lastgroup == "events" and clause.startswith(_KIND_LINKS, found.end()):
+            break  # 「有什麼活動 搓湯圓那種的」: the events, said of that kind
         head = found
     if head is None:
         return None

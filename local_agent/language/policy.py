@@ -401,7 +401,7 @@ def _rules_ask(
         return Decision(
             "act", Reading("show_kept"), ruled, (*why, "asked what is kept, a sure classifier: show")
         )
-    if _keep_against_an_undo(reading, read, classes, undos):
+    if _keep_against_an_undo(reading, read, classes, undos, kinds):
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a keep read, a sure undo: ask"))
     shown = kinds == {"show", "self_forgot"} and best not in _UNDOING
     if shown or (kinds == {"self_forgot"} and best == "show_kept" and sure >= HIGH and "question" in classes):
@@ -419,15 +419,19 @@ def _rules_ask(
 
 
 def _keep_against_an_undo(
-    reading: Reading, read: tuple[str, float], classes: frozenset[str], undos: int
+    reading: Reading, read: tuple[str, float], classes: frozenset[str], undos: int, kinds: frozenset[str]
 ) -> bool:
     """A not-delete the table read that the classifier reads as an undo, asked with the 確定忘記 / 不用
     question (whose 不用 keeps as the table read): beside another delete, read at least middling
     (「毋係刪相片 係刪你記个吃素」), or from a negated loose verb, read surely (「素食那個我可以不要嗎 我
-    不會用」; 「我不想取消吃素」 negates the verb itself, 「記的不要動」 keeps it in so many words)."""
+    不會用」; 「我不想取消吃素」 negates the verb itself, 「記的不要動」 keeps it in so many words), or
+    where a clause of its own is a delete with no negation in it (「以後不用了 刪」: the verb said
+    after a pause, alone), read surely."""
     best, sure = read
     if reading.intent != "forget_declined" or best not in _UNDOING:
         return False
+    if "delete_that" in kinds and "keep" not in kinds and sure >= HIGH:
+        return True
     loose = not classes & {"delete_verb", "stop_verb", "keep_as_is"}
     return (undos > 1 or loose) and sure >= (MIDDLE if undos > 1 else HIGH)
 

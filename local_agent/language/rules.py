@@ -888,6 +888,8 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
             rule = _ANOTHER_DELETED
         elif rule is None and "stop_verb" in present and _names_the_topic(topic, present):
             rule = _STOP_KEPT  # 「蛋奶素的設定，可以不要再套用嗎」: the record named, then its stop
+        elif rule is not None and rule.name == "delete_that" and _another_thing_topic(topic, present):
+            rule = _ANOTHER_DELETED  # 「記憶卡滿了，要刪一刪」: what the clause before named is deleted
         out.append(ClauseReading(clause, rule))
         topic = present if rule is None else frozenset()
     return tuple(out)
@@ -901,6 +903,13 @@ def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
     named = "memory_object" in topic or ("diet" in topic and "third_person" not in topic)
     # (a filter word names the thing there: 「之前設定的素食篩選」 is the filter)
     return named and topic.isdisjoint(VERBS - {"apply_verb"}) and own.isdisjoint(_OTHER_THINGS)
+
+
+def _another_thing_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
+    """The clause before named another thing (照片, 記憶卡) and nothing of the kept thing, and the bare
+    delete after it names nothing of its own: that thing is what is deleted."""
+    named = not topic.isdisjoint({"other_thing", "other_record"})
+    return named and topic.isdisjoint(KEPT_CLASSES) and own.isdisjoint(KEPT_CLASSES)
 
 
 _OTHER_THINGS = frozenset({"other_thing", "other_record", "third_person"})

@@ -86,8 +86,9 @@ _DROPPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Sk", "So
 # any other space (「忘 記」, 「不 用記了」, 「不想讓 你記得」) is only dropped.
 _CLAUSE_SPACE = re.compile(
     "(?<=[\u3400-\u9fff]{2}[了啦啊喔的嗎呢吧耶齁掉來矣])[ \u3000]+(?=[\u3400-\u9fff])"
-    "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|你把|請|麻煩|我只是|我只想|只是想)[\u3400-\u9fff \u3000])"
+    "|(?<=[\u3400-\u9fff]{3})[ \u3000]+(?=(?:那|阿|啊|吼|然後|算了|幫我|先幫我|對了|順便|之前|你把|請|麻煩|我只是|我只想|只是想)[\u3400-\u9fff \u3000])"
     "|[ \u3000]+(?=[唉欸哎][ \u3000])|(?<=[ \u3000][唉欸哎])[ \u3000]+"  # (a sigh between pauses: 「… 唉 …」)
+    "|(?<=[\u3400-\u9fff])[ \u3000]+(?=(?:刪|刪掉|刪除|删|删掉|删除)[!！。.]*$)"  # (「… 刪」: the verb said last, alone)
 )
 ZHUYIN = range(0x3100, 0x3130)
 ZHUYIN_EXTENDED = range(0x31A0, 0x31C0)
@@ -216,9 +217,9 @@ _TAG_THEN_MORE = re.compile("(好嗎|可以嗎|行嗎)(?=[\u3400-\u9fff])")
 # A correction: 「不是X，是要Y」 said without a pause (「我不是要找餐廳我是要你把它取消」). What comes
 # after the pivot is a clause of its own, so the 不是 negates X, never Y. (是不是 asks; it is no 不是;
 # 也不是要 is a second negation, no pivot.) A bare 是 is the pivot before a delete verb (「不是山 是刪掉」: a
-# voice-typed word put right), where 是 cannot be the copula of X.
+# voice-typed word put right; 「不是改 是整個刪掉」), where 是 cannot be the copula of X.
 _CORRECTION = re.compile(
-    r"((?<!是)不是(?!不是)[^,]{1,16}?)(?<!不)(而是|我是要|我是說|我要的是|是要|是(?=刪|取消|清))"
+    r"((?<!是)不是(?!不是)[^,]{1,16}?)(?<!不)(而是|我是要|我是說|我要的是|是要|是(?=[^,]{0,3}(?:刪|取消|清)))"
 )
 
 

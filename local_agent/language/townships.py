@@ -403,13 +403,13 @@ def _near_miss(text: str, taken: list[bool], vocab: _Vocabulary) -> tuple[str, s
 
 def _place_slot(text: str, at: int) -> bool:
     """Two characters at ``at`` stand where a place is said: before a township's ending 鄉 or 鎮
-    (「福星鄉」), or first in the sentence (or after 在, 去, 到) and before 有, 那, 這, 附近
+    (「福星鄉」), or first in the sentence (or after 在, 去, 到, 找) and before 有, 那, 這, 附近
     (「復興有什麼好吃的」), or alone (a search's area). There even a
     common word that sounds like a township (福星, 大成) is asked about (「您是說…嗎？」), never
     searched."""
     if text.startswith(("鄉", "鎮"), at + 2):
         return True  # 「福星鄉」: said with a township's own ending, a place is meant
-    lead = at == 0 or text[at - 1] in "在去到,"
+    lead = at == 0 or text[at - 1] in "在去到找,"
     return lead and (at + 2 == len(text) or text.startswith(("有", "那", "這", "附近"), at + 2))
 
 

@@ -486,10 +486,16 @@ def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
         if verb is None or has_any(clause.clause[: verb.start], words.ASKED_OF_THE_BOT):
             continue
         before = [t for t in found if t.end <= verb.start]
-        someone = any("third_person" in t.classes and "for_someone" not in t.classes for t in before)
+        someone = any(_the_doer(clause.clause, t) for t in before)
         if someone and not any(t.classes & _THEIRS_TO_ASK for t in before):
             return True
     return False
+
+
+def _the_doer(clause: str, token: lexicon.Token) -> bool:
+    """``token`` is a third person who may do something, not one it is done for (幫她, 請幫阿嬤, 替我媽)."""
+    done_for = "for_someone" in token.classes or clause.endswith(("幫", "替"), 0, token.start)
+    return "third_person" in token.classes and not done_for
 
 
 _DELETE_READINGS = frozenset({"delete", "delete_that"})
