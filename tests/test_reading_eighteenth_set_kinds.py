@@ -219,3 +219,33 @@ def test_events_said_of_a_kind_after_them_stay_events() -> None:
 
 def test_a_hokkien_show_is_an_event() -> None:
     assert language.read("二林下禮拜有做戲無", NOW).goal == "events"
+
+
+# -- from a twentieth set's development half (a formal retired teacher, a woman writing Hokkien by
+# sound, a Filipino caregiver, among others), and two of its test half read to keep every delete
+# request answered and no deletion unasked
+
+
+def test_not_going_back_to_a_place_is_no_stop() -> None:
+    said = language.read("那家素食自助餐太鹹了 我們以後不要再去啦", NOW)
+    assert "stop" not in {c.rule.reading for c in said.clauses if c.rule is not None}
+    assert said.decision.outcome != "act" or said.decision.reading.intent != "forget"
+
+
+def test_a_stop_of_searching_again_is_still_a_stop() -> None:
+    said = language.read("素食的以後不要再去找了", NOW)
+    assert said.words.intent in ("forget", "forget_confirm")
+
+
+def test_a_diet_given_up_beside_a_tired_remark_is_a_diet_change() -> None:
+    assert language.read("吃全素真的好累 我想還是不要素了", NOW).words.intent == "diet_change"
+
+
+def test_the_speakers_own_diet_still_wanted_beside_someone_elses_stop_is_kept() -> None:
+    said = language.read("我媽說她不吃牛 不用記 我的五辛素還要喔 找田中有什麼五辛素", NOW)
+    assert said.decision.reading.intent != "forget"
+
+
+@pytest.mark.parametrize("typed", ["not vegan anymore, please delete it", "pls erase that one"])
+def test_an_english_plea_to_delete_is_a_delete_after_a_negation(typed: str) -> None:
+    assert "請刪掉" in reading_form(typed)

@@ -952,19 +952,27 @@ def _read_words(text: str, t: str) -> Reading:
     answer = consent_answer(bare(t))
     if answer is not None:
         return Reading(answer)
+    negated = negated_diet(t)
+    rest = t if negated is None else t[: negated.start()] + t[negated.end() :]
+    goal = goal_of(rest) or ("places" if find_townships(t) else None)
+    # (before small talk: 「純素好累 還是不要素了」 gives the diet up; the diet named as what is given up
+    # asks for no search)
+    if diet_said_form(t).code == catalogue.ANY and (goal is None or _given_up_only(t, rest)):
+        return Reading("diet_change")
     talk = small_talk(t)
     if talk is not None:
         return Reading(talk)
     if len(t) <= SHORT_MESSAGE_CHARS and not has_words_form(t):
         return Reading("unreadable")
-    negated = negated_diet(t)
-    rest = t if negated is None else t[: negated.start()] + t[negated.end() :]
-    goal = goal_of(rest) or ("places" if find_townships(t) else None)
-    if goal is None and diet_said_form(t).code == catalogue.ANY:
-        return Reading("diet_change")
     if goal == "unsupported":
         return Reading("unsupported")
     return Reading("search" if goal else "unknown")
+
+
+def _given_up_only(t: str, rest: str) -> bool:
+    """A diet is given up (negated) and the search the sentence reads comes from diet words alone: no
+    township, no place or event word beside them."""
+    return negated_diet(t) is not None and not find_townships(t) and goal_of(_without_diet(rest)) is None
 
 
 # -- the policy: act only when sure, ask with buttons when not, pass when it is about something else --

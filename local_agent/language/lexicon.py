@@ -101,6 +101,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "nothing after it",
     "other_verb": "a verb that is none of the preference's (知道, 曉得, 懂, 信任, 喜歡): a negation before it negates it (毋知, 不相信)",
     "request_tag": "a polite tag after a request (好嗎, 好不好, 可以嗎): the clause asks something done, no remark",
+    "going": "not going back, said last (不要再去了, 以後不要再去啦): a place left behind, no stop",
     "the_rest": "the rest left as it is (其他不用動, 別的不要改): it bounds a request to what it names and keeps nothing",
     "other_thing": "something else people delete, cancel or turn off (照片, 訊息, 帳號, 通知, 報名, 訂閱): not what is kept",
     "no_negation": "a word holding 不 or 沒 that negates nothing (不小心, 沒關係, 不錯, 沒問題)",

@@ -417,8 +417,9 @@ RULES: tuple[Rule, ...] = (
             "吃素的不要再忘記喔",
             "素食店不要再太遠",
             "我吃素 你可以記住嗎 下次就不用再講",
+            "那間素食店很難吃 以後不要再去了",
         ),
-        without=("temporary", "remember_verb"),
+        without=("temporary", "remember_verb", "going"),
     ),
     Rule(
         "stop_remembering_alone",
