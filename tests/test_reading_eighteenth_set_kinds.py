@@ -5,8 +5,6 @@ written for the test, not the corpus's."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date
 
 import pytest
@@ -16,6 +14,7 @@ from local_agent.language.intents import Reading
 from local_agent.language.policy import decide
 from local_agent.language.text import reading_form
 from local_agent.language.townships import read_places
+from tests.test_policy_decide import Given
 
 NOW = date(2026, 12, 1)
 
@@ -136,25 +135,15 @@ def test_a_sigh_between_pauses_ends_a_clause_so_a_cancelled_appointment_leaves_t
     assert said.places.township == "員林市"
 
 
-@dataclass(frozen=True)
-class _Given:
-    best: str
-    confidence: float
-
-    @property
-    def scores(self) -> Mapping[str, float]:
-        return {self.best: self.confidence}
-
-
 @pytest.mark.parametrize("kind", ["delete_that", "delete", "stop"])
 def test_an_undo_the_table_read_is_asked_where_the_classifier_hears_small_talk(kind: str) -> None:
-    talk = _Given("smalltalk_chat", 0.99)
+    talk = Given("smalltalk_chat", 0.99)
     decided = decide(Reading("search"), "places", frozenset({kind}), talk, named_search=False)
     assert (decided.outcome, decided.reading.intent) == ("ask", "forget_confirm")
 
 
 def test_small_talk_with_no_undo_read_stays_small_talk() -> None:
-    talk = _Given("smalltalk_chat", 0.99)
+    talk = Given("smalltalk_chat", 0.99)
     decided = decide(Reading("search"), "places", frozenset(), talk, named_search=False)
     assert decided.outcome == "pass"
 
@@ -168,7 +157,7 @@ def test_a_delete_verb_said_last_after_a_pause_is_a_clause_of_its_own() -> None:
 
 
 def test_a_keep_read_beside_a_clause_that_only_deletes_is_asked_where_the_classifier_is_sure() -> None:
-    sure = _Given("delete", 0.99)
+    sure = Given("delete", 0.99)
     decided = decide(Reading("forget_declined"), "places", frozenset({"delete_that"}), sure, undos=1)
     assert (decided.outcome, decided.reading.intent) == ("ask", "forget_confirm")
 
