@@ -118,7 +118,11 @@ def features(form: str, classes: Iterable[str] = ()) -> list[str]:
     """The features of reading-form ``form`` with lexicon ``classes``, in a fixed order: its n-grams
     left to right, shortest first (an n-gram said twice counts twice), then each class once, sorted."""
     padded = f"^{form}$"
-    found = [padded[at : at + n] for n in NGRAMS for at in range(len(padded) - n + 1)]
+    if NGRAMS == (1, 2, 3):  # (the same list, each length made in one C loop: this is the hot path)
+        pairs = list(map(operator.add, padded, padded[1:]))
+        found = [*padded, *pairs, *map(operator.add, pairs, padded[2:])]
+    else:
+        found = [padded[at : at + n] for n in NGRAMS for at in range(len(padded) - n + 1)]
     return found + [CLASS_PREFIX + cls for cls in sorted(set(classes))]
 
 
@@ -129,15 +133,8 @@ def classify(form: str, classes: Iterable[str] = ()) -> IntentScores:
 
 def score(m: Model, form: str, classes: Iterable[str] = ()) -> IntentScores:
     """``m``'s scores: the bias and the weights of :func:`features`, added as packed integers (the hot
-    path, inlined: one ``sum`` in C for every label at once, exact in whole numbers)."""
-    padded = f"^{form}$"
-    if NGRAMS == (1, 2, 3):  # (each length in one C loop)
-        pairs = list(map(operator.add, padded, padded[1:]))
-        found = [*padded, *pairs, *map(operator.add, pairs, padded[2:])]
-    else:
-        found = [padded[at : at + n] for n in NGRAMS for at in range(len(padded) - n + 1)]
-    found += [CLASS_PREFIX + cls for cls in sorted(set(classes))]
-    sums = summed(list(filter(None, map(m.packed.get, found))), len(m.labels))
+    path: one ``sum`` in C for every label at once, exact in whole numbers)."""
+    sums = summed(list(filter(None, map(m.packed.get, features(form, classes)))), len(m.labels))
     logits = [(b + w) / m.scale for b, w in zip(m.bias, sums, strict=True)]
     top = max(logits)
     exps = [math.exp(x - top) for x in logits]

@@ -957,7 +957,7 @@ def _read_words(text: str, t: str) -> Reading:
     goal = goal_of(rest) or ("places" if find_townships(t) else None)
     # (before small talk: 「純素好累 還是不要素了」 gives the diet up; the diet named as what is given up
     # asks for no search)
-    if diet_said_form(t).code == catalogue.ANY and (goal is None or _given_up_only(t, rest)):
+    if diet_said_form(t).code == catalogue.ANY and (goal is None or _given_up_only(t, rest, negated)):
         return Reading("diet_change")
     talk = small_talk(t)
     if talk is not None:
@@ -969,10 +969,10 @@ def _read_words(text: str, t: str) -> Reading:
     return Reading("search" if goal else "unknown")
 
 
-def _given_up_only(t: str, rest: str) -> bool:
-    """A diet is given up (negated) and the search the sentence reads comes from diet words alone: no
-    township, no place or event word beside them."""
-    return negated_diet(t) is not None and not find_townships(t) and goal_of(_without_diet(rest)) is None
+def _given_up_only(t: str, rest: str, negated: re.Match[str] | None) -> bool:
+    """A diet is given up (``negated``, the match that says so) and the search the sentence reads
+    comes from diet words alone: no township, no place or event word beside them."""
+    return negated is not None and not find_townships(t) and goal_of(_without_diet(rest)) is None
 
 
 # -- the policy: act only when sure, ask with buttons when not, pass when it is about something else --

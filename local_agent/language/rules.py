@@ -909,11 +909,12 @@ def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
 def _another_thing_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
     """The clause before named another thing (照片, 記憶卡) and nothing of the kept thing, and the bare
     delete after it names nothing of its own: that thing is what is deleted."""
-    named = not topic.isdisjoint({"other_thing", "other_record"})
+    named = not topic.isdisjoint(_THINGS)
     return named and topic.isdisjoint(KEPT_CLASSES) and own.isdisjoint(KEPT_CLASSES)
 
 
-_OTHER_THINGS = frozenset({"other_thing", "other_record", "third_person"})
+_THINGS = frozenset({"other_thing", "other_record"})  # another thing, or another thing's record
+_OTHER_THINGS = _THINGS | {"third_person"}
 _DELETE_KEPT = next(rule for rule in TABLE if rule.name == "delete_kept")
 _ANOTHER_DELETED = next(rule for rule in TABLE if rule.name == "another_thing_deleted")
 _DELETING = frozenset({"delete_verb", "undo_phrase", "stop_verb", "drop"})
@@ -933,7 +934,7 @@ def _another_thing_put_first(found: tuple[lexicon.Token, ...]) -> bool:
         return False
     first, after = found[:verb], found[verb + 1 :]
     return (
-        any(not t.classes.isdisjoint(_OTHER_THINGS - {"third_person"}) for t in found[put + 1 : verb])
+        any(not t.classes.isdisjoint(_THINGS) for t in found[put + 1 : verb])
         and all(t.classes.isdisjoint(KEPT_CLASSES) for t in first)
         and all(t.classes.isdisjoint(_DELETING) for t in after)
     )
