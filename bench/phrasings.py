@@ -63,8 +63,15 @@ CATEGORIES = (
     "voice typing",
 )
 TOOLS = {"places": "search_local_places", "events": "search_local_events"}
-# How a setup turn names each diet it can start from.
-GIVEN_WORDS = {"vegetarian": "素", "vegan": "全素", "lacto_ovo": "蛋奶素"}
+# The setup sentence for each diet a conversation can start from (then a tap on 同意, both checked).
+GIVEN_SETUP = {
+    "vegetarian": "記住我吃素",
+    "vegan": "記住我吃全素",
+    "lacto_ovo": "記住我吃蛋奶素",
+    "five_pungent": "記住我吃五辛素",
+    "pot_side": "記住我吃鍋邊素",
+    "no_beef": "記住我不吃牛",
+}
 OUTCOMES = (
     "search",
     "search_each",
@@ -141,8 +148,8 @@ def parse_item(line: str, where: str) -> Item:
     raw = json.loads(line)
     if raw.get("category") not in CATEGORIES:
         raise ValueError(f"{where}: unknown category {raw.get('category')!r}")
-    if raw.get("given_diet") not in (None, *GIVEN_WORDS):
-        raise ValueError(f"{where}: given_diet must be one of {sorted(GIVEN_WORDS)}")
+    if raw.get("given_diet") not in (None, *GIVEN_SETUP):
+        raise ValueError(f"{where}: given_diet must be one of {sorted(GIVEN_SETUP)}")
     turns = raw.get("turns")
     if not isinstance(turns, list) or not turns:
         raise ValueError(f"{where}: turns must be a non-empty list")
@@ -459,7 +466,7 @@ def setup_turns(item: Item) -> list[dict[str, Any]]:
         return []
     consented = {"outcome": "consent_granted", "dietary_type": item.given_diet}
     return [
-        {"text": f"記住我吃{GIVEN_WORDS[item.given_diet]}", "setup": True},
+        {"text": GIVEN_SETUP[item.given_diet], "setup": True},
         {"tap": "同意", "setup": True, "expect": consented},
     ]
 
