@@ -63,14 +63,14 @@ CATEGORIES = (
     "voice typing",
 )
 TOOLS = {"places": "search_local_places", "events": "search_local_events"}
-# The setup sentence for each diet a conversation can start from (then a tap on 同意, both checked).
+# The setup sentence for each diet a conversation can start from (then a tap on 同意, both checked):
+# every diet the service can keep (不吃牛 is said per search, never kept).
 GIVEN_SETUP = {
     "vegetarian": "記住我吃素",
     "vegan": "記住我吃全素",
     "lacto_ovo": "記住我吃蛋奶素",
     "five_pungent": "記住我吃五辛素",
     "pot_side": "記住我吃鍋邊素",
-    "no_beef": "記住我不吃牛",
 }
 OUTCOMES = (
     "search",
