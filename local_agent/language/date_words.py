@@ -232,9 +232,9 @@ def _relative(phrase: str, today: date) -> DateReading:
 _DAYS: tuple[tuple[re.Pattern[str], int], ...] = (
     (quick("大大後天"), 4),
     (quick("大後天|大後日"), 3),
-    (quick("今天|今日|今晚|今仔日|今日仔|本日"), 0),
-    (quick("明天|明日|明仔載|明仔再|明仔日|聽日"), 1),
-    (quick("後天|(?<![今明大])後日"), 2),
+    (quick("今天|今日|今晚|今仔日|今日仔|本日|今兒個?"), 0),
+    (quick("明天|明日|明仔載|明仔再|明仔日|聽日|明兒個?"), 1),
+    (quick("後天|(?<![今明大])後日|後兒個"), 2),
 )
 # Stretches of days said in words: (pattern, first day from today, last day from today).
 _FEW_DAYS: tuple[tuple[re.Pattern[str], int, int], ...] = (
@@ -245,7 +245,7 @@ _YEAR_END = quick("年底|年尾|歲末")
 
 
 def days_in_words(text: str, today: date) -> DateReading | None:
-    """這幾天, 過兩天, 年底, 今天, 明天, 後天, 大後天, 今晚, 明仔載."""
+    """這幾天, 過兩天, 年底, 今天, 明天, 後天, 大後天, 今晚, 明仔載, 明兒個."""
     for pattern, first, last in _FEW_DAYS:
         if pattern.search(text):
             return span_of(today + timedelta(days=first), today + timedelta(days=last), today)

@@ -138,6 +138,10 @@ def _digit_year(match: re.Match[str]) -> str:
 _AGAIN_NEXT = quick("再下(?=一?個?(?:禮拜|星期|週|周|月))")
 
 
+# 「問一下下週末」: 一下 (a moment) and then 下週末, not 下下週末 (the week after next): a pause between.
+_A_MOMENT_THEN_NEXT = quick("(?<=一下)(?=下一?個?(?:禮拜|星期|週|周|月))")
+
+
 # A hyphen between two days is a span (「12/19-12/20」, 「12月19-20日」), never the parts of one date
 # (「2026-12-19」) nor a phone number.
 _DAY_HYPHEN = quick(
@@ -161,13 +165,14 @@ def normalise(text: str) -> str:
     """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5; a hyphen
     between two days as 到 (an en dash or a wave as well), and a day alone after a month/day and a span or
     list word as that month's (12/26-27 → 12/26到12/27, 12月19、20 → 12月19日、12月20); 拜六 as
-    禮拜六; 后 as 後 (a simplified 三天后); 再下個月 as 下下個月; years in Chinese numerals as digits (二零二七年 → 2027年);
+    禮拜六; 后 as 後 (a simplified 三天后); 再下個月 as 下下個月; 一下下週 as 一下 下週; years in Chinese numerals as digits (二零二七年 → 2027年);
     township names that begin like a weekday masked."""
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_DASHES) if _DASH_CHARS.search(text) else text
     text = _SHORT_WEEKDAY.sub(r"禮拜\1", text) if "拜" in text else text
     text = text.replace("后", "後")
     text = _AGAIN_NEXT.sub("下下", text) if "再下" in text else text
+    text = _A_MOMENT_THEN_NEXT.sub(" ", text) if "一下下" in text else text
     text = _SLASH_THEN_DAY.sub(lambda m: _each_day(m, "/", ""), text) if "/" in text else text
     text = _MONTH_THEN_DAY.sub(lambda m: _each_day(m, "月", "日"), text) if "月" in text else text
     text = _DAY_HYPHEN.sub(r"\1到\2", text) if "-" in text else text

@@ -788,6 +788,11 @@ def _remember(t: str) -> Reading | None:
     lasting = _lasting(t)
     if not (asks_to_remember(t) or lasting):
         return None
+    return _diet_to_keep(t)
+
+
+def _diet_to_keep(t: str) -> Reading | None:
+    """The remember of the diet ``t`` names (one that cannot be kept, named as such), or None."""
     odd = unsupported_diet(t)
     diet = find_diet(t)
     if odd is not None or (diet is not None and not rememberable(diet)):
@@ -1116,7 +1121,7 @@ def by_policy(
     read_clauses = rules.read_clauses(t) if read_clauses is None else read_clauses
     kinds = frozenset(c.rule.reading for c in read_clauses if c.rule is not None)
     other = _something_else_deleted(t, legacy, kinds) or _still_there(t, legacy, read_clauses)
-    if other is not None:
+    if (other := other or _told_by_the_table(t, legacy, kinds, read_clauses)) is not None:
         return other
     if legacy.intent == "forget":
         return _delete_outcome(t, kinds)
@@ -1150,6 +1155,21 @@ def by_policy(
             "preference_question"
         )  # about what is kept, no search asked (the diet alone made it one)
     return legacy
+
+
+def _told_by_the_table(
+    t: str, legacy: Reading, kinds: frozenset[str], read_clauses: tuple[rules.ClauseReading, ...]
+) -> Reading | None:
+    """What a rule of the table says where the hand readers read otherwise: someone else's diet given
+    up beside the speaker's kept as before and a search (「她不吃素了 但我還是照舊 找溪州的餐廳」) is the
+    search; keeping a diet from now on, asked (「下回還記得我吃素嗎」), is a remember, not what is kept."""
+    searched = legacy.intent == "search" or searches_besides(t)
+    if "other_diet" in kinds and not kinds & _ASKED_TO_DELETE and searched:
+        return Reading("search")
+    ahead = [c.clause for c in read_clauses if c.rule is not None and c.rule.name == "remember_asked_ahead"]
+    if ahead and legacy.intent == "show_kept" and not kinds & {"show", "stop", "delete"}:
+        return _diet_to_keep(ahead[0])
+    return None
 
 
 def _about_the_kept_thing(t: str, legacy: Reading, kinds: frozenset[str]) -> Reading | None:

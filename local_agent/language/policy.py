@@ -143,7 +143,7 @@ def decide(
     if agreed is not None:
         return Decision("act", Reading("forget"), ruled, (*why, agreed))
     first = _first_asks(reading, ruled, (best, sure), diet, classes, kinds, stop_classes, stated, why)
-    if first is not None:
+    if (first := first or _their_diet_given_up(reading, ruled, kinds, best, why)) is not None:
         return first
     if reading.intent in _ASKS:
         named = "place" if place_named else "search" if named_search else ""
@@ -166,6 +166,16 @@ def decide(
         return Decision("pass", remark, ruled, (*why, "a remark, no search named: small talk"))
     named_search = named_search and not _asks_what_was_told(scores, classes, place_named)
     return _no_act_read(reading, ruled, scores, why, diet, named_search, classes, kept_named)
+
+
+def _their_diet_given_up(
+    reading: Reading, ruled: str, kinds: frozenset[str], best: str, why: tuple[str, ...]
+) -> Decision | None:
+    """「我兒子說他不要再吃素了 我還是照舊 找員林的餐廳」: the undo the classifier hears is someone else's
+    own diet given up, the speaker's kept as before (the rules' search says so): the search."""
+    if reading.intent == "search" and "other_diet" in kinds and best in _UNDOING:
+        return Decision("pass", reading, ruled, (*why, "someone else's diet given up, the speaker's kept"))
+    return None
 
 
 def _asks_what_was_told(scores: Scores, classes: frozenset[str], place_named: bool) -> bool:

@@ -37,6 +37,7 @@ RuleReading = Literal[
     "exclusion",  # apart from a diet (「除開素食」): a search, nothing deleted
     "hesitant",  # the speaker has not decided (「刪除偏好的事我再想想」): ask, never act
     "unclear",  # something to be done to what is kept, unsaid what (「吃素那個你弄一下」): ask which
+    "other_diet",  # someone else gives up their own diet (「他不要再吃素了」): nothing asked of the bot
     "self_forgot",  # the speaker's own forgetting (「我自己忘記了」): no request; asked about, never acted on
     "help",  # what the bot can do, asked (「你會做什麼啊」)
     "thanks",
@@ -79,6 +80,7 @@ class Rule:
     needs: tuple[str, ...] = ()  # one word of these classes somewhere in the clause
     without: tuple[str, ...] = ()  # no word of these classes in the clause
     max_chars: int = 0  # when not 0: only a clause this short (「幫我刪了」)
+    side_by_side: bool = False  # each slot's word right after the word before it, nothing between
 
     def classes(self) -> Iterable[str]:
         for slot in self.pattern:
@@ -249,6 +251,17 @@ RULES: tuple[Rule, ...] = (
         not_matches=("我怕怕的 你把吃素的紀錄刪掉", "怕麻煩 直接刪掉吧好嗎", "我怕你忘記我吃素"),
         without=("request_tag", "forget_verb"),
     ),
+    # 「我很怕你們會把我的飲食紀錄刪掉」, 「就怕會被刪掉吃素的設定」: a delete feared as what may happen,
+    # not asked for
+    Rule(
+        "feared_to_happen",
+        ("worry", "will_happen", "delete_verb|undo_phrase"),
+        "keep",
+        88,
+        matches=("我很怕你們會把我的飲食紀錄刪掉", "就怕會被刪掉吃素的設定", "怕你會不小心把吃素的設定清掉"),
+        not_matches=("我怕怕的 你把吃素的紀錄刪掉", "不用擔心 刪掉我的偏好", "你會把我的資料刪掉嗎"),
+        without=("request_tag", "forget_verb"),  # (a forgetting feared is ``worried_forgotten``)
+    ),
     Rule(
         "apart_from_diet",
         ("exclusion", "diet|memory_object"),
@@ -392,6 +405,18 @@ RULES: tuple[Rule, ...] = (
     # 「不要再給我素食」, 「素的不要再推了」: no more of the kept thing, said as a plea or a complaint
     # with whatever verb (推, 給, 加): a stop, asked about by the policy; 「今天不要再找素的」 is this
     # search's only.
+    # 「我兒子說他不要再吃素了 我還是照舊」: someone else, named right before it, gives up their own diet,
+    # and the speaker keeps theirs as before (照舊, in the sentence: without it, the clause is read as if
+    # this rule were not here, since the account may be theirs, typed by kin)
+    Rule(
+        "their_diet_given_up",
+        ("third_person", "negation|stop_again", "diet"),
+        "other_diet",
+        59,
+        matches=("我先生說他不要再吃素了 我照舊", "她不吃全素了 我還是照舊", "阿明講他不再吃蛋奶素，我照舊"),
+        not_matches=("我兒子說不要再給我素的", "叫他不要再找素的給我", "不要再吃素了", "不要再幫他找素的"),
+        side_by_side=True,
+    ),
     Rule(
         "no_more_of_it",
         ("stop_again", "diet|memory_object"),
@@ -516,6 +541,40 @@ RULES: tuple[Rule, ...] = (
         matches=("我吃蛋奶素 你要記起來嗎", "我阿公吃全素 可以叫你記", "我吃五辛素 可以幫我記嗎"),
         not_matches=("我吃素 不要記", "吃素的那個不用記了", "記住我吃素", "吃素的你記了哪一種"),
         without=("negation", "negation_request", "which", "bare_stop", "stop_lead"),
+    ),
+    # 「下回還記得我吃素嗎」, 「可否永遠記著我媽吃全素嗎」: whether the bot will, or can, keep a diet from now
+    # on, asked: a wish to be kept (what it remembers now, asked with no time to come, is what is kept)
+    Rule(
+        "remember_asked_ahead",
+        ("ahead|lasting|will_it|ask_can", "remember_verb"),
+        "remember",
+        28,
+        matches=("下回還記得我吃素嗎", "可否永遠記著我媽吃全素嗎", "以後會不會記得我吃蛋奶素"),
+        not_matches=(
+            "你記得我吃素嗎",
+            "你一直記著我吃素 好煩",
+            "以後不要記我吃素",
+            "可以幫我記明天買菜嗎",
+            "下次記得我吃哪種素嗎",
+        ),
+        needs=("diet",),
+        without=("negation_request", "negation", "which", "stop_lead", "bare_stop", "complaint"),
+    ),
+    # 「不要每次都給我素的」, 「好像也不用每次都這樣」: no longer every time, said of the diet or of how the
+    # bot searches: a stop (not 「不用每次都問我」, which names neither)
+    Rule(
+        "not_each_time",
+        ("negation", "each_time", "like_this|diet"),
+        "stop",
+        29,
+        matches=("不要每次都給我素的", "其實也不必每次都這樣啦", "不用每一次都挑全素"),
+        not_matches=(
+            "不用每次都問我",
+            "每次都這樣找很好",
+            "我不是每次都吃素 今天要吃素",
+            "記得每次都要找素的",
+        ),
+        without=("question", "identity", "remember_verb", "temporary"),
     ),
     # 「以後都不用照素食找了」: from now on, no diet: a stop
     Rule(
@@ -794,6 +853,8 @@ class _Shape:
         for at in range(start, len(clause)):
             if slot.isdisjoint(clause[at].classes) or not self._in_scope(clause, slot_at, last, at):
                 continue
+            if self.rule.side_by_side and last >= 0 and clause[at].start != clause[last].end:
+                continue
             if self._placed(clause, slot_at + 1, at + 1, at):
                 return True
         return False
@@ -878,6 +939,7 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
     """Each clause of reading-form ``t`` with the rule that reads it."""
     out: list[ClauseReading] = []
     topic: frozenset[str] = frozenset()  # the classes of the clause before, when no rule read it
+    asked = False  # the clause before asked something
     for clause in clauses(t):
         found, chars = lexicon.tokens(clause), len(clause)
         present = _present(found)
@@ -885,15 +947,36 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         rule = next((_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, chars, present)), None)
         if rule is not None and rule.name == "delete_something" and _names_the_topic(topic, present):
             rule = _DELETE_KEPT
-        elif rule is _DELETE_KEPT and _another_thing_put_first(found):
+        elif rule is _DELETE_KEPT and (
+            _another_thing_put_first(found) or _kept_only_in_a_search(clause, found)
+        ):
             rule = _ANOTHER_DELETED
         elif rule is None and "stop_verb" in present and _names_the_topic(topic, present):
             rule = _STOP_KEPT  # 「蛋奶素的設定，可以不要再套用嗎」: the record named, then its stop
         elif rule is not None and rule.name == "delete_that" and _another_thing_topic(topic, present):
             rule = _ANOTHER_DELETED  # 「記憶卡滿了，要刪一刪」: what the clause before named is deleted
+        elif rule is not None and rule.name == "delete_that" and asked and clause in _BARE_FORGETTING:
+            rule = _SPEAKER_FORGOT  # 「我有設定什麼嗎，忘了」: why the speaker asks, not a request
         out.append(ClauseReading(clause, rule))
         topic = present if rule is None else frozenset()
+        asked = "question" in present
+    if any(c.rule is _THEIR_DIET for c in out) and not any(
+        "keep_as_is" in _present(lexicon.tokens(c.clause)) for c in out
+    ):
+        out = [
+            ClauseReading(c.clause, _without_their_diet(c.clause)) if c.rule is _THEIR_DIET else c
+            for c in out
+        ]
     return tuple(out)
+
+
+def _without_their_diet(clause: str) -> Rule | None:
+    """The rule that reads ``clause`` when someone else's diet given up is not read (no 照舊 said)."""
+    found = lexicon.tokens(clause)
+    present = _present(found)
+    tried = sorted({at for cls in present for at in _FIRST_SLOT.get(cls, ())})
+    fits = (_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, len(clause), present))
+    return next((rule for rule in fits if rule is not _THEIR_DIET), None)
 
 
 def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
@@ -940,7 +1023,45 @@ def _another_thing_put_first(found: tuple[lexicon.Token, ...]) -> bool:
     )
 
 
+# Words that ask for a search (有什麼, 哪裡有, 找): what follows them is what is searched for.
+_SEARCH_ASKED = quick("有什麼|有沒有|有啥|哪裡|哪間|哪家|找")
+
+
+def _kept_only_in_a_search(clause: str, found: tuple[lexicon.Token, ...]) -> bool:
+    """「眼鏡不知道放哪都忘記 埔鹽有什麼吃素的店」, 「照片太多叫我刪一刪 社頭有什麼素的麵店」 typed
+    without a pause: another thing is named before the first delete verb (or something said before a
+    forget verb), nothing kept is named before the last, a search is asked after it, and the diet is
+    named only in that search: what is forgotten or deleted is something else; the diet is the
+    search's (「刪掉 員林有什麼素食」 names nothing else: a delete)."""
+    deleting = [at for at, t in enumerate(found) if not t.classes.isdisjoint(_DELETING)]
+    kept = next((at for at, t in enumerate(found) if not t.classes.isdisjoint(KEPT_CLASSES)), None)
+    if not deleting or kept is None or kept < deleting[-1]:
+        return False
+    verb = found[deleting[-1]]
+    # (something named first: another thing, or what the speaker forgot, said before 忘記)
+    first = found[: deleting[0]]
+    named = any(t.classes & _THINGS for t in first) or (
+        "forget_verb" in verb.classes and _own_forgetting(clause, verb)
+    )
+    return named and _SEARCH_ASKED.search(clause, verb.start + len(verb.word), found[kept].start) is not None
+
+
+def _own_forgetting(clause: str, verb: lexicon.Token) -> bool:
+    """「…都忘記」, 「我又忘記」: the speaker's own forgetting (a subject or an adverb of it right before
+    the verb, not 幫我 / 替我, which ask the bot to forget), after something said first."""
+    before = clause[: verb.start]
+    return (
+        len(before) >= 2
+        and before[-1] in "我都又也"
+        and not before.endswith(("幫我", "替我", "給我", "請我"))
+    )
+
+
 _STOP_KEPT = next(rule for rule in TABLE if rule.name == "stop_applying")
+_SPEAKER_FORGOT = next(rule for rule in TABLE if rule.name == "speaker_forgot")
+_THEIR_DIET = next(rule for rule in TABLE if rule.name == "their_diet_given_up")
+# A clause that is only a forgetting, said after a question: the speaker's own (「…嗎，忘了」).
+_BARE_FORGETTING = frozenset({"忘了", "忘記了", "忘掉了", "不記得了", "記不得了"})
 
 
 def readings(t: str) -> frozenset[str]:

@@ -174,7 +174,7 @@ class Utterance:
             return None
         if named not in diet.own or any("past_marker" in t.classes for t in self.tokens):
             return None
-        return named if has_any(self.form, words.SPEAKER_WORDS) else None
+        return named if _speaker_before_a_diet(self.form, self.tokens) else None
 
     def search_with(self, diet: str | None) -> Utterance:
         """:attr:`search` with ``diet`` as the diet it says (a diet asked to be remembered applies to
@@ -183,6 +183,24 @@ class Utterance:
         if not diet:
             return found
         return replace(found, diet=replace(found.diet, code=diet, named=diet))
+
+
+# Before a speaker word, these make the speaker the one a thing is done for (幫我找), not the eater.
+_FOR_THE_SPEAKER = ("幫", "給", "替", "讓", "帶", "叫", "跟", "陪")
+
+
+def _speaker_before_a_diet(form: str, found: tuple[lexicon.Token, ...]) -> bool:
+    """A speaker word (我, I'm) before the last diet word, not as the one something is done for (「幫我找
+    埔心的餐廳 要可以吃素的」 says nobody's diet; 「我吃五辛素 幫我找秀水的餐廳」 the speaker's)."""
+    diet = next((t for t in reversed(found) if "diet" in t.classes), None)
+    end = diet.start if diet is not None else len(form)
+    for word in words.SPEAKER_WORDS:
+        at = form.find(word)
+        while 0 <= at < end:
+            if not form[:at].endswith(_FOR_THE_SPEAKER):
+                return True
+            at = form.find(word, at + 1)
+    return False
 
 
 # Words that do something to the kept preference: after a yes or no, the message is no plain search.
@@ -214,10 +232,13 @@ def _diet(
     searched = _searched_diet(clauses)
     named = searched or find_diet(form)
     code = said.code if said.code is not None and (said.code == catalogue.ANY or not searched) else named
+    lasting = said.lasting
+    if "other_diet" in kinds and code == catalogue.ANY and any("keep_as_is" in t.classes for t in found):
+        code, lasting = None, False  # 「她不吃素了 但我還是照舊」: hers given up; the speaker's kept applies
     for_now = has_any(form, words.FOR_NOW)
     own = frozenset({named}) if named and whose == "self" else frozenset()
-    negated = said.code == catalogue.ANY
-    return DietReading(code, negated, whose, said.lasting, for_now, own, named)
+    negated = code == catalogue.ANY
+    return DietReading(code, negated, whose, lasting, for_now, own, named)
 
 
 def _searched_diet(clauses: tuple[rules.ClauseReading, ...]) -> str | None:

@@ -168,7 +168,25 @@ def find_dietary_type(text: str) -> str | None:
     kinds = [code for code in codes if code in _VEGETARIAN_SUBTYPES]
     if kinds and codes[0] == "vegetarian":
         return kinds[0]  # the family named first, then which kind of it
+    if codes and codes[0] == "vegetarian" and _eggs_and_milk_allowed(lowered):
+        return "lacto_ovo"  # 「吃素 但是蛋跟牛奶可以」: the kind that eats both
     return codes[0] if codes else None
+
+
+# Eggs and milk named together (蛋奶, 蛋跟牛奶, 蛋和奶, 蛋 牛奶), not a drink or a dish of them.
+_EGGS_AND_MILK = re.compile("蛋(?:跟|和|與|及|、|還有|或)?牛?[奶乳](?![茶昔粉凍酪])")
+_REFUSED_BEFORE = ("不", "沒", "無", "免", "別")
+
+
+def _eggs_and_milk_allowed(text: str) -> bool:
+    """Eggs and milk named together after a vegetarian word, and not refused (「不吃蛋奶」, 「蛋奶都不行」):
+    said as what the diet allows."""
+    found = _EGGS_AND_MILK.search(text)
+    if found is None:
+        return False
+    before, after = text[max(0, found.start() - 3) : found.start()], text[found.end() : found.end() + 4]
+    after = after.replace("沒關係", "").replace("沒問題", "")  # (「蛋奶沒關係」 allows them)
+    return not any(c in before for c in _REFUSED_BEFORE) and not any(c in after for c in _REFUSED_BEFORE)
 
 
 def says_milk(text: str, word: str) -> bool:
