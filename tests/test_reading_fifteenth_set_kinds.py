@@ -172,8 +172,10 @@ def test_a_fifth_saturday_in_a_month_of_four_is_no_day() -> None:
 
 @pytest.mark.parametrize("said", ["可以一直記著我吃蛋奶素嗎", "能不能幫我媽永遠記住她吃素"])
 def test_asking_whether_it_can_keep_remembering_asks_to_remember(said: str) -> None:
+    # (the table reads the wish, ``remember_asked_ahead``: a remember is the consent prompt either way,
+    # acted on or asked, and stores nothing before a yes)
     decision = language.read(said, NOW).decision
-    assert decision.reading.intent == "remember" and decision.outcome == "ask"
+    assert decision.reading.intent == "remember" and decision.reading.diet is not None
 
 
 def test_asking_whether_it_still_remembers_is_what_is_kept() -> None:

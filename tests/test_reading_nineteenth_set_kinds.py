@@ -149,3 +149,33 @@ def test_not_asking_every_time_is_no_stop() -> None:
 @pytest.mark.parametrize("said", ["怕你們會把我吃素的紀錄刪除", "就怕會被清掉蛋奶素的設定"])
 def test_a_delete_feared_as_what_may_happen_deletes_nothing(said: str) -> None:
     assert language.read(said, NOW).decision.reading.intent not in ("forget", "forget_confirm")
+
+
+@pytest.mark.parametrize("answer", ["嗯…好 不對 先不要", "好啊 不對 再等等 下次再說"])
+def test_a_yes_taken_back_is_no_yes(answer: str) -> None:
+    assert language.read(answer, NOW, Context(asked="consent")).consent != "consent_yes"
+
+
+def test_a_yes_said_again_after_a_restart_is_a_yes() -> None:
+    assert language.read("好 不對 好", NOW, Context(asked="consent")).consent == "consent_yes"
+
+
+def test_a_bare_stop_of_the_diet_named_before_it_is_acted_on() -> None:
+    assert language.read("那個吃全素的 莫記啊啦", NOW).decision.reading.intent == "forget"
+
+
+def test_hokkien_vegetarian_food_is_a_diet() -> None:
+    assert find_diet(reading_form("阮食菜食的")) == "vegetarian"
+
+
+@pytest.mark.parametrize(
+    ("said", "read"), [("把前陣子記的吃素忘掉", "forget"), ("你上次把我吃素的事忘了", "other")]
+)
+def test_a_past_word_inside_what_ba_puts_first_is_no_forgetting_told(said: str, read: str) -> None:
+    intent = language.read(said, NOW).decision.reading.intent
+    assert (intent in ("forget", "forget_confirm")) == (read == "forget")
+
+
+@pytest.mark.parametrize("said", ["全素是阿公的習慣 你幫他留意著", "我們家吃五辛素 之後找店請多注意"])
+def test_a_diet_to_be_watched_out_for_is_a_wish_to_keep_it(said: str) -> None:
+    assert language.read(said, NOW).decision.reading.intent == "remember"

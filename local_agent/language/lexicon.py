@@ -105,6 +105,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "ahead": "time to come, of what the bot will do (下次, 下回, 永遠): with a remembering verb and a diet, a wish to be kept",
     "ask_can": "asks whether the bot can (可以, 能不能, 有辦法, 能否): with a remembering verb and a diet, a wish to be kept",
     "will_happen": "what may happen (會把, 會被, 會不小心): after a worry, a delete feared, not asked",
+    "watch_out": "asked to watch out for it (幫我留意, 多注意): after a diet, a wish to be kept",
     "each_time": "every time (每次, 逐擺): after a negation and before 這樣 or a diet, no longer every time, a stop",
     "the_rest": "the rest left as it is (其他不用動, 別的不要改): it bounds a request to what it names and keeps nothing",
     "other_thing": "something else people delete, cancel or turn off (照片, 訊息, 帳號, 通知, 報名, 訂閱): not what is kept",

@@ -576,6 +576,16 @@ RULES: tuple[Rule, ...] = (
         ),
         without=("question", "identity", "remember_verb", "temporary"),
     ),
+    # 「蛋奶素是我們家的習慣 你幫我注意著」: a diet, then asked to be watched out for: a wish to be kept
+    Rule(
+        "diet_watched_for",
+        ("diet", "watch_out"),
+        "remember",
+        27,
+        matches=("蛋奶素是我們家的習慣 你幫我注意著", "我吃鍋邊素 推薦的時候請多留意"),
+        not_matches=("素食店要注意衛生", "幫我留意有沒有新的活動", "不要再幫我留意素食了"),
+        without=("negation", "negation_request", "question", "stop_lead", "temporary"),
+    ),
     # 「以後都不用照素食找了」: from now on, no diet: a stop
     Rule(
         "lasting_without_diet",
@@ -955,6 +965,8 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
             rule = _STOP_KEPT  # 「蛋奶素的設定，可以不要再套用嗎」: the record named, then its stop
         elif rule is not None and rule.name == "delete_that" and _another_thing_topic(topic, present):
             rule = _ANOTHER_DELETED  # 「記憶卡滿了，要刪一刪」: what the clause before named is deleted
+        elif rule is _FORGOT_BEFORE and _past_inside_the_object(found):
+            rule = _read_without(clause, _FORGOT_BEFORE)
         elif rule is not None and rule.name == "delete_that" and asked and clause in _BARE_FORGETTING:
             rule = _SPEAKER_FORGOT  # 「我有設定什麼嗎，忘了」: why the speaker asks, not a request
         out.append(ClauseReading(clause, rule))
@@ -964,19 +976,28 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         "keep_as_is" in _present(lexicon.tokens(c.clause)) for c in out
     ):
         out = [
-            ClauseReading(c.clause, _without_their_diet(c.clause)) if c.rule is _THEIR_DIET else c
+            ClauseReading(c.clause, _read_without(c.clause, _THEIR_DIET)) if c.rule is _THEIR_DIET else c
             for c in out
         ]
     return tuple(out)
 
 
-def _without_their_diet(clause: str) -> Rule | None:
-    """The rule that reads ``clause`` when someone else's diet given up is not read (no 照舊 said)."""
+def _read_without(clause: str, skipped: Rule) -> Rule | None:
+    """The rule that reads ``clause`` when ``skipped`` is not read (someone else's diet given up with no
+    照舊 said; a forgetting told where the past word is inside what 把 puts first)."""
     found = lexicon.tokens(clause)
     present = _present(found)
     tried = sorted({at for cls in present for at in _FIRST_SLOT.get(cls, ())})
     fits = (_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, len(clause), present))
-    return next((rule for rule in fits if rule is not _THEIR_DIET), None)
+    return next((rule for rule in fits if rule is not skipped), None)
+
+
+def _past_inside_the_object(found: tuple[lexicon.Token, ...]) -> bool:
+    """「把之前記的那個素食忘掉」: 把 comes before the past word, which tells when the thing put first was
+    kept, not when anything was forgotten (「你上次把我吃素的事忘了」 is a forgetting told)."""
+    put = next((t.start for t in found if "disposal" in t.classes), None)
+    past = next((t.start for t in found if "past_marker" in t.classes), None)
+    return put is not None and past is not None and put < past
 
 
 def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
@@ -1060,6 +1081,7 @@ def _own_forgetting(clause: str, verb: lexicon.Token) -> bool:
 _STOP_KEPT = next(rule for rule in TABLE if rule.name == "stop_applying")
 _SPEAKER_FORGOT = next(rule for rule in TABLE if rule.name == "speaker_forgot")
 _THEIR_DIET = next(rule for rule in TABLE if rule.name == "their_diet_given_up")
+_FORGOT_BEFORE = next(rule for rule in TABLE if rule.name == "forgot_before")
 # A clause that is only a forgetting, said after a question: the speaker's own (「…嗎，忘了」).
 _BARE_FORGETTING = frozenset({"忘了", "忘記了", "忘掉了", "不記得了", "記不得了"})
 

@@ -156,6 +156,8 @@ class Utterance:
         said_more = (_PREFERENCE_VERBS | _DIET_CLASSES) - kept_again
         if not searched and any(token.classes & said_more for token in rest):
             return None
+        if answer == "consent_yes" and any(token.classes & _TAKEN_BACK for token in rest):
+            return None  # 「嗯…好 不對 先不要」: a yes taken back or hedged after it is no yes
         if searched and any(token.classes & (_PREFERENCE_VERBS - kept_again) for token in rest):
             return None  # 「好 刪掉吧 順便找二林的」: the rest does more than search; no answer split off
         return read(head, self.today, self.context)
@@ -203,6 +205,8 @@ def _speaker_before_a_diet(form: str, found: tuple[lexicon.Token, ...]) -> bool:
     return False
 
 
+# After a yes said first, these take it back or hedge it (不對, 不要, 再說): the yes is no answer alone.
+_TAKEN_BACK = frozenset({"negation", "negation_request", "hesitation", "stop_lead"})
 # Words that do something to the kept preference: after a yes or no, the message is no plain search.
 _PREFERENCE_VERBS = rules.VERBS | {"bare_stop", "drop", "stop_again", "stop_lead"}
 # The readings of a whole message whose first clause may be a consent answer, and the answers it may be.
@@ -338,10 +342,16 @@ def _classifier_goal(decision: Decision, scores: Scores | None) -> SearchGoal | 
 
 
 def _stop_classes(clauses: tuple[rules.ClauseReading, ...]) -> frozenset[str]:
-    """The lexicon classes of the clauses the rule table read as a stop."""
+    """The lexicon classes of the clauses the rule table read as a stop, with the kept thing a bare
+    stop's topic names in the clause before it, read by no rule (「那個菜食的，莫記啊啦」)."""
     stops = [c.clause for c in clauses if c.rule is not None and c.rule.reading == "stop"]
+    topics = [
+        _classes_of(before.clause) & rules.KEPT_CLASSES
+        for before, c in zip(clauses, clauses[1:], strict=False)
+        if before.rule is None and c.rule is not None and c.rule.reading == "stop"
+    ]
     return frozenset().union(
-        *(_classes_of(s) - _ASKED_POLITELY if _politely(s) else _classes_of(s) for s in stops)
+        *(_classes_of(s) - _ASKED_POLITELY if _politely(s) else _classes_of(s) for s in stops), *topics
     )
 
 
