@@ -1164,14 +1164,15 @@ def _told_by_the_table(
     up beside the speaker's kept as before and a search (「她不吃素了 但我還是照舊 找溪州的餐廳」) is the
     search; keeping a diet from now on, asked (「下回還記得我吃素嗎」), or a diet to be watched out for
     (「蛋奶素是我們家的習慣 你幫我注意著」), is a remember, not what is kept nor a search."""
-    searched = legacy.intent == "search" or searches_besides(t)
-    if "other_diet" in kinds and not kinds & _ASKED_TO_DELETE and searched:
+    # (every message comes here: the sentence is searched for a search only when a rule asks)
+    theirs = "other_diet" in kinds and not kinds & _ASKED_TO_DELETE
+    if theirs and (legacy.intent == "search" or searches_besides(t)):
         return Reading("search")
     kept = [c.clause for c in read_clauses if c.rule is not None and c.rule.name in _KEEPING_ASKED]
+    if not kept or kinds & {"show", "stop", "delete"}:
+        return None
     unread = legacy.intent == "show_kept" or (legacy.intent == "search" and not searches_besides(t))
-    if kept and unread and not kinds & {"show", "stop", "delete"}:
-        return _diet_to_keep(kept[0])
-    return None
+    return _diet_to_keep(kept[0]) if unread else None
 
 
 # Rules that read a wish to be kept the hand readers miss (asked ahead, or watched out for).

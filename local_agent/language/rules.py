@@ -402,9 +402,6 @@ RULES: tuple[Rule, ...] = (
         ),
         not_matches=("我同意你記住我吃素", "我答應過你要記住我吃素", "沒有不同意 記起來吧"),
     ),
-    # 「不要再給我素食」, 「素的不要再推了」: no more of the kept thing, said as a plea or a complaint
-    # with whatever verb (推, 給, 加): a stop, asked about by the policy; 「今天不要再找素的」 is this
-    # search's only.
     # 「我兒子說他不要再吃素了 我還是照舊」: someone else, named right before it, gives up their own diet,
     # and the speaker keeps theirs as before (照舊, in the sentence: without it, the clause is read as if
     # this rule were not here, since the account may be theirs, typed by kin)
@@ -417,6 +414,9 @@ RULES: tuple[Rule, ...] = (
         not_matches=("我兒子說不要再給我素的", "叫他不要再找素的給我", "不要再吃素了", "不要再幫他找素的"),
         side_by_side=True,
     ),
+    # 「不要再給我素食」, 「素的不要再推了」: no more of the kept thing, said as a plea or a complaint
+    # with whatever verb (推, 給, 加): a stop, asked about by the policy; 「今天不要再找素的」 is this
+    # search's only.
     Rule(
         "no_more_of_it",
         ("stop_again", "diet|memory_object"),
@@ -950,11 +950,11 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
     out: list[ClauseReading] = []
     topic: frozenset[str] = frozenset()  # the classes of the clause before, when no rule read it
     asked = False  # the clause before asked something
+    as_before = False  # a clause keeps something as before (照舊)
     for clause in clauses(t):
-        found, chars = lexicon.tokens(clause), len(clause)
+        found = lexicon.tokens(clause)
         present = _present(found)
-        tried = sorted({at for cls in present for at in _FIRST_SLOT.get(cls, ())})
-        rule = next((_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, chars, present)), None)
+        rule = _first_rule(clause, found, present)
         if rule is not None and rule.name == "delete_something" and _names_the_topic(topic, present):
             rule = _DELETE_KEPT
         elif rule is _DELETE_KEPT and (
@@ -966,30 +966,32 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         elif rule is not None and rule.name == "delete_that" and _another_thing_topic(topic, present):
             rule = _ANOTHER_DELETED  # 「記憶卡滿了，要刪一刪」: what the clause before named is deleted
         elif rule is _FORGOT_BEFORE and _past_inside_the_object(found):
-            rule = _read_without(clause, _FORGOT_BEFORE)
+            rule = _first_rule(clause, found, present, skipped=_FORGOT_BEFORE)
         elif rule is not None and rule.name == "delete_that" and asked and clause in _BARE_FORGETTING:
             rule = _SPEAKER_FORGOT  # 「我有設定什麼嗎，忘了」: why the speaker asks, not a request
         out.append(ClauseReading(clause, rule))
         topic = present if rule is None else frozenset()
         asked = "question" in present
-    if any(c.rule is _THEIR_DIET for c in out) and not any(
-        "keep_as_is" in _present(lexicon.tokens(c.clause)) for c in out
-    ):
-        out = [
-            ClauseReading(c.clause, _read_without(c.clause, _THEIR_DIET)) if c.rule is _THEIR_DIET else c
-            for c in out
-        ]
+        as_before = as_before or "keep_as_is" in present
+    if not as_before and any(c.rule is _THEIR_DIET for c in out):
+        # (someone else's diet given up is read only beside the speaker's own kept as before)
+        out = [_without_their_diet(c) if c.rule is _THEIR_DIET else c for c in out]
     return tuple(out)
 
 
-def _read_without(clause: str, skipped: Rule) -> Rule | None:
-    """The rule that reads ``clause`` when ``skipped`` is not read (someone else's diet given up with no
-    照舊 said; a forgetting told where the past word is inside what 把 puts first)."""
-    found = lexicon.tokens(clause)
-    present = _present(found)
+def _first_rule(
+    clause: str, found: tuple[lexicon.Token, ...], present: frozenset[str], skipped: Rule | None = None
+) -> Rule | None:
+    """The highest-priority rule that reads ``clause`` (its words ``found``, their classes ``present``),
+    other than ``skipped``: only the rules one of its words can start are tried."""
     tried = sorted({at for cls in present for at in _FIRST_SLOT.get(cls, ())})
     fits = (_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, len(clause), present))
     return next((rule for rule in fits if rule is not skipped), None)
+
+
+def _without_their_diet(read: ClauseReading) -> ClauseReading:
+    found = lexicon.tokens(read.clause)
+    return ClauseReading(read.clause, _first_rule(read.clause, found, _present(found), skipped=_THEIR_DIET))
 
 
 def _past_inside_the_object(found: tuple[lexicon.Token, ...]) -> bool:
