@@ -113,7 +113,7 @@ def test_a_list_word_is_never_a_token_and_hides_no_rule_word() -> None:
     # 幫我 is a list word (a request lead); 幫我忘記 a delete verb. A list word in front of a rule word
     # leaves the rule word whole, and a token carries rule classes only.
     assert "request_leads" in lexicon.classes_of("幫我")
-    found = lexicon.tokens("請你幫我刪掉吃素")
+    found = lexicon.tokens("拜託幫我刪掉吃素")
     assert [t.word for t in found] == ["刪掉", "吃素"]
     assert all(t.classes <= set(lexicon.WORD_CLASSES) for t in found)
     assert lexicon.words_of("request_leads")[0] in ("請你", "請您", "幫我", "麻煩", "拜託", "幫忙")

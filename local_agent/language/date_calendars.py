@@ -143,15 +143,27 @@ def _said_offset(pattern: re.Pattern[str], text: str) -> int | None:
 def festival(text: str, today: date) -> DateReading | None:
     if not _ANY_FESTIVAL.search(text):
         return None
-    year = year_said(text, today)
     for pattern, (month, dom, before, after) in FESTIVALS:
-        if pattern.search(text):
+        if (named := pattern.search(text)) is not None:
+            year = _year_of_festival(text, named.end(), today)
             if (month, dom) == (1, 1) and "今年" in text:
                 year = None  # 今年過年 is the new year this year ends with: the next one
             if (days := _said_offset(pattern, text)) is not None:
                 return _next_lunar(month, dom, today, year, (-days, days))
             return _next_lunar(month, dom, today, year, (before, after))
     return None
+
+
+# Where a clause ends: a year said after the festival's clause is another clause's (「元宵節有燈會嗎 今年
+# 師父說要弄大兔子」: this year's plans, not this year's 元宵).
+_CLAUSE_END = quick("[,，。.!！?？;；\\s]")
+
+
+def _year_of_festival(text: str, end: int, today: date) -> int | None:
+    """The year said before the festival, or in its own clause (明年中秋, 中秋明年的): never one said
+    in a later clause."""
+    after = _CLAUSE_END.search(text, end)
+    return year_said(text if after is None else text[: after.start()], today)
 
 
 _LUNAR_MONTH_NAMES = {"正": 1, "冬": 11, "臘": 12}

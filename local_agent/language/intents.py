@@ -856,9 +856,21 @@ def _answered_last(b: str) -> Intent | None:
     if len(parts) < 2 or b.rstrip("。.!").endswith(("?", "嗎")) or has_any(b, lexicon.words_of("diet")):
         return None  # (「關於素食的登錄…也許不需要了…嗎」 is about the diet, and asks)
     if "同意" not in parts[-1]:
-        return None  # (only the button's own word said last: 「…，不要太貴喔」 answers nothing)
+        return _reassured_yes(parts)  # (「…，不要太貴喔」 answers nothing)
     said = consent_answer(parts[-1])
     return said if said in ("consent_yes", "consent_no") else None
+
+
+def _reassured_yes(parts: list[str]) -> Intent | None:
+    """「嗯…應該沒關係吧 好 就這樣」: the speaker reassures themselves, then says yes in a clause of its
+    own. A yes only when nothing before it says no, hesitates or asks (「不要 好啦」 stays unread)."""
+    if consent_answer(parts[-1]) != "consent_yes":
+        return None
+    before = "".join(parts[:-1])
+    for word in lexicon.words_of("no_negation"):
+        before = before.replace(word, "")  # (沒關係, 沒問題 negate nothing)
+    doubts = (*words.CONSENT_NO_CORES, *lexicon.words_of("hesitation"), *words.NEGATIONS)
+    return "consent_yes" if before and not has_any(before, doubts) else None
 
 
 def _relayed_answer(b: str) -> str:

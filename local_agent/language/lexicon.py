@@ -117,6 +117,7 @@ CLASS_MEANINGS: dict[str, str] = {
     "either": "or, offering a choice (還是, 或是): a delete or a keep on either side, a choice not yet made",
     "fresh_subject": "the speaker starting anew with what they want now (我現在就要, 我決定): a negation before it "
     "reaches nothing after it",
+    "asked_of_bot": "the bot asked to do it (請你, 叫你): a forgetting verb after it is a request, whoever is named before",
 }
 WORD_CLASSES: tuple[str, ...] = tuple(CLASS_MEANINGS)
 _RULE_CLASSES = frozenset(CLASS_MEANINGS)

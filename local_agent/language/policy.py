@@ -538,7 +538,7 @@ def _no_act_read(
         asked = Reading("preference_question")
         return Decision("ask", asked, ruled, (*why, "undecided about what is kept: the three-way question"))
     if best in PREFERENCE_LABELS and sure >= MIDDLE:
-        if best == "remember" and not kept_named:
+        if best == "remember" and not kept_named and diet is None:  # (a diet named is what is kept)
             return Decision("pass", reading, ruled, (*why, "a remember of something never kept: rules stand"))
         return _classifier_touches(reading, best, sure, why, diet, weak=not named_search)
     weak = ruled == "other" or (reading.intent == "search" and not named_search)

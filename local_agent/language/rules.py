@@ -155,8 +155,9 @@ RULES: tuple[Rule, ...] = (
             "把我的偏好忘掉",
             "媽媽說她蛋奶素的那個偏好請你取消掉",
             "我媽說把她吃素的忘掉好嗎",
+            "阿嬤說她那個吃素的叫你忘掉",
         ),
-        without=("request_tag",),
+        without=("request_tag", "asked_of_bot"),
     ),
     # 「今天忘記帶錢包」, 「阿伯老是忘了吃藥」: forgetting to do something, told
     Rule(

@@ -237,12 +237,19 @@ def _diet(
     named = searched or find_diet(form)
     code = said.code if said.code is not None and (said.code == catalogue.ANY or not searched) else named
     lasting = said.lasting
-    if "other_diet" in kinds and code == catalogue.ANY and any("keep_as_is" in t.classes for t in found):
+    as_before = any("keep_as_is" in t.classes for t in found)
+    theirs = "other_diet" in kinds or (whose != "self" and _own_as_before(form, found))
+    if theirs and code == catalogue.ANY and as_before:
         code, lasting = None, False  # 「她不吃素了 但我還是照舊」: hers given up; the speaker's kept applies
     for_now = has_any(form, words.FOR_NOW)
     own = frozenset({named}) if named and whose == "self" else frozenset()
     negated = code == catalogue.ANY
     return DietReading(code, negated, whose, lasting, for_now, own, named)
+
+
+def _own_as_before(form: str, found: tuple[lexicon.Token, ...]) -> bool:
+    """The speaker says their own stays as before (「我照舊」, 「我還是照舊」): 我 shortly before 照舊."""
+    return any("keep_as_is" in t.classes and "我" in form[max(0, t.start - 3) : t.start] for t in found)
 
 
 def _searched_diet(clauses: tuple[rules.ClauseReading, ...]) -> str | None:
@@ -508,7 +515,11 @@ def _corrected(form: str, found: tuple[lexicon.Token, ...]) -> tuple[str, tuple[
 def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
     """A clause the table read as a delete has someone else as the one who deletes: a third person
     before the delete verb, with nothing of the kept thing, no 把 and nobody asking the bot before
-    it (「孫子說要刪掉素食那個」, 「店家取消了素食套餐」): told of, or theirs to do, never the bot's."""
+    it (「孫子說要刪掉素食那個」, 「店家取消了素食套餐」), or one who wants to do it, the kept thing and
+    把 named, and nobody asked anywhere to do it for them (「她想把她的素食設定刪掉」): told of, or theirs to do, never the
+    bot's (asked about)."""
+    said = "".join(clause.clause for clause in clauses)
+    asked = has_any(said, words.ASKED_FOR_SOMEONE) or has_any(said, words.ASKED_OF_THE_BOT)
     for clause in clauses:
         if clause.rule is None or clause.rule.reading not in _DELETE_READINGS:
             continue
@@ -520,7 +531,14 @@ def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
         someone = any(_the_doer(clause.clause, t) for t in before)
         if someone and not any(t.classes & _THEIRS_TO_ASK for t in before):
             return True
+        if any(_wishes_it(clause.clause, t) for t in before) and not asked:
+            return True  # 「同事說她想把她的素食設定刪掉」: the kept thing and 把, but their own wish
     return False
+
+
+def _wishes_it(clause: str, token: lexicon.Token) -> bool:
+    """A third person who may do something, followed right away by a wish (想, 打算): it is theirs."""
+    return _the_doer(clause, token) and clause.startswith(words.THEIR_WISH, token.end)
 
 
 def _the_doer(clause: str, token: lexicon.Token) -> bool:

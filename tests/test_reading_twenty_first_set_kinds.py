@@ -1,0 +1,97 @@
+"""Kinds read by design from a twenty-first blind set's development half (a Hokkien-speaking oyster
+farmer's wife, a fisherman, a nurse minding doctors' advice, caregivers from Indonesia and the
+Philippines, a granddaughter typing in slang, a retired soldier, among others). Each with sentences
+written for the test, not the corpus's."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from local_agent import language
+from local_agent.language.diets import find_diet
+from local_agent.language.text import reading_form
+from local_agent.language.townships import read_places
+from local_agent.language.utterance import Context
+
+NOW = date(2026, 12, 1)
+
+
+@pytest.mark.parametrize(
+    "said", ["我鄰居說他想把他的素食設定刪掉 要怎麼弄", "阿伯打算把他的全素紀錄取消 他問你怎麼用"]
+)
+def test_a_third_person_wanting_to_delete_their_own_record_is_asked_never_acted_on(said: str) -> None:
+    decision = language.read(said, NOW).decision
+    assert (decision.outcome, decision.reading.intent) == ("ask", "forget_confirm")
+
+
+def test_a_third_persons_wish_passed_on_with_a_request_for_them_is_their_delete() -> None:
+    decision = language.read("我媽想把她的素食刪掉 麻煩幫她刪", NOW).decision
+    assert (decision.outcome, decision.reading.intent) == ("act", "forget")
+
+
+@pytest.mark.parametrize("said", ["阿公說他吃全素的那筆請你忘掉", "我女兒說她那個蛋奶素叫你忘記"])
+def test_the_bot_asked_to_forget_after_a_third_person_is_a_delete_not_their_forgetting(said: str) -> None:
+    decision = language.read(said, NOW).decision
+    assert (decision.outcome, decision.reading.intent) == ("act", "forget")
+
+
+def test_the_bot_forgetting_told_by_a_third_person_is_still_no_delete() -> None:
+    assert language.read("我媽說你上次忘了她吃素", NOW).decision.reading.intent != "forget"
+
+
+def test_a_delete_verb_said_last_after_a_pause_with_a_particle_is_a_clause_of_its_own() -> None:
+    assert reading_form("蛋奶素不要 刪除喔") == "蛋奶素不要,刪除喔"
+    decision = language.read("蛋奶素不要 刪除喔", NOW).decision
+    assert decision.reading.intent in ("forget", "forget_confirm")  # (never 「不會刪除」)
+
+
+def test_a_year_said_in_a_later_clause_is_not_the_festivals() -> None:
+    later = language.read("中秋節田中有活動嗎 今年我們社區要烤肉", NOW).dates
+    before = language.read("明年中秋節田中有活動嗎", NOW).dates
+    assert later.window is not None and later.window.start == date(2027, 9, 15)
+    assert before.window is not None and before.window.start == date(2027, 9, 15)
+    assert language.read("2026年中秋節田中有活動嗎", NOW).dates.kind == "past"
+
+
+def test_a_diet_named_beside_a_record_of_another_kind_is_still_offered_to_keep() -> None:
+    decision = language.read("以後我爸用這支手機的帳號查餐廳 都幫他篩蛋奶素好嗎", NOW).decision
+    assert (decision.reading.intent, decision.reading.diet) == ("remember", "lacto_ovo")
+
+
+@pytest.mark.parametrize("said", ["呃…應該還好吧 好 就這樣吧", "嗯 沒問題吧 好啊"])
+def test_a_yes_said_last_after_reassuring_oneself_answers_the_prompt(said: str) -> None:
+    assert language.read(said, NOW, Context(asked="consent")).consent == "consent_yes"
+
+
+@pytest.mark.parametrize("said", ["你會給別人看嗎 好", "嗯 再想想 好"])
+def test_a_yes_after_a_question_or_a_hesitation_is_no_answer(said: str) -> None:
+    assert language.read(said, NOW, Context(asked="consent")).consent != "consent_yes"
+
+
+@pytest.mark.parametrize(("said", "diet"), [("我吃五新素", "five_pungent"), ("阿嬤吃過邊素", "pot_side")])
+def test_a_diet_written_by_its_sound_is_that_diet(said: str, diet: str) -> None:
+    assert find_diet(said) == diet
+
+
+def test_an_english_question_whether_it_remembers_asks_what_is_kept() -> None:
+    decision = language.read("do you remember my dad is vegan or not?", NOW).decision
+    assert (decision.outcome, decision.reading.intent) == ("act", "show_kept")
+
+
+def test_forgetting_blamed_on_age_beside_a_search_is_the_search() -> None:
+    read = language.read("人老了都忘記 先幫我找二水有素食的店", NOW)
+    assert read.decision.reading.intent == "search"
+    assert read.diet.code == "vegetarian"
+
+
+def test_someone_elses_diet_changed_beside_the_speakers_own_as_before_keeps_the_kept_diet() -> None:
+    read = language.read("我兒子說他不吃五辛素了 改吃葷 我照舊 幫我找社頭的", NOW)
+    assert read.decision.reading.intent == "search"
+    assert read.diet.code is None  # (the kept diet applies, not 「any」)
+
+
+def test_farming_in_the_fields_is_not_the_township_tianzhong() -> None:
+    place = read_places("阮阿爸佇田中種稻 我欲去二水食飯")
+    assert (place.kind, place.township) == ("township", "二水鄉")
