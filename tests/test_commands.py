@@ -344,6 +344,27 @@ def test_a_typed_yes_or_no_after_what_is_kept_deletes_nothing(commands, store, s
     assert commands.handle_text(SCOPE, "那就刪掉吧").command == "forget"  # a delete still answers it
 
 
+@pytest.mark.parametrize(("later", "forgotten"), [("嘿啦 刪掉就好", True), ("好", False), ("不用", False)])
+def test_a_delete_typed_after_the_three_way_question_answers_its_delete_button(
+    commands, store, later, forgotten
+):
+    # 「要我記住、刪除，還是看看記了什麼？」 offers 刪除 as what is kept does: a delete typed next
+    # answers it; a bare yes or no chooses none of the three
+    granted(commands, store)
+    asked = commands.handle_text(SCOPE, "那個素食的紀錄嗯")
+    assert asked is not None and asked.command == "preference_question"
+    result = commands.handle_text(SCOPE, later)
+    assert (result is not None and result.command == "forget") is forgotten
+    assert (store.get("U1").dietary_type is None) is forgotten
+
+
+def test_the_three_way_question_with_nothing_kept_offers_no_delete(commands, store):
+    asked = commands.handle_text(SCOPE, "那個素食的紀錄嗯")
+    assert asked is not None and asked.command == "preference_question"
+    result = commands.handle_text(SCOPE, "嘿啦 刪掉就好")
+    assert result is not None and result.command == "kept"  # (nothing to forget: said so)
+
+
 def test_a_typed_no_keeps_and_anything_else_asks_again(commands, store):
     granted(commands, store)
     commands.handle_text(SCOPE, "全部刪掉")

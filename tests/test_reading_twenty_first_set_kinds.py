@@ -95,3 +95,34 @@ def test_someone_elses_diet_changed_beside_the_speakers_own_as_before_keeps_the_
 def test_farming_in_the_fields_is_not_the_township_tianzhong() -> None:
     place = read_places("阮阿爸佇田中種稻 我欲去二水食飯")
     assert (place.kind, place.township) == ("township", "二水鄉")
+
+
+@pytest.mark.parametrize(
+    ("said", "goal"),
+    [("二林 minggu ini ada acara?", "events"), ("溪湖 có nhà hàng ngon không", "places")],
+)
+def test_a_caregivers_words_for_events_and_eateries_ask_that_search(said: str, goal: str) -> None:
+    assert language.read(said, NOW).goal == goal
+
+
+@pytest.mark.parametrize("said", ["賀賀 安捏丟賀啦", "善哉 應允"])
+def test_a_hokkien_slang_or_buddhist_yes_answers_the_prompt(said: str) -> None:
+    assert language.read(said, NOW, Context(asked="consent")).consent == "consent_yes"
+
+
+def test_a_formal_lasting_wish_to_go_by_the_diet_is_offered_to_keep() -> None:
+    decision = language.read("弟子茹素多年 日後查詢餐館一律以此為準 感恩", NOW).decision
+    assert (decision.reading.intent, decision.reading.diet) == ("remember", "vegetarian")
+
+
+def test_another_thing_told_as_already_undone_before_a_diet_search_deletes_nothing() -> None:
+    decision = language.read("回診的提醒已取消 二水有素食嗎", NOW).decision
+    assert decision.reading.intent != "forget"
+
+
+def test_a_clause_starts_at_besides_after_a_pause() -> None:
+    assert reading_form("素食那個刪掉 另外明天二林有活動嗎") == "素食那個刪掉,另外明天二林有活動嗎"
+
+
+def test_dining_in_formal_words_asks_for_places() -> None:
+    assert language.read("今日欲往芬園覓一處用膳", NOW).goal == "places"

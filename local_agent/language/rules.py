@@ -504,6 +504,17 @@ RULES: tuple[Rule, ...] = (
         not_matches=("刪除我的偏好", "那個東西你可以幫我取消嗎", "把照片裡的素食偏好刪掉"),
         without=("memory_object", "diet"),
     ),
+    # 「訂位已取消 鹿港有素食嗎」: another thing told as already undone, the diet only in what follows
+    Rule(
+        "another_thing_told_undone",
+        ("other_thing", "aspect", "delete_verb|stop_verb|undo_phrase"),
+        "other_named",
+        58,
+        matches=("原本的訂位已取消 員林有素食嗎", "吃藥的提醒已經關掉了 幫我找素的"),
+        not_matches=("素食的設定已經取消了嗎", "刪除我的偏好"),
+        side_by_side=True,
+        without=("memory_object",),
+    ),
     Rule(
         "deleting_another_thing",
         ("delete_verb|stop_verb|undo_phrase", "other_thing"),
