@@ -1,6 +1,7 @@
-"""Kinds read by design from a twenty-first blind set's development half (a Hokkien-speaking oyster
-farmer's wife, a fisherman, a nurse minding doctors' advice, caregivers from Indonesia and the
-Philippines, a granddaughter typing in slang, a retired soldier, among others). Each with sentences
+"""Kinds read by design from the development halves of three blind sets written apart from the corpus
+(batches 172-177, 178-183 and 184-189: an oyster farmer's wife speaking Hokkien, a fisherman, a nurse
+minding doctors' advice, caregivers from Indonesia, Vietnam and the Philippines, a granddaughter typing
+in slang, a temple caretaker in Buddhist phrases, a retired soldier, among others). Each with sentences
 written for the test, not the corpus's."""
 
 from __future__ import annotations
@@ -126,3 +127,25 @@ def test_a_clause_starts_at_besides_after_a_pause() -> None:
 
 def test_dining_in_formal_words_asks_for_places() -> None:
     assert language.read("今日欲往芬園覓一處用膳", NOW).goal == "places"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my daughter stop her vegan, but I still the same. 員林 lunch please",
+        "我女婿取消他的全素了 我照樣 幫我找員林的午餐",
+    ],
+)
+def test_someone_else_stopping_their_own_diet_beside_the_speakers_as_before_is_the_search(said: str) -> None:
+    read = language.read(said, NOW)
+    assert read.decision.reading.intent == "search"
+    assert read.diet.code is None  # (the kept diet applies)
+
+
+def test_someone_else_stopping_their_diet_alone_is_still_read_as_before() -> None:
+    assert language.read("我女婿取消他的全素了", NOW).decision.reading.intent in ("forget", "forget_confirm")
+
+
+def test_a_forgetting_asked_of_the_bot_with_a_particle_after_a_relayed_remark_is_a_delete() -> None:
+    decision = language.read("我兒子說不要再幫我記素食了 他說我要多吃肉 你就把它忘掉吧", NOW).decision
+    assert (decision.outcome, decision.reading.intent) == ("act", "forget")

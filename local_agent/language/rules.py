@@ -415,6 +415,17 @@ RULES: tuple[Rule, ...] = (
         not_matches=("我兒子說不要再給我素的", "叫他不要再找素的給我", "不要再吃素了", "不要再幫他找素的"),
         side_by_side=True,
     ),
+    # 「我兒子停掉他的素食了 我照舊」: someone else stops their own diet (a third person's diet after the
+    # verb), read, as above, only beside the speaker's own kept as before
+    Rule(
+        "their_diet_stopped",
+        ("third_person", "stop_verb|delete_verb", "third_person", "diet"),
+        "other_diet",
+        72,
+        matches=("我兒子停掉他的素食了 我照舊", "我先生取消他的蛋奶素了 我還是照舊"),
+        not_matches=("幫她停掉她的素食", "我兒子停掉他的素食了", "麻煩幫我媽取消她的全素"),
+        without=("for_someone", "asked_of_bot"),
+    ),
     # 「不要再給我素食」, 「素的不要再推了」: no more of the kept thing, said as a plea or a complaint
     # with whatever verb (推, 給, 加): a stop, asked about by the policy; 「今天不要再找素的」 is this
     # search's only.
@@ -985,9 +996,9 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         topic = present if rule is None else frozenset()
         asked = "question" in present
         as_before = as_before or "keep_as_is" in present
-    if not as_before and any(c.rule is _THEIR_DIET for c in out):
+    if not as_before and any(c.rule in _THEIR_DIETS for c in out):
         # (someone else's diet given up is read only beside the speaker's own kept as before)
-        out = [_without_their_diet(c) if c.rule is _THEIR_DIET else c for c in out]
+        out = [_without_their_diet(c) if c.rule in _THEIR_DIETS else c for c in out]
     return tuple(out)
 
 
@@ -1003,7 +1014,7 @@ def _first_rule(
 
 def _without_their_diet(read: ClauseReading) -> ClauseReading:
     found = lexicon.tokens(read.clause)
-    return ClauseReading(read.clause, _first_rule(read.clause, found, _present(found), skipped=_THEIR_DIET))
+    return ClauseReading(read.clause, _first_rule(read.clause, found, _present(found), skipped=read.rule))
 
 
 def _past_inside_the_object(found: tuple[lexicon.Token, ...]) -> bool:
@@ -1094,7 +1105,7 @@ def _own_forgetting(clause: str, verb: lexicon.Token) -> bool:
 
 _STOP_KEPT = next(rule for rule in TABLE if rule.name == "stop_applying")
 _SPEAKER_FORGOT = next(rule for rule in TABLE if rule.name == "speaker_forgot")
-_THEIR_DIET = next(rule for rule in TABLE if rule.name == "their_diet_given_up")
+_THEIR_DIETS = frozenset(rule for rule in TABLE if rule.name in ("their_diet_given_up", "their_diet_stopped"))
 _FORGOT_BEFORE = next(rule for rule in TABLE if rule.name == "forgot_before")
 # A clause that is only a forgetting, said after a question: the speaker's own (「…嗎，忘了」).
 _BARE_FORGETTING = frozenset({"忘了", "忘記了", "忘掉了", "不記得了", "記不得了"})

@@ -238,8 +238,8 @@ def _diet(
     code = said.code if said.code is not None and (said.code == catalogue.ANY or not searched) else named
     lasting = said.lasting
     as_before = any("keep_as_is" in t.classes for t in found)
-    theirs = "other_diet" in kinds or (whose != "self" and _own_as_before(form, found))
-    if theirs and code == catalogue.ANY and as_before:
+    theirs = code == catalogue.ANY and whose != "self" and _own_as_before(form, found)
+    if as_before and ("other_diet" in kinds or theirs):
         code, lasting = None, False  # 「她不吃素了 但我還是照舊」: hers given up; the speaker's kept applies
     for_now = has_any(form, words.FOR_NOW)
     own = frozenset({named}) if named and whose == "self" else frozenset()
