@@ -149,3 +149,17 @@ def test_someone_else_stopping_their_diet_alone_is_still_read_as_before() -> Non
 def test_a_forgetting_asked_of_the_bot_with_a_particle_after_a_relayed_remark_is_a_delete() -> None:
     decision = language.read("我兒子說不要再幫我記素食了 他說我要多吃肉 你就把它忘掉吧", NOW).decision
     assert (decision.outcome, decision.reading.intent) == ("act", "forget")
+
+
+def test_a_never_mind_beside_a_diet_searched_for_says_no_diet_given_up() -> None:
+    # 算了 drops the errand before it; the diet is what the search after it looks for, so nothing
+    # tells a diet given up (which, with a sure undo, would let a delete act)
+    from local_agent.language import lexicon, rules
+    from local_agent.language.utterance import _diet_ended
+
+    def ended(said: str) -> bool:
+        form = reading_form(said)
+        return _diet_ended(form, lexicon.tokens(form), rules.read_clauses(form))
+
+    assert not ended("我想退掉明天在鹿港訂的包廂 算了我等等自己去講 你幫我找鹿港另一間素食就好")
+    assert ended("素食那個算了 我現在什麼都吃")

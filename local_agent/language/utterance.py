@@ -391,13 +391,25 @@ def _diet_ended(
     if has_any(form, words.EATS_NO_MORE):
         return True
     return any(
-        {"diet", "drop"} <= {cls for token in lexicon.tokens(clause.clause) for cls in token.classes}
+        (
+            {"diet", "drop"} <= {cls for token in lexicon.tokens(clause.clause) for cls in token.classes}
+            and not _searched_for(lexicon.tokens(clause.clause))
+        )
         or (
             intents.bare(clause.clause).endswith(words.DROP_ENDINGS)
             and not intents.is_question(clause.clause)
         )
         for clause in clauses
     )
+
+
+def _searched_for(found: tuple[lexicon.Token, ...]) -> bool:
+    """The clause's diet is what a search looks for (「算了…你幫我找溪湖其他的素食就好」): a finding verb
+    before it and no negation anywhere in the clause; a drop there is of something else."""
+    diet = next((t.start for t in found if "diet" in t.classes), None)
+    find = next((t.start for t in found if "filter_loose" in t.classes), None)
+    negated = any(t.classes & rules.NEGATIONS for t in found)
+    return diet is not None and find is not None and find < diet and not negated
 
 
 # Clause readings that remark on something (small talk, someone's or the speaker's own forgetting).
