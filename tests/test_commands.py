@@ -344,7 +344,7 @@ def test_a_typed_yes_or_no_after_what_is_kept_deletes_nothing(commands, store, s
     assert commands.handle_text(SCOPE, "那就刪掉吧").command == "forget"  # a delete still answers it
 
 
-@pytest.mark.parametrize(("later", "forgotten"), [("嘿啦 刪掉就好", True), ("好", False), ("不用", False)])
+@pytest.mark.parametrize(("later", "forgotten"), [("對啦 刪除就好了", True), ("好", False), ("不用", False)])
 def test_a_delete_typed_after_the_three_way_question_answers_its_delete_button(
     commands, store, later, forgotten
 ):
@@ -361,7 +361,7 @@ def test_a_delete_typed_after_the_three_way_question_answers_its_delete_button(
 def test_the_three_way_question_with_nothing_kept_offers_no_delete(commands, store):
     asked = commands.handle_text(SCOPE, "那個素食的紀錄嗯")
     assert asked is not None and asked.command == "preference_question"
-    result = commands.handle_text(SCOPE, "嘿啦 刪掉就好")
+    result = commands.handle_text(SCOPE, "對啦 刪除就好了")
     assert result is not None and result.command == "kept"  # (nothing to forget: said so)
 
 

@@ -154,8 +154,8 @@ def festival(text: str, today: date) -> DateReading | None:
     return None
 
 
-# Where a clause ends: a year said after the festival's clause is another clause's (「元宵節有燈會嗎 今年
-# 師父說要弄大兔子」: this year's plans, not this year's 元宵).
+# Where a clause ends: a year said after the festival's clause is another clause's (「中秋有活動嗎 今年
+# 我們社區要烤肉」: this year's plans, not this year's 中秋).
 _CLAUSE_END = quick("[,，。.!！?？;；\\s]")
 
 

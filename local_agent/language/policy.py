@@ -344,7 +344,7 @@ def _remember_missed(
             # 「我打算以後吃五辛素了 能不能一直照這樣找」: a lasting wish the table read, no verb of
             # remembering, and a sure classifier: asked with the consent prompt, never kept unasked
             return "a lasting wish the table read and a sure classifier: consent prompt"
-    # (a lasting wish the three-way question was read for, 「日後查詢時皆以此為準」, needs no verb of remembering)
+    # (a lasting wish the three-way question was read for, 「往後查詢一律以此為準」, needs no remember verb)
     wished = "lasting" in classes and reading.intent == "preference_question"
     if not (diet and ("remember_verb" in classes or wished)):
         return None

@@ -404,7 +404,7 @@ def _diet_ended(
 
 
 def _searched_for(found: tuple[lexicon.Token, ...]) -> bool:
-    """The clause's diet is what a search looks for (「算了…你幫我找溪湖其他的素食就好」): a finding verb
+    """The clause's diet is what a search looks for (「算了…幫我找鹿港另一間素食就好」): a finding verb
     before it and no negation anywhere in the clause; a drop there is of something else."""
     diet = next((t.start for t in found if "diet" in t.classes), None)
     find = next((t.start for t in found if "filter_loose" in t.classes), None)
@@ -527,9 +527,9 @@ def _corrected(form: str, found: tuple[lexicon.Token, ...]) -> tuple[str, tuple[
 def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
     """A clause the table read as a delete has someone else as the one who deletes: a third person
     before the delete verb, with nothing of the kept thing, no 把 and nobody asking the bot before
-    it (「孫子說要刪掉素食那個」, 「店家取消了素食套餐」), or one who wants to do it, the kept thing and
-    把 named, and nobody asked anywhere to do it for them (「她想把她的素食設定刪掉」): told of, or theirs to do, never the
-    bot's (asked about)."""
+    it (「孫子說要刪掉素食那個」, 「店家取消了素食套餐」), or one who wants to do it, with the kept
+    thing and 把 named and nobody asked anywhere to do it for them (「鄰居說他想把他的素食設定刪掉」):
+    told of, or theirs to do, never the bot's (asked about)."""
     said = "".join(clause.clause for clause in clauses)
     asked = has_any(said, words.ASKED_FOR_SOMEONE) or has_any(said, words.ASKED_OF_THE_BOT)
     for clause in clauses:
@@ -544,7 +544,7 @@ def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
         if someone and not any(t.classes & _THEIRS_TO_ASK for t in before):
             return True
         if any(_wishes_it(clause.clause, t) for t in before) and not asked:
-            return True  # 「同事說她想把她的素食設定刪掉」: the kept thing and 把, but their own wish
+            return True  # 「鄰居說他想把他的素食設定刪掉」: the kept thing and 把, but their own wish
     return False
 
 

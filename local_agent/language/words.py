@@ -104,7 +104,7 @@ POLITE_ASKING: tuple[str, ...] = words_of("polite_asking")
 # Anywhere before a remembering verb, these make it a request (「請你幫我記一下我吃素好嗎」).
 REQUEST_LEADS: tuple[str, ...] = words_of("request_leads")
 ASKED_OF_THE_BOT: tuple[str, ...] = words_of("asked_of_the_bot")
-# Right after a third person, the wish is theirs (「她想把她的設定刪掉」): their delete, not the bot's.
+# Right after a third person, the wish is theirs (「他想把他的設定刪掉」): their delete, not the bot's.
 THEIR_WISH: tuple[str, ...] = words_of("their_wish")
 # The speaker asking the bot to act for someone (「麻煩幫她刪掉」): their own request, not words passed on.
 ASKED_FOR_SOMEONE: tuple[str, ...] = words_of("asked_for_someone")

@@ -289,15 +289,23 @@ class Commands:
         kept = state.consent == "granted" and state.dietary_type
         return catalogue.dietary_label(state.dietary_type or "") if kept else None
 
+    def _kept_or_none(self, scope: ScopeKey) -> str | None:
+        """The kept diet's label, or None when nothing is kept or the store cannot be read (then only
+        the buttons answer the question)."""
+        try:
+            return self._kept_label(scope)
+        except StoreError:
+            return None
+
     def preference_question(self, said: Utterance, scope: ScopeKey | None = None) -> CommandResult:
         """「要我記住、刪除，還是看看記了什麼？」 with three buttons: the sentence touches the kept
         preference but does not say what it wants. Nothing changes until a button (or the same
         words typed) says. With a diet kept, its 刪除 button is offered as what is kept offers it,
-        so a delete typed next (「嘿啦 刪掉就好」) answers it; a bare yes does not."""
+        so a delete typed next (「對啦 刪除就好了」) answers it; a bare yes does not."""
         diet = said.diet.named
         label = catalogue.dietary_label(diet) if diet and diets.rememberable(diet) else None
         reply = Reply(texts=(PREFERENCE_QUESTION,), choices=preference_choices(label))
-        if scope is not None and self._kept_label(scope) is not None:
+        if scope is not None and self._kept_or_none(scope) is not None:
             self._offer_forget(scope, SHOWN_OFFER)
         return CommandResult(reply, "preference_question")
 
