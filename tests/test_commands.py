@@ -365,6 +365,20 @@ def test_the_three_way_question_with_nothing_kept_offers_no_delete(commands, sto
     assert result is not None and result.command == "kept"  # (nothing to forget: said so)
 
 
+class UnreadableStore:
+    """A preference store that cannot be read, like an unavailable backend."""
+
+    def get(self, user_id: str):
+        raise StoreError(operation="preferences.get", backend="test")
+
+
+def test_the_three_way_question_is_still_asked_when_the_store_cannot_be_read(journal, clock):
+    commands = Commands(preferences=UnreadableStore(), journal=journal, clock=clock)  # type: ignore[arg-type]
+    asked = commands.handle_text(SCOPE, "那個素食的紀錄嗯")
+    assert asked is not None and asked.command == "preference_question"
+    assert [c.label for c in asked.reply.choices][:2] == ["記住", "刪除"]
+
+
 def test_a_typed_no_keeps_and_anything_else_asks_again(commands, store):
     granted(commands, store)
     commands.handle_text(SCOPE, "全部刪掉")
