@@ -391,10 +391,7 @@ def _diet_ended(
     if has_any(form, words.EATS_NO_MORE):
         return True
     return any(
-        (
-            {"diet", "drop"} <= {cls for token in lexicon.tokens(clause.clause) for cls in token.classes}
-            and not _searched_for(lexicon.tokens(clause.clause))
-        )
+        _dropped_not_searched(lexicon.tokens(clause.clause))
         or (
             intents.bare(clause.clause).endswith(words.DROP_ENDINGS)
             and not intents.is_question(clause.clause)
@@ -403,13 +400,16 @@ def _diet_ended(
     )
 
 
-def _searched_for(found: tuple[lexicon.Token, ...]) -> bool:
-    """The clause's diet is what a search looks for (「算了…幫我找鹿港另一間素食就好」): a finding verb
-    before it and no negation anywhere in the clause; a drop there is of something else."""
+def _dropped_not_searched(found: tuple[lexicon.Token, ...]) -> bool:
+    """A clause names a diet and drops it (「素食那個算了」), unless its diet is what a search looks
+    for (「算了…幫我找鹿港另一間素食就好」: a finding verb before it and no negation anywhere in the
+    clause; the drop there is of something else)."""
+    if not {"diet", "drop"} <= {cls for token in found for cls in token.classes}:
+        return False
     diet = next((t.start for t in found if "diet" in t.classes), None)
     find = next((t.start for t in found if "filter_loose" in t.classes), None)
     negated = any(t.classes & rules.NEGATIONS for t in found)
-    return diet is not None and find is not None and find < diet and not negated
+    return not (diet is not None and find is not None and find < diet and not negated)
 
 
 # Clause readings that remark on something (small talk, someone's or the speaker's own forgetting).
@@ -530,8 +530,6 @@ def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
     it (「孫子說要刪掉素食那個」, 「店家取消了素食套餐」), or one who wants to do it, with the kept
     thing and 把 named and nobody asked anywhere to do it for them (「鄰居說他想把他的素食設定刪掉」):
     told of, or theirs to do, never the bot's (asked about)."""
-    said = "".join(clause.clause for clause in clauses)
-    asked = has_any(said, words.ASKED_FOR_SOMEONE) or has_any(said, words.ASKED_OF_THE_BOT)
     for clause in clauses:
         if clause.rule is None or clause.rule.reading not in _DELETE_READINGS:
             continue
@@ -543,9 +541,15 @@ def _deleted_by_another(clauses: tuple[rules.ClauseReading, ...]) -> bool:
         someone = any(_the_doer(clause.clause, t) for t in before)
         if someone and not any(t.classes & _THEIRS_TO_ASK for t in before):
             return True
-        if any(_wishes_it(clause.clause, t) for t in before) and not asked:
+        if any(_wishes_it(clause.clause, t) for t in before) and not _asked_anywhere(clauses):
             return True  # 「鄰居說他想把他的素食設定刪掉」: the kept thing and 把, but their own wish
     return False
+
+
+def _asked_anywhere(clauses: tuple[rules.ClauseReading, ...]) -> bool:
+    """Some clause asks the bot to do it, or to do it for someone (麻煩幫她刪, 請你)."""
+    said = "".join(clause.clause for clause in clauses)
+    return has_any(said, words.ASKED_FOR_SOMEONE) or has_any(said, words.ASKED_OF_THE_BOT)
 
 
 def _wishes_it(clause: str, token: lexicon.Token) -> bool:
