@@ -29,6 +29,7 @@ CLEAR_DELETES = [
     "忘 記 我 的 偏 好",  # voice input spaces
     "把我吃素的資料刪掉🙏",
     "不想被你記住吃素",
+    "可以把我吃素的資料刪掉嗎？",  # the kept thing put with 把 asks it done, however politely
 ]
 UNCLEAR_DELETES = [
     "全部刪掉",
@@ -44,7 +45,6 @@ ASKING_DELETES = [
     "你會不會忘記我的飲食偏好？",
     "能不能忘記我吃素？",
     "可以刪除我的偏好嗎",
-    "可以把我吃素的資料刪掉嗎？",
 ]
 NEGATED_DELETES = [
     "不要忘記我的飲食偏好喔",

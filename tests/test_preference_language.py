@@ -97,6 +97,7 @@ def stored(app: AppHarness) -> str:
         "取消吃素",
         "不想讓你記得我吃素",
         "删除我的偏好",
+        "可以把我吃素的資料刪掉嗎？",
     ],
 )
 def test_a_clear_delete_request_forgets_and_the_next_search_applies_nothing(app, text):
@@ -108,7 +109,7 @@ def test_a_clear_delete_request_forgets_and_the_next_search_applies_nothing(app,
     assert "已套用您同意記住的偏好" not in all_text(app)
 
 
-@pytest.mark.parametrize("text", ["全部刪掉", "可以把我吃素的資料刪掉嗎？", "忘了吧"])
+@pytest.mark.parametrize("text", ["全部刪掉", "可以刪除我的偏好嗎？", "忘了吧"])
 def test_an_unclear_delete_request_asks_and_the_confirmation_forgets(app, text):
     grant(app)
     assert say(app, text).command == "forget_confirm"
@@ -411,6 +412,12 @@ def test_townships_asked_for_together_are_each_searched_in_one_reply(app):
     assert all(c["effective_arguments"].get("dietary_type") == "vegetarian" for c in out.tool_calls)
     texts = [m.get("text", "") for m in app.line.replies()[-1].body["messages"]]
     assert any("二水鄉" in t for t in texts) and any("田中鎮" in t for t in texts)  # one reply, both
+
+
+def test_townships_written_in_simplified_characters_asked_for_together_are_each_searched(app):
+    out = say(app, "员林跟溪湖下礼拜都有什么活动")
+    searched = [c["effective_arguments"]["area"] for c in out.tool_calls]
+    assert searched == ["員林市", "溪湖鎮"]
 
 
 def test_townships_offered_as_alternatives_are_still_asked_between(app):

@@ -363,10 +363,21 @@ def _pleaded(clause: str, verb: str) -> bool:
     asked = bare(asked.removesuffix(thanks)).rstrip("?")  # 「…刪掉好嗎 謝謝」: the tag before the thanks
     tag = next((q for q in words.REQUEST_QUESTIONS if asked.endswith(q)), "")
     pleaded = has_any(clause, words.PLEAS)
-    if (not tag and not (pleaded and has_any(clause, words.ASKING))) or (tag == "嗎" and not pleaded):
+    disposed = tag == "嗎" and _kept_thing_disposed(clause, verb)
+    if (not tag and not (pleaded and has_any(clause, words.ASKING))) or (
+        tag == "嗎" and not (pleaded or disposed)
+    ):
         return False  # (「可不可以幫我刪掉」: an A-not-A lead and a plea, no tag, asks it too)
     ending = asked.removesuffix(tag).removesuffix("光光").removesuffix("掉").removesuffix("一下")
     return ending.endswith(verb.removesuffix("掉"))
+
+
+def _kept_thing_disposed(clause: str, verb: str) -> bool:
+    """「可以把那個五辛素取消嗎」: the kept thing named between 把 and the verb asks it done, as a plea
+    would (「可以刪除嗎」 alone asks whether it can be)."""
+    at, end = clause.find("把"), clause.find(verb)
+    between = clause[at:end] if 0 <= at < end else ""
+    return bool(between) and (find_diet(between) is not None or has_any(between, words.KEPT_TOPICS))
 
 
 def _reported(clause: str, verb: str) -> bool:
@@ -863,14 +874,16 @@ def _answered_last(b: str) -> Intent | None:
 
 def _reassured_yes(parts: list[str]) -> Intent | None:
     """「嗯…應該沒關係吧 好 就這樣」: the speaker reassures themselves, then says yes in a clause of its
-    own. A yes only when nothing before it says no, hesitates or asks (「不要 好啦」 stays unread)."""
+    own. A yes only when nothing before it says no, hesitates or asks (「不要 好啦」 stays unread), nor
+    asks for a search (「…幫我找有什麼吃的 麻煩你」 is a courtesy after it)."""
     if consent_answer(parts[-1]) != "consent_yes":
         return None
     before = "".join(parts[:-1])
     for word in lexicon.words_of("no_negation"):
         before = before.replace(word, "")  # (沒關係, 沒問題 negate nothing)
     doubts = (*words.CONSENT_NO_CORES, *lexicon.words_of("hesitation"), *words.NEGATIONS)
-    return "consent_yes" if before and not has_any(before, doubts) else None
+    asked = goal_of(before) is not None or bool(find_townships(before))  # (「…有什麼吃的 麻煩你」 asks)
+    return "consent_yes" if before and not asked and not has_any(before, doubts) else None
 
 
 def _relayed_answer(b: str) -> str:
@@ -1084,6 +1097,8 @@ def _something_else_deleted(t: str, legacy: Reading, kinds: frozenset[str]) -> R
         return None
     if _another_shop(t):
         return Reading("search")
+    if _none_of_its_concern(t):
+        return Reading("search")
     if _only_another_thing(t, kinds):
         return Reading("search" if goal_of(t) in ("places", "events") or find_townships(t) else "unknown")
     return None
@@ -1093,6 +1108,14 @@ def _only_another_thing(t: str, kinds: frozenset[str]) -> bool:
     """What is deleted, cancelled or turned off is named and is something else (「群組的通知可以關掉嗎」,
     「孫子幫我把照片刪了」), no clause asks anything of the kept thing, and the sentence names none."""
     return "other_named" in kinds and not kinds & (_ASKED_TO_DELETE | {"keep"}) and not has_object(t)
+
+
+def _none_of_its_concern(t: str) -> bool:
+    """「…的紀錄我要刪掉 不是啦 那是我自己本子的 你不用管 幫我看埔心明天的活動」: the delete is told to be
+    none of the bot's concern, names no diet nor the preference, and a search is asked beside it."""
+    if not has_any(t, words.NOT_FOR_THE_BOT) or find_diet(t) is not None or has_any(t, words.THE_PREFERENCE):
+        return False
+    return goal_of(t) in ("places", "events") or bool(find_townships(t))
 
 
 # Small talk a search's words can carry: a comment on a place, a remark on health, a complaint.
@@ -1133,6 +1156,7 @@ def by_policy(
     read_clauses = rules.read_clauses(t) if read_clauses is None else read_clauses
     kinds = frozenset(c.rule.reading for c in read_clauses if c.rule is not None)
     other = _something_else_deleted(t, legacy, kinds) or _still_there(t, legacy, read_clauses)
+    other = other or _weighed_then_kept(legacy, kinds, read_clauses)
     if (other := other or _told_by_the_table(t, legacy, kinds, read_clauses)) is not None:
         return other
     if legacy.intent == "forget":
@@ -1140,7 +1164,7 @@ def by_policy(
     remarked = "forgot_before" in kinds and not kinds & _ASKED_TO_DELETE  # nothing asked deleted
     if legacy.intent == "forget_confirm" and ("exclusion" in kinds or remarked):
         return _delete_outcome(t, kinds)  # apart from a diet; someone's forgetting remarked on
-    if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change", "search"):
+    if "stop" in kinds and legacy.intent in ("remember", "unknown", "diet_change", "search", "show_kept"):
         # (beside a search, 「別再給我素的 鹿港有什麼吃的」, the stop is asked about first)
         return Reading("forget_confirm")
     if (
@@ -1167,6 +1191,19 @@ def by_policy(
             "preference_question"
         )  # about what is kept, no search asked (the diet alone made it one)
     return legacy
+
+
+def _weighed_then_kept(
+    legacy: Reading, kinds: frozenset[str], read_clauses: tuple[rules.ClauseReading, ...]
+) -> Reading | None:
+    """「我在想要不要把素食取消… 算了 留著好了」: a delete weighed, then kept as it is
+    (``rules._decided_to_keep``): every clause the table reads keeps it, so nothing is deleted."""
+    kept = any(c.rule is not None and c.rule.name == "keep_as_is" for c in read_clauses)
+    return (
+        Reading("forget_declined")
+        if legacy.intent == "forget_confirm" and kinds == {"keep"} and kept
+        else None
+    )
 
 
 def _told_by_the_table(

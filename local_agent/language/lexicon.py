@@ -42,6 +42,7 @@ DATA = Path(__file__).parent / "data" / "lexicon.json"
 
 # Every class, with what it means. The rule table (``rules.py``) may name only these.
 CLASS_MEANINGS: dict[str, str] = {
+    "necessity": "a need that may have passed (必要, 還需要): asked of keeping what is kept, whether it still is",
     "delete_verb": "a verb that deletes or forgets (刪除, 忘記, 清空, 歸零, 取消, 丟掉)",
     "forget_verb": "a verb of forgetting (忘記, 忘了); also a delete verb, but said of the past a complaint",
     "drop": "drop it, said at the end (不要了, 算了, 全部不要, 改回來): with what is kept, a delete to ask about",

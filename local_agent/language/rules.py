@@ -426,6 +426,29 @@ RULES: tuple[Rule, ...] = (
         not_matches=("幫她停掉她的素食", "我兒子停掉他的素食了", "麻煩幫我媽取消她的全素"),
         without=("for_someone", "asked_of_bot"),
     ),
+    # 「我媳婦說她要停止吃素了 我照舊」: someone else says they stop their own diet (the stop verb between
+    # the third person and the diet), read, as above, only beside the speaker's own kept as before
+    Rule(
+        "their_diet_ended",
+        ("third_person", "stop_verb", "diet"),
+        "other_diet",
+        71,
+        matches=("我媳婦說她要停止吃素了 我照舊", "阿明講他停掉蛋奶素，我猶原"),
+        not_matches=("幫她停掉她的素食", "我媳婦說她要停止吃素了", "麻煩幫我媽停止全素"),
+        without=("for_someone", "asked_of_bot"),
+    ),
+    # 「素食那筆還有保留的必要嗎」, 「還需要記著我吃全素嗎」: whether keeping what is kept is still needed,
+    # asked: a stop put as a question, asked about by the policy
+    Rule(
+        "keeping_still_needed",
+        ("remember_verb",),
+        "stop",
+        57,
+        matches=("素食那筆還有保留的必要嗎", "還需要記著我吃全素嗎", "是否仍有留著之必要"),
+        not_matches=("記住我吃素", "需要我記住什麼嗎", "不需要記住喔", "有需要幫你記下來嗎"),
+        needs=("necessity",),
+        without=("negation", "negation_request", "ask_can"),
+    ),
     # 「不要再給我素食」, 「素的不要再推了」: no more of the kept thing, said as a plea or a complaint
     # with whatever verb (推, 給, 加): a stop, asked about by the policy; 「今天不要再找素的」 is this
     # search's only.
@@ -989,32 +1012,59 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         elif rule is not None and rule.name == "delete_that" and _another_thing_topic(topic, present):
             rule = _ANOTHER_DELETED  # 「記憶卡滿了，要刪一刪」: what the clause before named is deleted
         elif rule is _FORGOT_BEFORE and _past_inside_the_object(found):
-            rule = _first_rule(clause, found, present, skipped=_FORGOT_BEFORE)
+            rule = _first_rule(clause, found, present, skipped=frozenset({_FORGOT_BEFORE}))
         elif rule is not None and rule.name == "delete_that" and asked and clause in _BARE_FORGETTING:
             rule = _SPEAKER_FORGOT  # 「我有設定什麼嗎，忘了」: why the speaker asks, not a request
         out.append(ClauseReading(clause, rule))
         topic = present if rule is None else frozenset()
         asked = "question" in present
         as_before = as_before or "keep_as_is" in present
+    if as_before and any(c.rule is not None and c.rule.reading == "hesitant" for c in out):
+        out = _decided_to_keep(out)
     if not as_before and any(c.rule in _THEIR_DIETS for c in out):
         # (someone else's diet given up is read only beside the speaker's own kept as before)
         out = [_without_their_diet(c) if c.rule in _THEIR_DIETS else c for c in out]
     return tuple(out)
 
 
+def _decided_to_keep(out: list[ClauseReading]) -> list[ClauseReading]:
+    """「我在想要不要把素食取消… 啊不用了 還是留著好了」: a delete weighed, then kept as it is in a
+    clause of its own after it: the choice is made, and both clauses read as keeping it."""
+    weighed = next(
+        (n for n, c in enumerate(out) if c.rule is not None and c.rule.reading == "hesitant"), None
+    )
+    later = [
+        n
+        for n, c in enumerate(out)
+        if weighed is not None
+        and n > weighed
+        and c.rule is None
+        and "keep_as_is" in _present(lexicon.tokens(c.clause))
+    ]
+    if weighed is None or not later:
+        return out
+    return [
+        ClauseReading(c.clause, _KEEP_AS_IS) if n == weighed or n in later else c for n, c in enumerate(out)
+    ]
+
+
 def _first_rule(
-    clause: str, found: tuple[lexicon.Token, ...], present: frozenset[str], skipped: Rule | None = None
+    clause: str,
+    found: tuple[lexicon.Token, ...],
+    present: frozenset[str],
+    skipped: frozenset[Rule] = frozenset(),
 ) -> Rule | None:
     """The highest-priority rule that reads ``clause`` (its words ``found``, their classes ``present``),
     other than ``skipped``: only the rules one of its words can start are tried."""
     tried = sorted({at for cls in present for at in _FIRST_SLOT.get(cls, ())})
     fits = (_SHAPES[at].rule for at in tried if _SHAPES[at].fits(found, len(clause), present))
-    return next((rule for rule in fits if rule is not skipped), None)
+    return next((rule for rule in fits if rule not in skipped), None)
 
 
 def _without_their_diet(read: ClauseReading) -> ClauseReading:
+    """The clause read by the next rule that is none of someone else's diet (one of them may read it next)."""
     found = lexicon.tokens(read.clause)
-    return ClauseReading(read.clause, _first_rule(read.clause, found, _present(found), skipped=read.rule))
+    return ClauseReading(read.clause, _first_rule(read.clause, found, _present(found), skipped=_THEIR_DIETS))
 
 
 def _past_inside_the_object(found: tuple[lexicon.Token, ...]) -> bool:
@@ -1030,9 +1080,15 @@ def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
     記錄，請幫我消掉」, 「蛋奶素的設定，可以不要再套用嗎」): the record named there with no verb of its
     own is what is deleted or stopped, as if said in one clause; so is a diet named alone there, not a
     third person's (「那個吃素的，幫我刪掉」); a delete of another thing named in its own clause stays that."""
-    named = "memory_object" in topic or ("diet" in topic and "third_person" not in topic)
+    # (a third person's diet is named there only when it is given up: 「阿嬤說不要全素了，刪掉吧」)
+    theirs_given_up = "third_person" in topic and not topic.isdisjoint(_GIVEN_UP)
+    named = "memory_object" in topic or ("diet" in topic and ("third_person" not in topic or theirs_given_up))
     # (a filter word names the thing there: 「之前設定的素食篩選」 is the filter)
     return named and topic.isdisjoint(VERBS - {"apply_verb"}) and own.isdisjoint(_OTHER_THINGS)
+
+
+# Said with a diet, these give it up (不要, 不再, 不要再).
+_GIVEN_UP = frozenset({"negation", "stop_again"})
 
 
 def _another_thing_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
@@ -1104,8 +1160,11 @@ def _own_forgetting(clause: str, verb: lexicon.Token) -> bool:
 
 
 _STOP_KEPT = next(rule for rule in TABLE if rule.name == "stop_applying")
+_KEEP_AS_IS = next(rule for rule in TABLE if rule.name == "keep_as_is")
 _SPEAKER_FORGOT = next(rule for rule in TABLE if rule.name == "speaker_forgot")
-_THEIR_DIETS = frozenset(rule for rule in TABLE if rule.name in ("their_diet_given_up", "their_diet_stopped"))
+_THEIR_DIETS = frozenset(
+    rule for rule in TABLE if rule.name in ("their_diet_given_up", "their_diet_stopped", "their_diet_ended")
+)
 _FORGOT_BEFORE = next(rule for rule in TABLE if rule.name == "forgot_before")
 # A clause that is only a forgetting, said after a question: the speaker's own (「…嗎，忘了」).
 _BARE_FORGETTING = frozenset({"忘了", "忘記了", "忘掉了", "不記得了", "記不得了"})

@@ -141,6 +141,16 @@ def _characters_only(text: str, taiwan: str, to_simplified: Callable[[str], str]
     return "".join(t if b == s else s for t, b, s in zip(taiwan, back, text, strict=True))
 
 
+_TO_SIMPLIFIED = {traditional: simplified for simplified, traditional in SIMPLIFIED_TO_TRADITIONAL.items()}
+
+
+def spellings(word: str) -> tuple[str, ...]:
+    """``word`` (traditional) as written, and as a phone set to simplified characters writes it when
+    that differs (員林, 员林): to find a name the reading form matched in the text as sent."""
+    simplified = "".join(_TO_SIMPLIFIED.get(ch, ch) for ch in word)
+    return (word,) if simplified == word else (word, simplified)
+
+
 def traditional(text: str) -> str:
     """``text`` in Taiwan's traditional characters (OpenCC when installed; see the module docstring)."""
     return to_traditional(text, opencc_converters())

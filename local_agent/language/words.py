@@ -106,6 +106,10 @@ REQUEST_LEADS: tuple[str, ...] = words_of("request_leads")
 ASKED_OF_THE_BOT: tuple[str, ...] = words_of("asked_of_the_bot")
 # Right after a third person, the wish is theirs (「他想把他的設定刪掉」): their delete, not the bot's.
 THEIR_WISH: tuple[str, ...] = words_of("their_wish")
+# Told the bot it is none of its concern (「你不用管」): a delete beside it naming no diet is not asked of it.
+NOT_FOR_THE_BOT: tuple[str, ...] = words_of("not_for_the_bot")
+# The bot's own record, named (偏好, 設定): a delete of it is its concern, whatever else is said.
+THE_PREFERENCE: tuple[str, ...] = words_of("the_preference")
 # The speaker asking the bot to act for someone (「麻煩幫她刪掉」): their own request, not words passed on.
 ASKED_FOR_SOMEONE: tuple[str, ...] = words_of("asked_for_someone")
 # A plea: with one, a delete put as a polite question is a request (「可以麻煩幫我刪除嗎」).

@@ -15,6 +15,7 @@ from local_agent import language
 from local_agent.agent.adk_router import AdkRouter, TurnOutcome
 from local_agent.context.errors import StoreError
 from local_agent.context.journal import ContextJournal, ScopeKey
+from local_agent.language.text import spellings
 from local_agent.language.utterance import Utterance
 from local_agent.listings import catalogue
 from local_agent.listings.loader import Listings, shipped_listings
@@ -99,7 +100,8 @@ class LocalService:
             text = said.text
             for other in places.choices:
                 if other != township:
-                    text = text.replace(other, "").replace(other[:-1], "")
+                    for name in (*spellings(other), *spellings(other[:-1])):
+                        text = text.replace(name, "")
             part = language.read(text, self.clock())
             if part.places.kind != "township" or part.places.township != township:
                 return []
