@@ -135,3 +135,13 @@ def test_townships_in_simplified_characters_asked_together_are_each_found_in_the
 def test_english_parking_and_resto_are_read(said: str) -> None:
     form = reading_form(said)
     assert "停車" in form or "餐廳" in form
+
+
+@pytest.mark.parametrize("said", ["你記的那個蛋奶素喔 我看是免啦", "全素彼个 阮看是免"])
+def test_a_hokkien_no_need_said_last_of_the_kept_diet_is_asked_never_answered_kept(said: str) -> None:
+    assert _decided(said) == ("ask", "forget_confirm")
+
+
+@pytest.mark.parametrize("said", ["幫我把資料清一下", "資料幫我刪一下"])
+def test_a_delete_verb_softened_with_yixia_still_deletes_or_asks(said: str) -> None:
+    assert _decided(said)[1] in ("forget", "forget_confirm")
