@@ -145,3 +145,8 @@ def test_a_hokkien_no_need_said_last_of_the_kept_diet_is_asked_never_answered_ke
 @pytest.mark.parametrize("said", ["幫我把資料清一下", "資料幫我刪一下"])
 def test_a_delete_verb_softened_with_yixia_still_deletes_or_asks(said: str) -> None:
     assert _decided(said)[1] in ("forget", "forget_confirm")
+
+
+def test_no_more_of_the_kept_diets_places_is_a_stop_but_not_one_shop_named() -> None:
+    assert _decided("拜託別再給我推素食館了 我現在吃葷")[1] in ("forget", "forget_confirm")
+    assert _decided("那家素食店不要再去了 很難吃")[1] != "forget_confirm"

@@ -449,22 +449,28 @@ RULES: tuple[Rule, ...] = (
         needs=("necessity",),
         without=("negation", "negation_request", "ask_can"),
     ),
-    # 「不要再給我素食」, 「素的不要再推了」: no more of the kept thing, said as a plea or a complaint
-    # with whatever verb (推, 給, 加): a stop, asked about by the policy; 「今天不要再找素的」 is this
-    # search's only.
+    # 「不要再給我素食」, 「素的不要再推了」, 「別再給我素食餐廳」: no more of the kept thing (or its places,
+    # not one shop named: 那家), said as a plea or a complaint with whatever verb (推, 給, 加): a stop,
+    # asked about by the policy; 「今天不要再找素的」 is this search's only.
     Rule(
         "no_more_of_it",
-        ("stop_again", "diet|memory_object"),
+        ("stop_again", "diet|memory_object|diet_place"),
         "stop",
         58,
-        matches=("拜託以後不要再推素食的給我", "搜尋不用再加我的偏好", "別再一直挑素的了"),
+        matches=(
+            "拜託以後不要再推素食的給我",
+            "搜尋不用再加我的偏好",
+            "別再一直挑素的了",
+            "不要再一直給我素食餐廳了",
+        ),
         not_matches=(
             "今天不要再找素的了",
             "不要再忘記我吃素",
             "不要再給我辣的",
             "我吃素 記住它 以後不用再講吃素",
+            "不要再去那家素食店了",
         ),
-        without=("temporary", "remember_verb"),
+        without=("temporary", "remember_verb", "other_thing"),
     ),
     Rule(
         "it_no_more",
