@@ -373,7 +373,7 @@ def _pleaded(clause: str, verb: str) -> bool:
 
 
 def _kept_thing_disposed(clause: str, verb: str) -> bool:
-    """「可以把那個五辛素取消嗎」: the kept thing named between 把 and the verb asks it done, as a plea
+    """「可以把我的全素設定取消嗎」: the kept thing named between 把 and the verb asks it done, as a plea
     would (「可以刪除嗎」 alone asks whether it can be)."""
     at, end = clause.find("把"), clause.find(verb)
     between = clause[at:end] if 0 <= at < end else ""
@@ -875,14 +875,14 @@ def _answered_last(b: str) -> Intent | None:
 def _reassured_yes(parts: list[str]) -> Intent | None:
     """「嗯…應該沒關係吧 好 就這樣」: the speaker reassures themselves, then says yes in a clause of its
     own. A yes only when nothing before it says no, hesitates or asks (「不要 好啦」 stays unread), nor
-    asks for a search (「…幫我找有什麼吃的 麻煩你」 is a courtesy after it)."""
+    asks for a search (「…兩邊都幫我看有什麼好吃的 麻煩你了」 is a courtesy after it)."""
     if consent_answer(parts[-1]) != "consent_yes":
         return None
     before = "".join(parts[:-1])
     for word in lexicon.words_of("no_negation"):
         before = before.replace(word, "")  # (沒關係, 沒問題 negate nothing)
     doubts = (*words.CONSENT_NO_CORES, *lexicon.words_of("hesitation"), *words.NEGATIONS)
-    asked = goal_of(before) is not None or bool(find_townships(before))  # (「…有什麼吃的 麻煩你」 asks)
+    asked = goal_of(before) is not None or bool(find_townships(before))  # (a search asked, then 麻煩你)
     return "consent_yes" if before and not asked and not has_any(before, doubts) else None
 
 
@@ -1111,7 +1111,7 @@ def _only_another_thing(t: str, kinds: frozenset[str]) -> bool:
 
 
 def _none_of_its_concern(t: str) -> bool:
-    """「…的紀錄我要刪掉 不是啦 那是我自己本子的 你不用管 幫我看埔心明天的活動」: the delete is told to be
+    """「健身的紀錄我要刪掉 你不用管 芬園有什麼好吃的」: the delete is told to be
     none of the bot's concern, names no diet nor the preference, and a search is asked beside it."""
     if not has_any(t, words.NOT_FOR_THE_BOT) or find_diet(t) is not None or has_any(t, words.THE_PREFERENCE):
         return False
@@ -1196,7 +1196,7 @@ def by_policy(
 def _weighed_then_kept(
     legacy: Reading, kinds: frozenset[str], read_clauses: tuple[rules.ClauseReading, ...]
 ) -> Reading | None:
-    """「我在想要不要把素食取消… 算了 留著好了」: a delete weighed, then kept as it is
+    """「本來想把全素刪掉… 算了不用 留著好了」: a delete weighed, then kept as it is
     (``rules._decided_to_keep``): every clause the table reads keeps it, so nothing is deleted."""
     kept = any(c.rule is not None and c.rule.name == "keep_as_is" for c in read_clauses)
     return (

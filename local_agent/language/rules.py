@@ -1034,7 +1034,7 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
 
 
 def _decided_to_keep(out: list[ClauseReading]) -> list[ClauseReading]:
-    """「我在想要不要把素食取消… 啊不用了 還是留著好了」: a delete weighed, then kept as it is in a
+    """「我在考慮要不要把蛋奶素刪掉… 算了 留著就好」: a delete weighed, then kept as it is in a
     clause of its own after it: the choice is made, and both clauses read as keeping it."""
     weighed = next(
         (n for n, c in enumerate(out) if c.rule is not None and c.rule.reading == "hesitant"), None
@@ -1086,7 +1086,7 @@ def _names_the_topic(topic: frozenset[str], own: frozenset[str]) -> bool:
     記錄，請幫我消掉」, 「蛋奶素的設定，可以不要再套用嗎」): the record named there with no verb of its
     own is what is deleted or stopped, as if said in one clause; so is a diet named alone there, not a
     third person's (「那個吃素的，幫我刪掉」); a delete of another thing named in its own clause stays that."""
-    # (a third person's diet is named there only when it is given up: 「阿嬤說不要全素了，刪掉吧」)
+    # (a third person's diet is named there only when it is given up: 「我媽說她不吃蛋奶素了，刪掉吧」)
     theirs_given_up = "third_person" in topic and not topic.isdisjoint(_GIVEN_UP)
     named = "memory_object" in topic or ("diet" in topic and ("third_person" not in topic or theirs_given_up))
     # (a filter word names the thing there: 「之前設定的素食篩選」 is the filter)
