@@ -376,8 +376,7 @@ def _kept_thing_disposed(clause: str, verb: str) -> bool:
     """「可以把我的全素設定取消嗎」: the kept thing named between 把 and the verb asks it done, as a plea
     would (「可以刪除嗎」 alone asks whether it can be)."""
     at, end = clause.find("把"), clause.find(verb)
-    between = clause[at:end] if 0 <= at < end else ""
-    return bool(between) and (find_diet(between) is not None or has_any(between, words.KEPT_TOPICS))
+    return 0 <= at < end and has_object(clause[at:end])
 
 
 def _reported(clause: str, verb: str) -> bool:

@@ -1003,6 +1003,7 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
     topic: frozenset[str] = frozenset()  # the classes of the clause before, when no rule read it
     asked = False  # the clause before asked something
     as_before = False  # a clause keeps something as before (照舊)
+    kept_as_is: list[int] = []  # the clauses with a keep-as-is word (照舊, 留著好了)
     for clause in clauses(t):
         found = lexicon.tokens(clause)
         present = _present(found)
@@ -1024,30 +1025,24 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         out.append(ClauseReading(clause, rule))
         topic = present if rule is None else frozenset()
         asked = "question" in present
-        as_before = as_before or "keep_as_is" in present
-    if as_before and any(c.rule is not None and c.rule.reading == "hesitant" for c in out):
-        out = _decided_to_keep(out)
+        if "keep_as_is" in present:
+            as_before = True
+            kept_as_is.append(len(out) - 1)
+    if kept_as_is and any(c.rule is not None and c.rule.reading == "hesitant" for c in out):
+        out = _decided_to_keep(out, kept_as_is)
     if not as_before and any(c.rule in _THEIR_DIETS for c in out):
         # (someone else's diet given up is read only beside the speaker's own kept as before)
         out = [_without_their_diet(c) if c.rule in _THEIR_DIETS else c for c in out]
     return tuple(out)
 
 
-def _decided_to_keep(out: list[ClauseReading]) -> list[ClauseReading]:
-    """「我在考慮要不要把蛋奶素刪掉… 算了 留著就好」: a delete weighed, then kept as it is in a
-    clause of its own after it: the choice is made, and both clauses read as keeping it."""
-    weighed = next(
-        (n for n, c in enumerate(out) if c.rule is not None and c.rule.reading == "hesitant"), None
-    )
-    later = [
-        n
-        for n, c in enumerate(out)
-        if weighed is not None
-        and n > weighed
-        and c.rule is None
-        and "keep_as_is" in _present(lexicon.tokens(c.clause))
-    ]
-    if weighed is None or not later:
+def _decided_to_keep(out: list[ClauseReading], kept_as_is: list[int]) -> list[ClauseReading]:
+    """「我在考慮要不要把蛋奶素刪掉… 算了 留著就好」: a delete weighed, then kept as it is in a clause of
+    its own after it (``kept_as_is``: the clauses with a keep-as-is word): the choice is made, and both
+    clauses read as keeping it."""
+    weighed = next(n for n, c in enumerate(out) if c.rule is not None and c.rule.reading == "hesitant")
+    later = [n for n in kept_as_is if n > weighed and out[n].rule is None]
+    if not later:
         return out
     return [
         ClauseReading(c.clause, _KEEP_AS_IS) if n == weighed or n in later else c for n, c in enumerate(out)
@@ -1168,9 +1163,7 @@ def _own_forgetting(clause: str, verb: lexicon.Token) -> bool:
 _STOP_KEPT = next(rule for rule in TABLE if rule.name == "stop_applying")
 _KEEP_AS_IS = next(rule for rule in TABLE if rule.name == "keep_as_is")
 _SPEAKER_FORGOT = next(rule for rule in TABLE if rule.name == "speaker_forgot")
-_THEIR_DIETS = frozenset(
-    rule for rule in TABLE if rule.name in ("their_diet_given_up", "their_diet_stopped", "their_diet_ended")
-)
+_THEIR_DIETS = frozenset(rule for rule in TABLE if rule.reading == "other_diet")
 _FORGOT_BEFORE = next(rule for rule in TABLE if rule.name == "forgot_before")
 # A clause that is only a forgetting, said after a question: the speaker's own (「…嗎，忘了」).
 _BARE_FORGETTING = frozenset({"忘了", "忘記了", "忘掉了", "不記得了", "記不得了"})
