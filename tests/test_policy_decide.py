@@ -243,3 +243,16 @@ def test_a_delete_the_classifier_reads_only_middling_is_asked_never_acted_on() -
         Reading("remember", diet="vegan"), None, frozenset({"remember"}), Spread({"other": 0.6})
     )
     assert remember.reading.intent == "remember"
+
+
+def test_a_stop_beside_a_named_search_is_both_unless_the_sentence_asks() -> None:
+    forget, stop = Reading("forget"), frozenset({"stop"})
+    said = frozenset({"negation", "remember_verb", "diet"})
+    both = decide(forget, "places", stop, Given("search_places", 0.6), classes=said)
+    assert (both.outcome, both.reading.intent) == ("act", "forget")
+    asked = decide(forget, "places", stop, Given("search_places", 0.6), classes=said | {"question"})
+    assert (asked.outcome, asked.reading.intent) == ("ask", "forget_confirm")
+    deleted = decide(
+        forget, "places", frozenset({"delete"}), Given("search_places", 0.6), classes=said | {"question"}
+    )
+    assert (deleted.outcome, deleted.reading.intent) == ("act", "forget")  # a delete verb said is acted on

@@ -120,7 +120,7 @@ _WEEKDAY_LIKE_NAMES = quick(
 _CHINESE_YEAR = quick("([零〇一二三四五六七八九]{2,4})年")
 # Chinese numerals before 月 or 號/日 (「十二月十號」 is 12月10號); not 初一, 正月, 五日節, 週一, 兩日前.
 _CHINESE_DATE_NUMBER = quick(
-    "(?<![初正臘冬農曆週周期拜休第])([一二兩三四五六七八九十廿卅]{1,3})(?=[月號号日])(?!日節|日[前後內之以])"
+    "(?<![初正臘冬農曆週周期拜休第])([一二兩三四五六七八九十廿卅]{1,3})(?=[月號号日])(?!日節|日[前後內以]|日之(?!間))"
 )
 # A day in Chinese numerals after a month in digits, with no 號 (「12月廿五」 is 12月25號).
 _CHINESE_DAY_AFTER_MONTH = quick(

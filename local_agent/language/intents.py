@@ -589,21 +589,35 @@ def _diet_said() -> tuple[str, ...]:
 
 def _asks_unsupported(t: str) -> bool:
     """Parking or buses asked about in the last clause that asks anything: 「搭客運去二林，二林有什麼
-    好吃的」 asks for food, 「二林有什麼好吃的，哪裡停車」 for parking. A question added by the way
+    好吃的」 asks for food, 「二林有什麼好吃的，哪裡停車」 for parking, a life on the buses told before
+    a question to the bot (你, 您) asks that. A question added by the way
     (順便, 另外: 「竹塘有什麼好吃的，順便問一下有公車嗎」) leaves a search asked before it the request."""
     aside = min((t.find(w) for w in words.BY_THE_WAY if w in t), default=-1)
     if aside > 0 and has_any(t[:aside], _SEARCH_WORDS):
         return False
-    for clause in reversed([c for c in CLAUSES.split(t) if c]):
+    for clause, asked in reversed(_clauses_asked(t)):
         asking = has_any(clause, _SEARCH_WORDS)
         if asking:  # 「搭員林客運去二林吃飯」: the bus is how they get there
             for company in words.BUS_COMPANIES:
                 clause = clause.replace(company, "")
         if has_any(clause, words.UNSUPPORTED_WORDS):
             return True
-        if asking or find_diet(clause):
-            return False
+        if asking or find_diet(clause) or ((asked or is_question(clause)) and has_any(clause, _TO_THE_BOT)):
+            return False  # (「我在客運公司做了三十年，你們這系統誰做的？」 asks the bot about itself)
     return False
+
+
+_TO_THE_BOT = ("你", "您")
+
+
+def _clauses_asked(t: str) -> list[tuple[str, bool]]:
+    """The clauses of reading-form ``t``, each with whether a question mark closes it."""
+    out, start = [], 0
+    for brk in CLAUSES.finditer(t):
+        out.append((t[start : brk.start()], "?" in brk.group()))
+        start = brk.end()
+    out.append((t[start:], False))
+    return [(clause, asked) for clause, asked in out if clause]
 
 
 def _goal_words(t: str) -> SearchGoal | None:
@@ -821,7 +835,7 @@ def consent_answer(b: str) -> Intent | None:
     answer started over (等等, 等一下) is what follows."""
     b = _relayed_answer(b)
     last = _answered_last(b)
-    b = b.replace(",", "").replace("、", "").replace(".", "")
+    b = b.replace(",", "").replace("、", "").replace(".", "").replace("!", "")
     if (whole := _whole_answers().get(b) or last or _started_over(b) or _concluded(b)) is not None:
         return whole
     if len(b) > CONSENT_ANSWER_CHARS:
@@ -886,13 +900,17 @@ def _reassured_yes(parts: list[str]) -> Intent | None:
 
 
 def _relayed_answer(b: str) -> str:
-    """「阿嬤說好」, 「我媽說不要」: the answer of the person the speaker types for, relayed: what they said."""
-    kin = next((w for w in lexicon.words_of("kin") if b.startswith(w)), "")
+    """「阿嬤說好」, 「我媽說不要」, 「他點頭說好」: the answer of the person the speaker types for (a
+    relative, or he / she), relayed: what they said."""
+    kin = next((w for w in _RELAYERS if b.startswith(w)), "")
     said = next((w for w in _RELAYING if b.startswith(w, len(kin))), "") if kin else ""
     return b[len(kin) + len(said) :] if said and len(b) > len(kin) + len(said) else b
 
 
 _RELAYING = lexicon.words_of("relaying")
+_RELAYERS = tuple(
+    sorted({*lexicon.words_of("kin"), *lexicon.words_of("relayers")}, key=lambda w: (-len(w), w))
+)
 
 
 def _started_over(b: str) -> Intent | None:
@@ -1155,7 +1173,7 @@ def by_policy(
     read_clauses = rules.read_clauses(t) if read_clauses is None else read_clauses
     kinds = frozenset(c.rule.reading for c in read_clauses if c.rule is not None)
     other = _something_else_deleted(t, legacy, kinds) or _still_there(t, legacy, read_clauses)
-    other = other or _weighed_then_kept(legacy, kinds, read_clauses)
+    other = other or _weighed_then_kept(t, legacy, kinds, read_clauses)
     if (other := other or _told_by_the_table(t, legacy, kinds, read_clauses)) is not None:
         return other
     if legacy.intent == "forget":
@@ -1193,16 +1211,16 @@ def by_policy(
 
 
 def _weighed_then_kept(
-    legacy: Reading, kinds: frozenset[str], read_clauses: tuple[rules.ClauseReading, ...]
+    t: str, legacy: Reading, kinds: frozenset[str], read_clauses: tuple[rules.ClauseReading, ...]
 ) -> Reading | None:
     """「本來想把全素刪掉… 算了不用 留著好了」: a delete weighed, then kept as it is
-    (``rules._decided_to_keep``): every clause the table reads keeps it, so nothing is deleted."""
+    (``rules._decided_to_keep``): every clause the table reads keeps it, so nothing is deleted; a
+    search asked or a township named beside it (「…還是不動好了 芳苑有素食嗎」) is that search, with
+    what is kept."""
     kept = any(c.rule is not None and c.rule.name == "keep_as_is" for c in read_clauses)
-    return (
-        Reading("forget_declined")
-        if legacy.intent == "forget_confirm" and kinds == {"keep"} and kept
-        else None
-    )
+    if legacy.intent not in ("forget_confirm", "forget") or kinds != {"keep"} or not kept:
+        return None
+    return Reading("search") if searches_besides(t) or find_townships(t) else Reading("forget_declined")
 
 
 def _told_by_the_table(

@@ -155,11 +155,8 @@ def decide(
     if ruled == best or {ruled, best} <= _UNDOING:  # (a delete and a stop both undo: their scores add)
         where = undo_clause if named_search and goal is not None and reading.intent == "forget" else ""
         return _agreed(reading, ruled, scores, kinds, why, where, classes)
-    if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
-        # 「…的素食都幫我找一下」: a lasting word beside a diet, no remember verb, a sure search: the search
-        return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
-    if (beside := _beside_a_search(reading, ruled, best, named_search, kinds, why, undo_clause)) is not None:
-        return beside
+    if (by := _aside(reading, ruled, scores, named_search, kinds, why, undo_clause, classes)) is not None:
+        return by
     if ruled in PREFERENCE_LABELS:
         return _rules_touch(reading, ruled, best, sure, scores, why, kinds, classes)
     if (remark := _remark(reading, kinds, scores, named_search, classes)) is not None:
@@ -289,7 +286,9 @@ def _first_asks(
     missed = _remember_missed(reading, ruled, read, diet, classes, kinds, others, stated)
     if missed:
         return Decision("ask", Reading("remember", diet=diet), ruled, (*why, missed))
-    if others and reading.intent == "forget":
+    if others and reading.intent == "forget" and "delete" not in kinds:
+        # (beside a delete of the kept thing asked in a clause of its own, 「阿嬤的素食資料請刪除 她說不要
+        # 你們存她的東西」, the stop of hers is the reason for it)
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a stop of other people's: ask"))
     if (
         "hesitant" in kinds
@@ -448,6 +447,25 @@ def _keep_against_an_undo(
     return (undos > 1 or loose) and sure >= (MIDDLE if undos > 1 else HIGH)
 
 
+def _aside(
+    reading: Reading,
+    ruled: str,
+    scores: Scores,
+    named_search: bool,
+    kinds: frozenset[str],
+    why: tuple[str, ...],
+    undo_clause: str,
+    classes: frozenset[str],
+) -> Decision | None:
+    """A search the classifier reads beside what the rules read: a lasting word beside a diet with no
+    remember verb (「…的素食都幫我找一下」), the classifier sure of a search, is the search; otherwise
+    :func:`_beside_a_search`."""
+    best, sure = scores.best, scores.confidence
+    if ruled == "remember" and best.startswith("search_") and sure >= HIGH and "remember_verb" not in classes:
+        return Decision("pass", Reading("search"), ruled, (*why, "no remember verb, a sure search"))
+    return _beside_a_search(reading, ruled, best, named_search, kinds, why, undo_clause, classes)
+
+
 def _beside_a_search(
     reading: Reading,
     ruled: str,
@@ -456,6 +474,7 @@ def _beside_a_search(
     kinds: frozenset[str],
     why: tuple[str, ...],
     undo_clause: str = "kept",
+    classes: frozenset[str] = frozenset(),
 ) -> Decision | None:
     """A search named beside what touches the kept thing, where the two readers read different
     parts of one sentence rather than disagree: a delete the table read in its own clause beside
@@ -464,12 +483,17 @@ def _beside_a_search(
     the search, never a delete question on the classifier's word alone. Only a delete whose clause
     (or the clause before it) names the kept thing is acted on beside the search: one of another
     thing or record is the search alone, and one read in the search's own clause or naming nothing
-    kept is asked about. A keep the table read beside a named search is that search."""
+    kept is asked about, and so is a stop (no delete verb) in a sentence that asks something. A keep
+    the table read beside a named search is that search."""
     if ruled in _UNDOING and best.startswith("search_") and named_search and reading.intent == "forget":
         if undo_clause == "other":  # 「公司要我清除手機中的客戶資料 … 查和美的素食餐廳」
             return Decision("pass", Reading("search"), ruled, (*why, "another thing deleted: the search"))
         if undo_clause != "kept":  # in the search's clause, or naming nothing kept: asked
             return Decision("ask", Reading("forget_confirm"), ruled, (*why, f"a delete {undo_clause}: ask"))
+        if ruled == "stop" and "question" in classes:  # (a stop in a sentence that asks: 「不用記嗎」)
+            return Decision(
+                "ask", Reading("forget_confirm"), ruled, (*why, "a stop beside a search, asked: ask")
+            )
         return Decision("act", reading, ruled, (*why, "a delete and a search beside it: both"))
     if reading.intent == "search" and named_search and "forgot_before" in kinds and best in _UNDOING:
         return Decision("pass", reading, ruled, (*why, "a forgetting remarked on, a search named"))

@@ -1004,44 +1004,135 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
     asked = False  # the clause before asked something
     as_before = False  # a clause keeps something as before (照舊)
     kept_as_is: list[int] = []  # the clauses with a keep-as-is word (照舊, 留著好了)
+    dropped: list[int] = []  # the clauses no rule read with a word that drops what was said (算了)
     for clause in clauses(t):
         found = lexicon.tokens(clause)
         present = _present(found)
-        rule = _first_rule(clause, found, present)
-        if rule is not None and rule.name == "delete_something" and _names_the_topic(topic, present):
-            rule = _DELETE_KEPT
-        elif rule is _DELETE_KEPT and (
-            _another_thing_put_first(found) or _kept_only_in_a_search(clause, found)
-        ):
-            rule = _ANOTHER_DELETED
-        elif rule is None and "stop_verb" in present and _names_the_topic(topic, present):
-            rule = _STOP_KEPT  # 「蛋奶素的設定，可以不要再套用嗎」: the record named, then its stop
-        elif rule is not None and rule.name == "delete_that" and _another_thing_topic(topic, present):
-            rule = _ANOTHER_DELETED  # 「記憶卡滿了，要刪一刪」: what the clause before named is deleted
-        elif rule is _FORGOT_BEFORE and _past_inside_the_object(found):
-            rule = _first_rule(clause, found, present, skipped=frozenset({_FORGOT_BEFORE}))
-        elif rule is not None and rule.name == "delete_that" and asked and clause in _BARE_FORGETTING:
-            rule = _SPEAKER_FORGOT  # 「我有設定什麼嗎，忘了」: why the speaker asks, not a request
+        rule = _reread(clause, found, present, _first_rule(clause, found, present), topic, asked, out)
         out.append(ClauseReading(clause, rule))
         topic = present if rule is None else frozenset()
         asked = "question" in present
-        if "keep_as_is" in present:
-            as_before = True
-            kept_as_is.append(len(out) - 1)
-    if kept_as_is and any(c.rule is not None and c.rule.reading == "hesitant" for c in out):
-        out = _decided_to_keep(out, kept_as_is)
+        as_before = as_before or "keep_as_is" in present
+        _note_kept_or_dropped(len(out) - 1, rule, found, present, kept_as_is, dropped)
+    weighed = _weighed_at(out, dropped) if kept_as_is else None
+    if weighed is not None:
+        out = _decided_to_keep(out, kept_as_is, weighed)
     if not as_before and any(c.rule in _THEIR_DIETS for c in out):
         # (someone else's diet given up is read only beside the speaker's own kept as before)
         out = [_without_their_diet(c) if c.rule in _THEIR_DIETS else c for c in out]
     return tuple(out)
 
 
-def _decided_to_keep(out: list[ClauseReading], kept_as_is: list[int]) -> list[ClauseReading]:
-    """「我在考慮要不要把蛋奶素刪掉… 算了 留著就好」: a delete weighed, then kept as it is in a clause of
-    its own after it (``kept_as_is``: the clauses with a keep-as-is word): the choice is made, and both
-    clauses read as keeping it."""
-    weighed = next(n for n, c in enumerate(out) if c.rule is not None and c.rule.reading == "hesitant")
-    later = [n for n in kept_as_is if n > weighed and out[n].rule is None]
+def _reread(
+    clause: str,
+    found: tuple[lexicon.Token, ...],
+    present: frozenset[str],
+    rule: Rule | None,
+    topic: frozenset[str],
+    asked: bool,
+    out: list[ClauseReading],
+) -> Rule | None:
+    """The rule that reads ``clause`` given the clauses before it (``out``; ``topic``: the classes of
+    the one before when no rule read it; ``asked``: it asked something), where the clause alone is read
+    by ``rule``. A clause before that only described what was kept is read again in ``out``."""
+    if rule is not None and rule.name == "delete_something" and _names_the_topic(topic, present):
+        return _DELETE_KEPT
+    if rule is not None and rule.name == "delete_something" and (told := _kept_described(out)) >= 0:
+        out[told] = ClauseReading(out[told].clause, None)  # (what was kept, told: no remember asked)
+        return _DELETE_KEPT
+    if rule is _DELETE_KEPT and _dropped_then_kept(found):
+        return _KEEP_AS_IS  # 「要不要把蛋奶素刪除嗯算了先留著」: typed as one clause
+    if rule is _DELETE_KEPT and (_another_thing_put_first(found) or _kept_only_in_a_search(clause, found)):
+        return _ANOTHER_DELETED
+    if rule is None and "stop_verb" in present and _names_the_topic(topic, present):
+        return _STOP_KEPT  # 「蛋奶素的設定，可以不要再套用嗎」: the record named, then its stop
+    if rule is not None and rule.name == "delete_that" and _another_thing_topic(topic, present):
+        return _ANOTHER_DELETED  # 「記憶卡滿了，要刪一刪」: what the clause before named is deleted
+    if rule is _FORGOT_BEFORE and _past_inside_the_object(found):
+        return _first_rule(clause, found, present, skipped=frozenset({_FORGOT_BEFORE}))
+    if rule is not None and rule.name == "delete_that" and asked and clause in _BARE_FORGETTING:
+        return _SPEAKER_FORGOT  # 「我有設定什麼嗎，忘了」: why the speaker asks, not a request
+    return rule
+
+
+def _dropped_then_kept(found: tuple[lexicon.Token, ...]) -> bool:
+    """In one clause, a delete verb, then a word that drops it (算了, not right after the verb), then
+    one that keeps the kept thing where it is (留著, 照舊)."""
+    verb = next((t for t in found if "delete_verb" in t.classes), None)
+    # (right after the verb, 算了 says "just do it": 「刪掉算了」)
+    drop = next((n for n, t in enumerate(found) if "drop" in t.classes and verb and t.start > verb.end), None)
+    return drop is not None and (
+        any("keep_as_is" in t.classes for t in found[drop + 1 :]) or _left_last(found[drop + 1 :])
+    )
+
+
+def _left_last(found: tuple[lexicon.Token, ...]) -> bool:
+    """A word that keeps the kept thing where it is (留著, 保留), with no negation or question after
+    it (not 「留著也沒用」, 「留著幹嘛呢」)."""
+    at = next((n for n, t in enumerate(found) if t.word in _LEFT_IN_PLACE), None)
+    return at is not None and all(t.classes.isdisjoint(_UNSETTLING) for t in found[at + 1 :])
+
+
+_UNSETTLING = frozenset({"negation", "question", "a_not_a", "hesitation", "complaint"})
+
+
+def _note_kept_or_dropped(
+    n: int,
+    rule: Rule | None,
+    found: tuple[lexicon.Token, ...],
+    present: frozenset[str],
+    kept_as_is: list[int],
+    dropped: list[int],
+) -> None:
+    """Clause ``n`` added to ``dropped`` when it drops what was said (a 算了 read by no rule, or with
+    留著 after it) and to ``kept_as_is`` when it keeps the kept thing as it is (照舊, 留著好了, or 留著
+    after a 算了)."""
+    left = _left_last(found)
+    if "drop" in present and (rule is None or left):
+        dropped.append(n)
+    if "keep_as_is" in present or (dropped and left):
+        kept_as_is.append(n)
+
+
+_LEFT_IN_PLACE = frozenset(lexicon.words_of("left_in_place"))
+
+
+def _kept_described(out: list[ClauseReading]) -> int:
+    """「我先前請您記下的鍋邊素，如今想麻煩您撤銷」: the last clause a rule read before this one, read as
+    a remember, only describes what was kept (a remembering verb put before 的 or 之, then the kept
+    thing), so a delete of something unsaid in this clause is of that: that clause's place, else -1."""
+    at = next((n for n in range(len(out) - 1, -1, -1) if out[n].rule is not None), -1)
+    rule = out[at].rule if at >= 0 else None
+    if rule is None or rule.reading != "remember":
+        return -1
+    clause = out[at].clause
+    found = lexicon.tokens(clause)
+    told = [t.end for t in found if "remember_verb" in t.classes and clause.startswith(("的", "之"), t.end)]
+    kept = bool(told) and any(t.start >= told[0] and not t.classes.isdisjoint(KEPT_CLASSES) for t in found)
+    return at if kept else -1
+
+
+def _weighed_at(out: list[ClauseReading], dropped: list[int]) -> int | None:
+    """The clause where a delete was weighed: one the table read as undecided, or a delete a later
+    clause drops (「要不要刪掉那個素的… 算了算了」, ``dropped``: the clauses with 算了 and no rule); None
+    when there is none."""
+    undecided = (n for n, c in enumerate(out) if c.rule is not None and c.rule.reading == "hesitant")
+    dropped_delete = (
+        n
+        for n, c in enumerate(out)
+        if c.rule is not None and c.rule.reading in ("delete", "delete_that") and any(d > n for d in dropped)
+    )
+    first = next(undecided, None)
+    return first if first is not None else next(dropped_delete, None)
+
+
+def _decided_to_keep(out: list[ClauseReading], kept_as_is: list[int], weighed: int) -> list[ClauseReading]:
+    """「我在考慮要不要把蛋奶素刪掉… 算了 留著就好」: a delete weighed (at ``weighed``), then kept as it is
+    in a clause of its own after it (``kept_as_is``: the clauses with a keep-as-is word, read by no rule,
+    as keeping the diet, or as the thought it over of 「後來想想 還是不動好了」): the choice is made, and
+    those clauses read as keeping it."""
+    readings = {None, "remember", "keep", "hesitant"}
+    later = [n for n in kept_as_is if n > weighed and getattr(out[n].rule, "reading", None) in readings]
     if not later:
         return out
     return [

@@ -496,7 +496,7 @@ _DENIALS = ("不是", "不要", "不去", "別去", "毋是")
 
 def _corrected(text: str, mentions: list[_Mention], vocab: _Vocabulary) -> list[_Mention]:
     """「員林，喔不是，是埔心」, 「不是員林，是埔心」, 「看秀水，不要伸港」: a township taken back or
-    denied gives way to the others."""
+    denied gives way to the others; one said again after the correction word is denied again."""
     if len({m.township for m in mentions}) < 2:
         return mentions
     kept = []
@@ -504,10 +504,11 @@ def _corrected(text: str, mentions: list[_Mention], vocab: _Vocabulary) -> list[
         after = text[mention.end : mentions[at + 1].start] if at + 1 < len(mentions) else ""
         before = text[max(0, mention.start - 3) : mention.start]
         between = text[mentions[at - 1].end : mention.start] if at else ""
+        again = at > 0 and mentions[at - 1].township == mention.township  # 「埤頭 嗯不是 埤頭 是北斗」
         denied = (
             before.endswith(_DENIALS)
             and not before.endswith(("是不是", "要不要"))
-            and not _retracts(between, vocab)
+            and (again or not _retracts(between, vocab))
         )
         taken_back = has_any(after, vocab.corrections) and "是不是" not in after
         if not (denied or taken_back):

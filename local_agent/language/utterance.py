@@ -569,6 +569,18 @@ _DELETE_READINGS = frozenset({"delete", "delete_that"})
 _THEIRS_TO_ASK = rules.KEPT_CLASSES | {"disposal", "for_someone", "courtesy"}
 
 
+_FOR_SOMEONE = lexicon.words_of("for_someone")
+
+
+def _again(form: str) -> bool:
+    """The last search asked again (再查一次), also for someone named inside it (「再幫他查一次」)."""
+    if has_any(form, words.AGAIN_WORDS):
+        return True
+    for word in _FOR_SOMEONE if has_any(form, _FOR_SOMEONE) else ():
+        form = form.replace(word, "")
+    return has_any(form, words.AGAIN_WORDS)
+
+
 def _asked_after_a_past_day(form: str, today: date) -> bool:
     """A past day told in an earlier clause, and the last clause asks (a question or a search verb)
     naming no day of its own: the question is about what is to come."""
@@ -637,7 +649,7 @@ def _read(text: str, now: float | date | None, context: Context | None) -> Utter
         consent_only=bare in words.CONSENT_ONLY,
         thanked=intents.thanked(form),
         more=has_any(form, words.MORE_WORDS),
-        again=has_any(form, words.AGAIN_WORDS),
+        again=_again(form),
         follow_up=intents.is_follow_up_form(form) or (places.kind == "township" and corrects(form)),
         yes=is_yes(form),
         no=is_no(form),

@@ -180,7 +180,7 @@ CONSENT_UNCLEAR: tuple[str, ...] = words_of("consent_unclear")
 # taken out with the verb before the yes is read.
 CONSENT_DOERS: tuple[str, ...] = words_of("consent_doers")
 # A short answer made only of these characters, with one of CONSENT_YES_CORES in it, is a yes.
-CONSENT_YES_CHARS = frozenset("好嗯可以對是啦吧呀喔的行要當然沒問題啊哦嘿著同意應允")
+CONSENT_YES_CHARS = frozenset("好嗯可以對是啦吧呀喔哇的行要當然沒問題啊哦嘿著同意應允")
 CONSENT_YES_CORES: tuple[str, ...] = words_of("consent_yes_cores")
 # Read as the core they stand for before courtesies are taken out (「OK的」, 「我同意，謝謝」).
 CONSENT_SAME: dict[str, str] = dict(lexicon.pairs_of("consent_same"))
