@@ -117,10 +117,13 @@ _WEEKDAY_LIKE_NAMES = quick(
         sorted((n for n in (*TOWNSHIPS, *SHORT_NAMES) if n[0] in "一二三四五六日天"), key=len, reverse=True)
     )
 )
+# A span's last day before 之間 (「十日至十二日之間」): between the two days, where 「三日之間」 alone
+# is no date.
+_SPAN_BETWEEN = quick("([至到~][一二兩三四五六七八九十廿卅0-9]{1,3}[日號号])之間")
 _CHINESE_YEAR = quick("([零〇一二三四五六七八九]{2,4})年")
 # Chinese numerals before 月 or 號/日 (「十二月十號」 is 12月10號); not 初一, 正月, 五日節, 週一, 兩日前.
 _CHINESE_DATE_NUMBER = quick(
-    "(?<![初正臘冬農曆週周期拜休第])([一二兩三四五六七八九十廿卅]{1,3})(?=[月號号日])(?!日節|日[前後內以]|日之(?!間))"
+    "(?<![初正臘冬農曆週周期拜休第])([一二兩三四五六七八九十廿卅]{1,3})(?=[月號号日])(?!日節|日[前後內之以])"
 )
 # A day in Chinese numerals after a month in digits, with no 號 (「12月廿五」 is 12月25號).
 _CHINESE_DAY_AFTER_MONTH = quick(
@@ -165,7 +168,7 @@ def normalise(text: str) -> str:
     """Full-width digits, letters and slashes as ASCII (NFKC), so 「１２／５」 reads as 12/5; a hyphen
     between two days as 到 (an en dash or a wave as well), and a day alone after a month/day and a span or
     list word as that month's (12/26-27 → 12/26到12/27, 12月19、20 → 12月19日、12月20); 拜六 as
-    禮拜六; 后 as 後 (a simplified 三天后); 再下個月 as 下下個月; 一下下週 as 一下 下週; years in Chinese numerals as digits (二零二七年 → 2027年);
+    禮拜六; 后 as 後 (a simplified 三天后); 再下個月 as 下下個月; 一下下週 as 一下 下週; years in Chinese numerals as digits (二零二七年 → 2027年); a span's 之間 as 間;
     township names that begin like a weekday masked."""
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_DASHES) if _DASH_CHARS.search(text) else text
@@ -177,6 +180,7 @@ def normalise(text: str) -> str:
     text = _MONTH_THEN_DAY.sub(lambda m: _each_day(m, "月", "日"), text) if "月" in text else text
     text = _DAY_HYPHEN.sub(r"\1到\2", text) if "-" in text else text
     text = _CHINESE_YEAR.sub(_digit_year, text) if "年" in text else text
+    text = _SPAN_BETWEEN.sub(r"\1間", text) if "之間" in text else text
     return _WEEKDAY_LIKE_NAMES.sub(lambda m: "#" * len(m.group(0)), text)
 
 

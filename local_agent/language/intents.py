@@ -595,15 +595,18 @@ def _asks_unsupported(t: str) -> bool:
     aside = min((t.find(w) for w in words.BY_THE_WAY if w in t), default=-1)
     if aside > 0 and has_any(t[:aside], _SEARCH_WORDS):
         return False
+    to_the_bot = False  # a question to the bot said after: only a bus or parking asked counts
     for clause, asked in reversed(_clauses_asked(t)):
         asking = has_any(clause, _SEARCH_WORDS)
         if asking:  # 「搭員林客運去二林吃飯」: the bus is how they get there
             for company in words.BUS_COMPANIES:
                 clause = clause.replace(company, "")
-        if has_any(clause, words.UNSUPPORTED_WORDS):
-            return True
-        if asking or find_diet(clause) or ((asked or is_question(clause)) and has_any(clause, _TO_THE_BOT)):
-            return False  # (「我在客運公司做了三十年，你們這系統誰做的？」 asks the bot about itself)
+        questioned = asked or is_question(clause)
+        if has_any(clause, words.UNSUPPORTED_WORDS) and (questioned or not to_the_bot):
+            return True  # (「我在客運公司做了三十年，你們這系統誰做的？」 asks the bot about itself)
+        if asking or find_diet(clause):
+            return False
+        to_the_bot = to_the_bot or (questioned and has_any(clause, _TO_THE_BOT))
     return False
 
 
@@ -833,9 +836,9 @@ def consent_answer(b: str) -> Intent | None:
     """A short answer to a yes/no question, in bare reading form ``b``: 「好」, 「好的，謝謝你」,
     「可以，幫我記住」, 「嘿啊」 say yes; 「不用了，謝謝」, 「毋免啦」 say no; 「考慮一下」 neither. An
     answer started over (等等, 等一下) is what follows."""
-    b = _relayed_answer(b)
+    b = _relayed_answer(b.replace("!", ","))  # (an exclamation parts an answer as a comma does)
     last = _answered_last(b)
-    b = b.replace(",", "").replace("、", "").replace(".", "").replace("!", "")
+    b = b.replace(",", "").replace("、", "").replace(".", "")
     if (whole := _whole_answers().get(b) or last or _started_over(b) or _concluded(b)) is not None:
         return whole
     if len(b) > CONSENT_ANSWER_CHARS:

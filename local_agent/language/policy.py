@@ -286,9 +286,7 @@ def _first_asks(
     missed = _remember_missed(reading, ruled, read, diet, classes, kinds, others, stated)
     if missed:
         return Decision("ask", Reading("remember", diet=diet), ruled, (*why, missed))
-    if others and reading.intent == "forget" and "delete" not in kinds:
-        # (beside a delete of the kept thing asked in a clause of its own, 「阿嬤的素食資料請刪除 她說不要
-        # 你們存她的東西」, the stop of hers is the reason for it)
+    if others and reading.intent == "forget":
         return Decision("ask", Reading("forget_confirm"), ruled, (*why, "a stop of other people's: ask"))
     if (
         "hesitant" in kinds

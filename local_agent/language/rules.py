@@ -1003,8 +1003,7 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
     topic: frozenset[str] = frozenset()  # the classes of the clause before, when no rule read it
     asked = False  # the clause before asked something
     as_before = False  # a clause keeps something as before (照舊)
-    kept_as_is: list[int] = []  # the clauses with a keep-as-is word (照舊, 留著好了)
-    dropped: list[int] = []  # the clauses no rule read with a word that drops what was said (算了)
+    noted: tuple[list[int], list[int], list[int]] = ([], [], [])  # kept as is, kept unsure, dropped (算了)
     for clause in clauses(t):
         found = lexicon.tokens(clause)
         present = _present(found)
@@ -1013,10 +1012,8 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         topic = present if rule is None else frozenset()
         asked = "question" in present
         as_before = as_before or "keep_as_is" in present
-        _note_kept_or_dropped(len(out) - 1, rule, found, present, kept_as_is, dropped)
-    weighed = _weighed_at(out, dropped) if kept_as_is else None
-    if weighed is not None:
-        out = _decided_to_keep(out, kept_as_is, weighed)
+        _note_kept_or_dropped(len(out) - 1, rule, clause, found, noted)
+    out = _settled(out, *noted)
     if not as_before and any(c.rule in _THEIR_DIETS for c in out):
         # (someone else's diet given up is read only beside the speaker's own kept as before)
         out = [_without_their_diet(c) if c.rule in _THEIR_DIETS else c for c in out]
@@ -1037,11 +1034,15 @@ def _reread(
     by ``rule``. A clause before that only described what was kept is read again in ``out``."""
     if rule is not None and rule.name == "delete_something" and _names_the_topic(topic, present):
         return _DELETE_KEPT
-    if rule is not None and rule.name == "delete_something" and (told := _kept_described(out)) >= 0:
+    if (
+        rule is not None
+        and rule.name == "delete_something"
+        and (told := _kept_described(out, clause, found)) >= 0
+    ):
         out[told] = ClauseReading(out[told].clause, None)  # (what was kept, told: no remember asked)
         return _DELETE_KEPT
-    if rule is _DELETE_KEPT and _dropped_then_kept(found):
-        return _KEEP_AS_IS  # 「要不要把蛋奶素刪除嗯算了先留著」: typed as one clause
+    if rule is _DELETE_KEPT and (settled := _dropped_then_kept(clause, found)) is not None:
+        return settled  # 「要不要把蛋奶素刪除嗯算了先留著」: typed as one clause
     if rule is _DELETE_KEPT and (_another_thing_put_first(found) or _kept_only_in_a_search(clause, found)):
         return _ANOTHER_DELETED
     if rule is None and "stop_verb" in present and _names_the_topic(topic, present):
@@ -1055,67 +1056,102 @@ def _reread(
     return rule
 
 
-def _dropped_then_kept(found: tuple[lexicon.Token, ...]) -> bool:
-    """In one clause, a delete verb, then a word that drops it (算了, not right after the verb), then
-    one that keeps the kept thing where it is (留著, 照舊)."""
+def _dropped_then_kept(clause: str, found: tuple[lexicon.Token, ...]) -> Rule | None:
+    """In one clause, a delete verb, then 算了 (not right after the verb: 「刪掉算了」 says "just do
+    it"), then the kept thing kept where it is: kept (``_KEEP_AS_IS``) when that is all that is said
+    after it, undecided (asked) when more is said after the keeping word; None otherwise."""
     verb = next((t for t in found if "delete_verb" in t.classes), None)
-    # (right after the verb, 算了 says "just do it": 「刪掉算了」)
-    drop = next((n for n, t in enumerate(found) if "drop" in t.classes and verb and t.start > verb.end), None)
-    return drop is not None and (
-        any("keep_as_is" in t.classes for t in found[drop + 1 :]) or _left_last(found[drop + 1 :])
+    drop = next(
+        (n for n, t in enumerate(found) if t.word in _NEVER_MIND and verb and t.start > verb.end), None
     )
+    kept = _keep_said(clause, found[drop + 1 :]) if drop is not None else ""
+    return _KEEP_AS_IS if kept == "clean" else _UNDECIDED if kept == "unsure" else None
 
 
-def _left_last(found: tuple[lexicon.Token, ...]) -> bool:
-    """A word that keeps the kept thing where it is (留著, 保留), with no negation or question after
-    it (not 「留著也沒用」, 「留著幹嘛呢」)."""
+def _keep_said(clause: str, found: tuple[lexicon.Token, ...]) -> str:
+    """How ``found`` (the words of ``clause``, or its end) keep the kept thing where it is: "clean" (a
+    keep-as-is word, or 留著 / 保留 with only a particle after it), "unsure" (留著 with more said after it,
+    「先留著 她還在吃」), or "" (no keeping word; one negated before, 沒必要留著; one followed by a
+    negation, question or complaint, 留著也沒用)."""
+    if any("keep_as_is" in t.classes for t in found):
+        return "clean"
     at = next((n for n, t in enumerate(found) if t.word in _LEFT_IN_PLACE), None)
-    return at is not None and all(t.classes.isdisjoint(_UNSETTLING) for t in found[at + 1 :])
+    if at is None or any("negation" in t.classes for t in found[:at]):
+        return ""
+    if any(not t.classes.isdisjoint(_UNSETTLING) for t in found[at + 1 :]):
+        return ""
+    rest = clause[found[at].end :].rstrip(_KEEP_PARTICLES)
+    return "clean" if not rest or rest in _KEEP_ENDINGS else "unsure"
 
 
+_KEEP_PARTICLES = "了吧啦喔呀啊嘛唷哦~!。"  # (「留著吧」, 「先留著喔」)
+_KEEP_ENDINGS = frozenset({"好了", "就好", "就好了", "好"})
 _UNSETTLING = frozenset({"negation", "question", "a_not_a", "hesitation", "complaint"})
 
 
 def _note_kept_or_dropped(
     n: int,
     rule: Rule | None,
+    clause: str,
     found: tuple[lexicon.Token, ...],
-    present: frozenset[str],
-    kept_as_is: list[int],
-    dropped: list[int],
+    noted: tuple[list[int], list[int], list[int]],
 ) -> None:
-    """Clause ``n`` added to ``dropped`` when it drops what was said (a 算了 read by no rule, or with
-    留著 after it) and to ``kept_as_is`` when it keeps the kept thing as it is (照舊, 留著好了, or 留著
-    after a 算了)."""
-    left = _left_last(found)
-    if "drop" in present and (rule is None or left):
+    """Clause ``n`` noted in ``noted`` (kept as is, kept unsure, dropped): dropped when it says 算了 and
+    no rule read it, or it keeps after it; kept as is when it keeps the kept thing as it is (照舊,
+    留著好了, or a plain 留著 after a 算了); kept unsure when a 留著 after a 算了 has more said after it."""
+    kept_as_is, unsure, dropped = noted
+    keep = _keep_said(clause, found)
+    if any(t.word in _NEVER_MIND for t in found) and (rule is None or keep):
         dropped.append(n)
-    if "keep_as_is" in present or (dropped and left):
+    if any("keep_as_is" in t.classes for t in found) or (dropped and keep == "clean"):
         kept_as_is.append(n)
+    elif dropped and keep == "unsure":
+        unsure.append(n)
 
 
+def _settled(
+    out: list[ClauseReading], kept_as_is: list[int], unsure: list[int], dropped: list[int]
+) -> list[ClauseReading]:
+    """A delete weighed (``_weighed_at``) and kept as it is after it: every clause reads as keeping
+    it; kept only with more said after the keeping word: the delete is read as undecided (asked)."""
+    weighed = _weighed_at(out, dropped) if kept_as_is or unsure else None
+    if weighed is None:
+        return out
+    decided = _decided_to_keep(out, kept_as_is, weighed)
+    if decided is out and any(n > weighed for n in unsure) and out[weighed].rule is not _UNDECIDED:
+        decided = [*out[:weighed], ClauseReading(out[weighed].clause, _UNDECIDED), *out[weighed + 1 :]]
+    return decided
+
+
+_NEVER_MIND = frozenset(lexicon.words_of("never_mind"))
 _LEFT_IN_PLACE = frozenset(lexicon.words_of("left_in_place"))
 
 
-def _kept_described(out: list[ClauseReading]) -> int:
-    """「我先前請您記下的鍋邊素，如今想麻煩您撤銷」: the last clause a rule read before this one, read as
-    a remember, only describes what was kept (a remembering verb put before 的 or 之, then the kept
-    thing), so a delete of something unsaid in this clause is of that: that clause's place, else -1."""
+def _kept_described(out: list[ClauseReading], clause: str, found: tuple[lexicon.Token, ...]) -> int:
+    """「我先前請您記下的鍋邊素，如今想麻煩您撤銷」: the last clause a rule read before ``clause``, read as a
+    remember, only describes what was kept (a remembering verb put before 的 or 之, and the clause
+    ends with the kept thing), and ``clause`` ends with its delete verb (a courtesy at most after it,
+    敬請刪除為荷), so the delete is of that: that clause's place, else -1 (「…的全素很準，我想刪除一個
+    聯絡人」 deletes something else)."""
+    verb = next((t for t in reversed(found) if "delete_verb" in t.classes), None)
+    if verb is None or len(clause) - verb.end > 2:
+        return -1
     at = next((n for n in range(len(out) - 1, -1, -1) if out[n].rule is not None), -1)
     rule = out[at].rule if at >= 0 else None
     if rule is None or rule.reading != "remember":
         return -1
-    clause = out[at].clause
-    found = lexicon.tokens(clause)
-    told = [t.end for t in found if "remember_verb" in t.classes and clause.startswith(("的", "之"), t.end)]
-    kept = bool(told) and any(t.start >= told[0] and not t.classes.isdisjoint(KEPT_CLASSES) for t in found)
-    return at if kept else -1
+    told = out[at].clause
+    said = lexicon.tokens(told)
+    verbs = [t.end for t in said if "remember_verb" in t.classes and told.startswith(("的", "之"), t.end)]
+    last = said[-1] if said else None
+    ends_kept = last is not None and not last.classes.isdisjoint(KEPT_CLASSES) and len(told) - last.end <= 1
+    return at if verbs and ends_kept and last is not None and last.start >= verbs[0] else -1
 
 
 def _weighed_at(out: list[ClauseReading], dropped: list[int]) -> int | None:
     """The clause where a delete was weighed: one the table read as undecided, or a delete a later
-    clause drops (「要不要刪掉那個素的… 算了算了」, ``dropped``: the clauses with 算了 and no rule); None
-    when there is none."""
+    clause drops (「要不要刪掉那個素的… 算了算了」, ``dropped``: the clauses with 算了 and no rule, or
+    with a keeping after it); None when there is none."""
     undecided = (n for n, c in enumerate(out) if c.rule is not None and c.rule.reading == "hesitant")
     dropped_delete = (
         n
@@ -1253,6 +1289,7 @@ def _own_forgetting(clause: str, verb: lexicon.Token) -> bool:
 
 _STOP_KEPT = next(rule for rule in TABLE if rule.name == "stop_applying")
 _KEEP_AS_IS = next(rule for rule in TABLE if rule.name == "keep_as_is")
+_UNDECIDED = next(rule for rule in TABLE if rule.name == "undecided")
 _SPEAKER_FORGOT = next(rule for rule in TABLE if rule.name == "speaker_forgot")
 _THEIR_DIETS = frozenset(rule for rule in TABLE if rule.reading == "other_diet")
 _FORGOT_BEFORE = next(rule for rule in TABLE if rule.name == "forgot_before")

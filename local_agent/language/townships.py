@@ -504,7 +504,10 @@ def _corrected(text: str, mentions: list[_Mention], vocab: _Vocabulary) -> list[
         after = text[mention.end : mentions[at + 1].start] if at + 1 < len(mentions) else ""
         before = text[max(0, mention.start - 3) : mention.start]
         between = text[mentions[at - 1].end : mention.start] if at else ""
-        again = at > 0 and mentions[at - 1].township == mention.township  # 「埤頭 嗯不是 埤頭 是北斗」
+        again = (  # 「埤頭 嗯不是 埤頭 是北斗」: said again, then another
+            0 < at < len(mentions) - 1
+            and mentions[at - 1].township == mention.township != mentions[at + 1].township
+        )
         denied = (
             before.endswith(_DENIALS)
             and not before.endswith(("是不是", "要不要"))
