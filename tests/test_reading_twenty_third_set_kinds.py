@@ -205,3 +205,8 @@ def test_a_bus_asked_then_whether_the_bot_knows_stays_unsupported() -> None:
 
 def test_n_days_before_between_alone_is_no_date() -> None:
     assert language.read("三日之間 員林有活動嗎", NOW).dates.window is None
+
+
+@pytest.mark.parametrize("said", ["全素的刪除功能在哪", "刪除蛋奶素要按哪裡", "我的五辛素刪掉會怎樣"])
+def test_asking_where_or_what_happens_on_deleting_is_asked_never_acted_on(said: str) -> None:
+    assert _decided(said) == ("ask", "forget_confirm")
