@@ -42,7 +42,7 @@ from local_agent.language import lexicon, rules, words
 from local_agent.language.diets import diet_said_form, find_diet, negated_diet, rememberable, unsupported_diet
 from local_agent.language.memo import memoised, one_reading
 from local_agent.language.patterns import alternatives, quick
-from local_agent.language.text import has_any, has_words_form, reading_form
+from local_agent.language.text import has_any, has_words_form, reading_form, without
 from local_agent.language.townships import find_townships, read_places
 from local_agent.listings import catalogue
 
@@ -53,15 +53,6 @@ _SEARCH_WORDS = (*words.EVENT_WORDS, *words.PLACE_WORDS)
 _ASKS_FOR_PLACE = (*words.ASKING_PLACE, *words.SEARCH_ASKS)
 _LONG_FILTER_VERBS = tuple(v for v in words.FILTER_VERBS if len(v) > 1)  # (not the 用 of 不用)
 _THANKS_LONGEST_FIRST = tuple(sorted(words.THANKS_WORDS, key=len, reverse=True))
-
-
-def _without(t: str, removed: tuple[str, ...]) -> str:
-    """``t`` with each of ``removed`` taken out, in their order."""
-    if not has_any(t, removed):
-        return t
-    for word in removed:
-        t = t.replace(word, "")
-    return t
 
 
 Intent = Literal[
@@ -577,7 +568,7 @@ def asks_to_remember(t: str) -> bool:
 def _without_diet(t: str) -> str:
     """``t`` with its diet words taken out, and the 吃 or 食 that says one (「別忘了我吃素」 and
     「我吃五辛素」 ask for no search by their 吃)."""
-    return _without(t, _diet_said())
+    return without(t, _diet_said())
 
 
 @functools.cache
@@ -610,7 +601,7 @@ def _asks_unsupported(t: str) -> bool:
     return False
 
 
-_TO_THE_BOT = ("你", "您")
+_TO_THE_BOT = lexicon.words_of("the_bot_addressed")
 
 
 def _clauses_asked(t: str) -> list[tuple[str, bool]]:
@@ -769,7 +760,7 @@ def small_talk(t: str) -> Intent | None:
     b = bare(t)
     if b in words.HELP_WORDS or t.lower() in words.HELP_WORDS:
         return "help"
-    plain = _without(t.lower(), words.GREETING_FILLERS)
+    plain = without(t.lower(), words.GREETING_FILLERS)
     if b in words.GREETING_WORDS or plain.rstrip("?") in words.GREETING_WORDS:
         return "greeting"
     if plain and len(plain) <= 12 and not _greeting_rest(t.lower(), plain):
@@ -779,14 +770,14 @@ def small_talk(t: str) -> Intent | None:
         return None
     for word in _THANKS_LONGEST_FIRST:
         rest = rest.replace(word, "")
-    return "thanks" if not _without(rest, words.SMALL_TALK_FILLERS) else None
+    return "thanks" if not without(rest, words.SMALL_TALK_FILLERS) else None
 
 
 def _greeting_rest(t: str, plain: str) -> str:
     """What is left of ``t`` without its greetings and fillers: the greetings taken out before the
     fillers too, so a filler inside a greeting (the 你 of 你好) does not break it."""
-    rest = _without(plain.rstrip("?"), words.GREETING_WORDS)
-    return rest and _without(_without(t, words.GREETING_WORDS), words.GREETING_FILLERS).rstrip("?")
+    rest = without(plain.rstrip("?"), words.GREETING_WORDS)
+    return rest and without(without(t, words.GREETING_WORDS), words.GREETING_FILLERS).rstrip("?")
 
 
 def thanked(t: str) -> bool:
@@ -858,7 +849,7 @@ def consent_answer(b: str) -> Intent | None:
         return "consent_no" if len(rest) <= 8 and not has_any(rest, lexicon.words_of("apply_verb")) else None
     if _a_yes(rest):
         return "consent_yes"  # 「嗯嗯好」, 「好啦好啦」, 「OK的」
-    told = _without(_without(rest, _keeping_verbs()), words.CONSENT_DOERS)
+    told = without(without(rest, _keeping_verbs()), words.CONSENT_DOERS)
     if has_any(b, _keeping_verbs()) and _a_yes(told):
         return "consent_yes"  # a yes said with the keeping it asked for: 「好啦就記下來吧」, 「嗯 你就記吧」
     return None

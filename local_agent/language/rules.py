@@ -1012,7 +1012,7 @@ def read_clauses(t: str) -> tuple[ClauseReading, ...]:
         topic = present if rule is None else frozenset()
         asked = "question" in present
         as_before = as_before or "keep_as_is" in present
-        _note_kept_or_dropped(len(out) - 1, rule, clause, found, noted)
+        _note_kept_or_dropped(len(out) - 1, rule, clause, found, present, noted)
     out = _settled(out, *noted)
     if not as_before and any(c.rule in _THEIR_DIETS for c in out):
         # (someone else's diet given up is read only beside the speaker's own kept as before)
@@ -1094,16 +1094,22 @@ def _note_kept_or_dropped(
     rule: Rule | None,
     clause: str,
     found: tuple[lexicon.Token, ...],
+    present: frozenset[str],
     noted: tuple[list[int], list[int], list[int]],
 ) -> None:
     """Clause ``n`` noted in ``noted`` (kept as is, kept unsure, dropped): dropped when it says 算了 and
     no rule read it, or it keeps after it; kept as is when it keeps the kept thing as it is (照舊,
     留著好了, or a plain 留著 after a 算了); kept unsure when a 留著 after a 算了 has more said after it."""
     kept_as_is, unsure, dropped = noted
+    never_mind = any(t.word in _NEVER_MIND for t in found)
+    if not (never_mind or dropped):  # (most clauses: only a keep-as-is word can count)
+        if "keep_as_is" in present:
+            kept_as_is.append(n)
+        return
     keep = _keep_said(clause, found)
-    if any(t.word in _NEVER_MIND for t in found) and (rule is None or keep):
+    if never_mind and (rule is None or keep):
         dropped.append(n)
-    if any("keep_as_is" in t.classes for t in found) or (dropped and keep == "clean"):
+    if "keep_as_is" in present or (dropped and keep == "clean"):
         kept_as_is.append(n)
     elif dropped and keep == "unsure":
         unsure.append(n)
@@ -1143,9 +1149,11 @@ def _kept_described(out: list[ClauseReading], clause: str, found: tuple[lexicon.
     told = out[at].clause
     said = lexicon.tokens(told)
     verbs = [t.end for t in said if "remember_verb" in t.classes and told.startswith(("的", "之"), t.end)]
-    last = said[-1] if said else None
-    ends_kept = last is not None and not last.classes.isdisjoint(KEPT_CLASSES) and len(told) - last.end <= 1
-    return at if verbs and ends_kept and last is not None and last.start >= verbs[0] else -1
+    if not verbs:
+        return -1
+    last = said[-1]  # (the kept thing ends the clause, after the verb: 「…記下的鍋邊素」)
+    ends_kept = not last.classes.isdisjoint(KEPT_CLASSES) and len(told) - last.end <= 1
+    return at if ends_kept and last.start >= verbs[0] else -1
 
 
 def _weighed_at(out: list[ClauseReading], dropped: list[int]) -> int | None:

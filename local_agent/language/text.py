@@ -283,3 +283,12 @@ def has_any(text: str, words: tuple[str, ...]) -> bool:
     search = quick(alternatives(words)).search
     _FINDERS[id(words)] = (words, search)
     return search(text) is not None
+
+
+def without(t: str, removed: tuple[str, ...]) -> str:
+    """``t`` with each of ``removed`` taken out, in their order."""
+    if not has_any(t, removed):
+        return t
+    for word in removed:
+        t = t.replace(word, "")
+    return t

@@ -25,7 +25,7 @@ from local_agent.language.diets import diet_said_form, find_diet, negated_diet, 
 from local_agent.language.intents import Intent, Reading, SearchGoal
 from local_agent.language.memo import one_reading
 from local_agent.language.policy import Decision, Scores
-from local_agent.language.text import has_any, reading_form
+from local_agent.language.text import has_any, reading_form, without
 from local_agent.language.townships import (
     PlaceReading,
     corrected_tail,
@@ -574,11 +574,7 @@ _FOR_SOMEONE = lexicon.words_of("for_someone")
 
 def _again(form: str) -> bool:
     """The last search asked again (再查一次), also for someone named inside it (「再幫他查一次」)."""
-    if has_any(form, words.AGAIN_WORDS):
-        return True
-    for word in _FOR_SOMEONE if has_any(form, _FOR_SOMEONE) else ():
-        form = form.replace(word, "")
-    return has_any(form, words.AGAIN_WORDS)
+    return has_any(without(form, _FOR_SOMEONE), words.AGAIN_WORDS)
 
 
 def _asked_after_a_past_day(form: str, today: date) -> bool:
